@@ -1,0 +1,116 @@
+# ibsm - InfiniBand Subnet Manager. GNU make + pkg-config; everything lands in build/.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+PKGS     = libibumad libibmad glib-2.0 gmodule-2.0 yaml-0.1
+DEPS_PKGS = libibumad-dev libibmad-dev libglib2.0-dev libyaml-dev ibsim-utils libumad2sim0 \
+            infiniband-diags pkg-config python3 perl
+BENCH_PKGS = opensm
+
+WARN     = -Wall -Wextra -Werror
+BASE_CFLAGS = -std=gnu11 -g $(WARN) -Iinclude -Icore -Ipolicy -D_GNU_SOURCE
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
+OPT      ?= -O2
+CFLAGS  ?=
+SAN      = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+PLUGIN_INSTALL_DIR = $(PREFIX)/lib/ibsm/plugins
+
+B = build
+CORE_SRC   = $(filter-out core/main.c,$(wildcard core/*.c)) $(wildcard policy/*.c)
+CORE_OBJ   = $(patsubst %.c,$(B)/obj/%.o,$(CORE_SRC))
+ASAN_OBJ   = $(patsubst %.c,$(B)/asan/%.o,$(CORE_SRC))
+PLUGINS    = $(notdir $(wildcard plugins/*))
+PLUGIN_SO  = $(patsubst %,$(B)/plugins/%.so,$(PLUGINS))
+ASAN_PLUGIN_SO = $(patsubst %,$(B)/asan/plugins/%.so,$(PLUGINS))
+TPLUGIN_SRC = $(wildcard tests/plugins/*.c)
+TPLUGIN_SO = $(patsubst tests/plugins/%.c,$(B)/asan/tests/plugins/%.so,$(TPLUGIN_SRC))
+UNIT_SRC   = $(wildcard tests/unit/test_*.c)
+UNIT_BIN   = $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
+UNIT_HELPERS = $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
+
+.PHONY: all check unit sim demo deps bench install clean fuzz deps-bench
+all: $(B)/ibsm $(PLUGIN_SO)
+
+# ---- the daemon and its plugins ----
+$(B)/obj/%.o: %.c $(wildcard include/ibsm/*.h core/*.h policy/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) $(OPT) $(PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(B)/libibsmcore.a: $(CORE_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+$(B)/ibsm: $(B)/obj/core/main.o $(B)/libibsmcore.a
+	$(CC) $(OPT) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDFLAGS)
+
+# A plugin is every .c in plugins/NAME, built only against include/ibsm (the SDK).
+.SECONDEXPANSION:
+$(B)/plugins/%.so: $$(wildcard plugins/%/*.c plugins/%/*.h) $(wildcard include/ibsm/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -g $(WARN) -Iinclude $(OPT) -fPIC -shared -fvisibility=hidden $(CFLAGS) \
+	  -o $@ $(filter %.c,$^) -lpthread
+
+# ---- sanitizer builds for the unit tests ----
+$(B)/asan/%.o: %.c $(wildcard include/ibsm/*.h core/*.h policy/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -O1 $(SAN) $(PKG_CFLAGS) -c $< -o $@
+
+$(B)/asan/libibsmcore.a: $(ASAN_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+$(B)/asan/plugins/%.so: $$(wildcard plugins/%/*.c plugins/%/*.h) $(wildcard include/ibsm/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -g $(WARN) -Iinclude -O1 $(SAN) -fPIC -shared -fvisibility=hidden \
+	  -o $@ $(filter %.c,$^) -lpthread
+
+$(B)/asan/tests/plugins/%.so: tests/plugins/%.c $(wildcard include/ibsm/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -g $(WARN) -Iinclude -O1 $(SAN) -fPIC -shared -fvisibility=hidden -o $@ $<
+
+$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(B)/asan/libibsmcore.a $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASE_CFLAGS) -Itests/unit -O1 $(SAN) $(PKG_CFLAGS) \
+	  -DTEST_SRCDIR='"$(CURDIR)"' -DTEST_PLUGIN_DIR='"$(CURDIR)/$(B)/asan/plugins"' \
+	  -DTEST_TPLUGIN_DIR='"$(CURDIR)/$(B)/asan/tests/plugins"' \
+	  -o $@ $< $(UNIT_HELPERS) $(B)/asan/libibsmcore.a $(PKG_LIBS)
+
+# ---- set-up, tests, demo, bench ----
+deps:
+	@sh tools/deps.sh $(DEPS_PKGS)
+
+deps-bench:
+	@sh tools/deps.sh $(DEPS_PKGS) $(BENCH_PKGS)
+
+unit: all $(UNIT_BIN) $(ASAN_PLUGIN_SO) $(TPLUGIN_SO)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 prove -e '' $(UNIT_BIN)
+
+sim: all $(TPLUGIN_SO)
+	prove -e '' tests/sim/*.t
+
+check: deps
+	$(MAKE) all
+	$(MAKE) unit
+	$(MAKE) sim
+
+demo: deps
+	$(MAKE) all
+	sh tools/demo.sh
+
+bench: deps-bench
+	$(MAKE) all
+	python3 bench/bench.py $(BENCH_ARGS)
+
+fuzz:
+	@echo "no fuzz targets yet"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PLUGIN_INSTALL_DIR) \
+	  $(DESTDIR)$(PREFIX)/include/ibsm $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(B)/ibsm $(DESTDIR)$(PREFIX)/sbin/ibsm
+	install -m 755 $(PLUGIN_SO) $(DESTDIR)$(PLUGIN_INSTALL_DIR)/
+	install -m 644 include/ibsm/*.h $(DESTDIR)$(PREFIX)/include/ibsm/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PLUGINDIR@|$(PLUGIN_INSTALL_DIR)|g' \
+	  etc/ibsm-plugin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ibsm-plugin.pc
+
+clean:
+	rm -rf $(B)

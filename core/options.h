@@ -1,0 +1,47 @@
+/* options.h - every run-time setting of the SM in one struct, filled from defaults, then the
+ * command line. Names follow OpenSM's option names so config keys map one to one. */
+#ifndef IBSM_OPTIONS_H
+#define IBSM_OPTIONS_H
+
+#include <stdint.h>
+
+struct sm_options {
+	uint64_t guid;              /* -g: port GUID to bind, 0 = first usable */
+	int guid_given;             /* -g was on the command line (-g 0 lists and asks) */
+	uint8_t lmc;                /* -l 0..7 */
+	uint8_t sm_priority;        /* -p 0..15 */
+	int reassign_lids;          /* -r */
+	char *routing_engine;       /* -R "a,b,c" (default "minhop") */
+	char *root_guid_file;       /* -a */
+	char *cn_guid_file;         /* -u */
+	char *io_guid_file;         /* -G */
+	int max_reverse_hops;       /* -H */
+	char *port_prof_ignore_file;/* -i */
+	int connect_roots;          /* -z */
+	char *log_file;             /* -f ("-": stderr) */
+	int erase_log;              /* -e */
+	int verbosity;              /* -V/-v/-D: IBSM_LOG_* */
+	uint32_t debug_flags;       /* -D bit mask (0x1 error,0x2 info,0x4 verbose,0x8 debug,0x40 routing) */
+	int sweep_interval;         /* -s seconds, 0 = no periodic sweep */
+	int once;                   /* --once */
+	int timeout_ms;             /* -t SMP timeout */
+	int retries;                /* --retries */
+	int window;                 /* --window: SMPs in flight */
+	uint8_t max_op_vls;         /* -o? max operational VLs (default 5 = VL0-7? see README) */
+	char *plugin_dir;           /* --plugin-dir */
+	char *fabric_file;          /* --fabric (offline) */
+	char *cache_dir;            /* OSM_CACHE_DIR or default /var/cache/ibsm */
+	char *tmp_dir;              /* OSM_TMP_DIR or default /var/log */
+	int progress;               /* --progress: per-phase progress lines on stderr */
+	int dump_routes;            /* write fdbs/lfts dumps (routing log flag, or --dump) */
+	uint8_t subnet_timeout;     /* PortInfo.SubnetTimeout */
+	uint64_t subnet_prefix;
+	uint8_t hoq_life, leaf_hoq_life, vl_stall_count, packet_life;
+};
+
+void options_defaults(struct sm_options *o);
+void options_free(struct sm_options *o);
+
+#define IBSM_DEBUG_ROUTING 0x40
+
+#endif
