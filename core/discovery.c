@@ -1,0 +1,234 @@
+/* discovery.c - finds the fabric with directed-route SMPs as a work queue (no level
+ * barriers): NodeInfo once per link, PortInfo for every port, SwitchInfo, NodeDescription;
+ * NodeInfo goes through a port only after its PortInfo shows LinkUp; no transit through CAs. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <infiniband/mad.h>
+#include "log.h"
+#include "sm.h"
+
+#define PHYS_LINKUP 5
+#define DR_MAX_HOPS 63
+
+enum probe_kind { K_NODEINFO, K_PORTINFO, K_SWITCHINFO, K_NODEDESC };
+
+struct disc {
+	struct sm *sm;
+	struct model_builder *b;
+	uint32_t failures;
+	uint32_t nodeinfo_sent, dup_links;
+};
+
+/* cookie: parent node index (or 0xFFFFFFFF for the local node) | port | kind */
+static uint64_t mk_cookie(uint32_t node, uint8_t port, enum probe_kind k)
+{
+	return ((uint64_t)node << 16) | ((uint64_t)port << 8) | k;
+}
+
+static void on_reply(struct transport *t, const struct smp_req *r, int status,
+		     const uint8_t *data, void *ctx);
+
+static void send_dr(struct disc *d, const struct model_node_in *n, int extra_port, uint16_t attr,
+		    uint32_t mod, uint64_t cookie)
+{
+	struct smp_req r;
+	memset(&r, 0, sizeof(r));
+	r.method = IB_MAD_METHOD_GET;
+	r.dr = 1;
+	r.attr = attr;
+	r.mod = mod;
+	r.done = on_reply;
+	r.ctx = d;
+	r.cookie = cookie;
+	if (n) {
+		memcpy(r.path, n->dr_path, sizeof(r.path));
+		r.hops = n->dr_hops;
+	}
+	if (extra_port >= 0)
+		r.path[++r.hops] = (uint8_t)extra_port;
+	transport_submit(d->sm->t, &r);
+}
+
+static void probe_port(struct disc *d, uint32_t idx, uint8_t port)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	if (n->dr_hops >= DR_MAX_HOPS || n->ports[port].peer_node_guid)
+		return;
+	d->nodeinfo_sent++;
+	send_dr(d, n, port, IB_ATTR_NODE_INFO, 0, mk_cookie(idx, port, K_NODEINFO));
+}
+
+static void got_nodeinfo(struct disc *d, uint32_t parent, uint8_t via_port, const uint8_t *data)
+{
+	uint64_t guid = mad_get_field64((void *)data, 0, IB_NODE_GUID_F);
+	uint8_t type = (uint8_t)mad_get_field((void *)data, 0, IB_NODE_TYPE_F);
+	uint8_t nports = (uint8_t)mad_get_field((void *)data, 0, IB_NODE_NPORTS_F);
+	uint8_t local_port = (uint8_t)mad_get_field((void *)data, 0, IB_NODE_LOCAL_PORT_F);
+	int idx = model_find_node(d->b, guid);
+	int is_local = parent == UINT32_MAX;
+	if (idx >= 0) {
+		/* a new link to a node we know: record it, nothing else to ask */
+		if (!is_local)
+			model_link(d->b, parent, via_port, (uint32_t)idx, local_port);
+		d->dup_links++;
+		return;
+	}
+	if (type < IBSM_CA || type > IBSM_ROUTER) {
+		LOG_E("DSC-0002", "node 0x%016" PRIx64 " reports unknown type %u: ignored", guid, type);
+		return;
+	}
+	idx = model_add_node(d->b, guid, type, nports);
+	struct model_node_in *n = model_node(d->b, (uint32_t)idx);
+	n->sysimg_guid = mad_get_field64((void *)data, 0, IB_NODE_SYSTEM_GUID_F);
+	n->partition_cap = (uint16_t)mad_get_field((void *)data, 0, IB_NODE_PARTITION_CAP_F);
+	n->device_id = (uint16_t)mad_get_field((void *)data, 0, IB_NODE_DEVID_F);
+	n->vendor_id = (uint16_t)mad_get_field((void *)data, 0, IB_NODE_VENDORID_F);
+	n->revision = mad_get_field((void *)data, 0, IB_NODE_REVISION_F);
+	n->local_port = local_port;
+	uint64_t port_guid = mad_get_field64((void *)data, 0, IB_NODE_PORT_GUID_F);
+	if (type == IBSM_SWITCH) {
+		n->ports[0].guid = port_guid;
+		n->ports[0].flags |= IBSM_PORT_PRESENT;
+		for (uint32_t p = 1; p <= nports; p++)
+			n->ports[p].guid = guid;
+	} else if (local_port <= nports) {
+		n->ports[local_port].guid = port_guid;
+		n->ports[local_port].flags |= IBSM_PORT_PRESENT;
+	}
+	if (is_local) {
+		n->dr_hops = 0;
+		d->sm->my_port_num = local_port;
+		if (local_port <= nports)
+			n->ports[local_port].flags |= IBSM_PORT_SM;
+	} else {
+		struct model_node_in *pn = model_node(d->b, parent);
+		memcpy(n->dr_path, pn->dr_path, sizeof(n->dr_path));
+		n->dr_hops = pn->dr_hops + 1;
+		n->dr_path[n->dr_hops] = via_port;
+		model_link(d->b, parent, via_port, (uint32_t)idx, local_port);
+	}
+	g_snprintf(n->desc, sizeof(n->desc), "0x%016" PRIx64, guid);
+	send_dr(d, n, -1, IB_ATTR_NODE_DESC, 0, mk_cookie((uint32_t)idx, 0, K_NODEDESC));
+	if (type == IBSM_SWITCH) {
+		send_dr(d, n, -1, IB_ATTR_SWITCH_INFO, 0, mk_cookie((uint32_t)idx, 0, K_SWITCHINFO));
+		for (uint32_t p = 0; p <= nports; p++)
+			send_dr(d, n, -1, IB_ATTR_PORT_INFO, p, mk_cookie((uint32_t)idx, (uint8_t)p, K_PORTINFO));
+	} else {
+		send_dr(d, n, -1, IB_ATTR_PORT_INFO, local_port,
+			mk_cookie((uint32_t)idx, local_port, K_PORTINFO));
+	}
+}
+
+static void got_portinfo(struct disc *d, uint32_t idx, uint8_t port, const uint8_t *data)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	if (!n || port > n->nports)
+		return;
+	struct model_port_in *p = &n->ports[port];
+	void *pi = (void *)data;
+	memcpy(p->portinfo, data, sizeof(p->portinfo));
+	p->have_portinfo = 1;
+	p->flags |= IBSM_PORT_PRESENT;
+	p->state = (uint8_t)mad_get_field(pi, 0, IB_PORT_STATE_F);
+	p->phys_state = (uint8_t)mad_get_field(pi, 0, IB_PORT_PHYS_STATE_F);
+	p->width = (uint8_t)mad_get_field(pi, 0, IB_PORT_LINK_WIDTH_ACTIVE_F);
+	p->speed = (uint8_t)mad_get_field(pi, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
+	p->mtu_cap = (uint8_t)mad_get_field(pi, 0, IB_PORT_MTU_CAP_F);
+	p->vl_cap = (uint8_t)mad_get_field(pi, 0, IB_PORT_VL_CAP_F);
+	p->oper_vls = (uint8_t)mad_get_field(pi, 0, IB_PORT_OPER_VLS_F);
+	uint32_t capmask = mad_get_field(pi, 0, IB_PORT_CAPMASK_F);
+	if (capmask & 0x2)
+		p->flags |= IBSM_PORT_ISSM;
+	if (n->type != IBSM_SWITCH || port == 0) {
+		p->lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_LID_F);
+		p->lmc = (uint8_t)mad_get_field(pi, 0, IB_PORT_LMC_F);
+	}
+	if (p->phys_state == PHYS_LINKUP && port != 0)
+		p->flags |= IBSM_PORT_LINKUP;
+	if (n->type == IBSM_SWITCH && port == 0)
+		p->flags |= IBSM_PORT_LINKUP;
+	/* Explore: through every LinkUp switch port, and out of our own CA port. */
+	if (p->phys_state != PHYS_LINKUP || port == 0)
+		return;
+	if (n->type == IBSM_SWITCH)
+		probe_port(d, idx, port);
+	else if (n->dr_hops == 0 && (p->flags & IBSM_PORT_SM))
+		probe_port(d, idx, port);
+}
+
+static void got_switchinfo(struct disc *d, uint32_t idx, const uint8_t *data)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	void *si = (void *)data;
+	memcpy(n->switchinfo, data, sizeof(n->switchinfo));
+	n->have_switchinfo = 1;
+	n->lft_cap = (uint16_t)mad_get_field(si, 0, IB_SW_LINEAR_FDB_CAP_F);
+	n->lft_top = (uint16_t)mad_get_field(si, 0, IB_SW_LINEAR_FDB_TOP_F);
+	n->mft_cap = (uint16_t)mad_get_field(si, 0, IB_SW_MCAST_FDB_CAP_F);
+	n->pkey_enf_cap = (uint16_t)mad_get_field(si, 0, IB_SW_PARTITION_ENFORCE_CAP_F);
+	n->enhanced_sp0 = (uint8_t)mad_get_field(si, 0, IB_SW_ENHANCED_PORT0_F);
+	if (n->enhanced_sp0)
+		n->ports[0].flags |= IBSM_PORT_ESP0;
+}
+
+static void got_nodedesc(struct disc *d, uint32_t idx, const uint8_t *data)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	char desc[65];
+	memcpy(desc, data, 64);
+	desc[64] = 0;
+	for (char *c = desc; *c; c++)
+		if ((unsigned char)*c < 0x20)
+			*c = ' ';
+	g_strchomp(desc);
+	if (desc[0])
+		g_strlcpy(n->desc, desc, sizeof(n->desc));
+}
+
+static void on_reply(struct transport *t, const struct smp_req *r, int status,
+		     const uint8_t *data, void *ctx)
+{
+	(void)t;
+	struct disc *d = ctx;
+	uint32_t node = (uint32_t)(r->cookie >> 16);
+	uint8_t port = (uint8_t)(r->cookie >> 8);
+	enum probe_kind k = (enum probe_kind)(r->cookie & 0xff);
+	if (status != 0) {
+		d->failures++;
+		d->sm->smp_failures++;
+		LOG_E("DSC-0001", "discovery SMP attr 0x%02x mod %u over %u hops failed: %s%d",
+		      r->attr, r->mod, r->hops, status < 0 ? "errno " : "status 0x",
+		      status < 0 ? -status : status);
+		return;
+	}
+	switch (k) {
+	case K_NODEINFO: got_nodeinfo(d, node == 0xFFFFFFFFu ? UINT32_MAX : node, port, data); break;
+	case K_PORTINFO: got_portinfo(d, node, port, data); break;
+	case K_SWITCHINFO: got_switchinfo(d, node, data); break;
+	case K_NODEDESC: got_nodedesc(d, node, data); break;
+	}
+}
+
+struct fabric *discover_fabric(struct sm *sm, GError **err)
+{
+	struct disc d = { .sm = sm, .b = model_builder_new() };
+	send_dr(&d, NULL, -1, IB_ATTR_NODE_INFO, 0, mk_cookie(0xFFFFFFFFu, 0, K_NODEINFO));
+	d.nodeinfo_sent = 1;
+	transport_drain(sm->t, &sm->stop);
+	if (sm->stop) {
+		model_builder_free(d.b);
+		g_set_error(err, MODEL_ERROR, EINTR, "discovery interrupted");
+		return NULL;
+	}
+	if (model_count(d.b) == 0) {
+		model_builder_free(d.b);
+		g_set_error(err, MODEL_ERROR, EIO, "discovery failed: the local port does not answer NodeInfo");
+		return NULL;
+	}
+	LOG_V("DSC-0003", "discovery: %u nodes, %u NodeInfo sent, %u links seen twice, %u failures",
+	      model_count(d.b), d.nodeinfo_sent, d.dup_links, d.failures);
+	struct fabric *f = model_freeze(d.b, ++sm->generation, err);
+	model_builder_free(d.b);
+	return f;
+}
