@@ -200,7 +200,7 @@ static int list_ports(struct local_port *out, int max)
 			continue;
 		for (int p = 1; p <= ca.numports && k < max; p++) {
 			umad_port_t *up = ca.ports[p];
-			if (!up || (up->link_layer[0] && strcmp(up->link_layer, "InfiniBand") != 0))
+			if (!up || !strcmp(up->link_layer, "Ethernet"))
 				continue;
 			g_strlcpy(out[k].ca, names[i], sizeof(out[k].ca));
 			out[k].port = p;
