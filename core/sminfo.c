@@ -10,6 +10,7 @@
 #include "sm.h"
 
 #define SMINFO_STATUS_UNSUP_ATTR 0x0C
+#define SA_STATUS_UNSUP_METHOD_ATTR 0x0C
 
 static uint64_t traps_received, trap_represses_sent;
 
@@ -49,6 +50,18 @@ void sm_unsolicited(struct transport *t, void *umad, int len, void *ctx)
 	uint8_t *mad = umad_get_mad(umad);
 	uint8_t mclass = mad[1], method = mad[3];
 	uint16_t attr = (uint16_t)mad_get_field(mad, 0, IB_MAD_ATTRID_F);
+	if (mclass == IB_SA_CLASS) {
+		/* no SA yet: answer every request at once instead of letting clients time out */
+		if (!(method & IB_MAD_RESPONSE) && method != IB_MAD_METHOD_REPORT_RESPONSE) {
+			mad[3] = IB_MAD_METHOD_GET_RESPONSE;
+			if (method == IB_MAD_METHOD_GET_TABLE)
+				mad[3] = IB_MAD_METHOD_GET_TABLE | IB_MAD_RESPONSE;
+			mad_set_field(mad, 0, IB_MAD_STATUS_F, SA_STATUS_UNSUP_METHOD_ATTR);
+			umad_set_grh(umad, NULL);
+			transport_send_raw(sm->t, IB_SA_CLASS, umad, len);
+		}
+		return;
+	}
 	if (mclass != IB_SMI_CLASS && mclass != IB_SMI_DIRECT_CLASS)
 		return;
 	if (method == IB_MAD_METHOD_TRAP) {

@@ -387,11 +387,19 @@ struct umad_dev *umad_dev_open(const char *ca, int port, char *err, size_t errle
 	}
 	d->agent_dr = umad_register(d->fd, IB_SMI_DIRECT_CLASS, 1, 0, mask);
 	d->agent_lid = umad_register(d->fd, IB_SMI_CLASS, 1, 0, mask);
-	d->agent_sa = -1;
-	if (d->agent_dr < 0 || d->agent_lid < 0) {
+	/* the SA class must be registered too: umad2sim's receiver thread crashes on a MAD
+	 * for an unregistered class, and the SA requests come to the issm holder */
+	long sa_mask[16 / sizeof(long)];
+	memset(sa_mask, 0, sizeof(sa_mask));
+	int sa_methods[] = { IB_MAD_METHOD_GET, IB_MAD_METHOD_SET, IB_MAD_METHOD_GET_TABLE,
+			     IB_MAD_METHOD_DELETE, IB_MAD_METHOD_REPORT_RESPONSE };
+	for (size_t i = 0; i < G_N_ELEMENTS(sa_methods); i++)
+		sa_mask[sa_methods[i] / (8 * sizeof(long))] |= 1L << (sa_methods[i] % (8 * sizeof(long)));
+	d->agent_sa = umad_register(d->fd, IB_SA_CLASS, 2, 1, sa_mask);
+	if (d->agent_dr < 0 || d->agent_lid < 0 || d->agent_sa < 0) {
 		snprintf(err, errlen, "cannot register the SMI classes on %s port %d (%s): "
 			 "is another SM running on this port?", ca, port,
-			 strerror(-(d->agent_dr < 0 ? d->agent_dr : d->agent_lid)));
+			 strerror(-(d->agent_dr < 0 ? d->agent_dr : d->agent_lid < 0 ? d->agent_lid : d->agent_sa)));
 		umad_close_port(d->fd);
 		g_free(d);
 		return NULL;
