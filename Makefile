@@ -8,7 +8,7 @@ DEPS_PKGS = libibumad-dev libibmad-dev libglib2.0-dev libyaml-dev ibsim-utils li
 BENCH_PKGS = opensm
 
 WARN     = -Wall -Wextra -Werror
-BASE_CFLAGS = -std=gnu11 -g $(WARN) -Iinclude -Icore -Ipolicy -D_GNU_SOURCE
+BASE_CFLAGS = -std=gnu11 -g $(WARN) -Iinclude -Icore -Ipolicy -D_GNU_SOURCE -DIBSM_PLUGIN_DIR='"$(PLUGIN_INSTALL_DIR)"'
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lpthread -lm
 OPT      ?= -O2

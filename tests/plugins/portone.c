@@ -1,0 +1,60 @@
+/* portone.c - test engine that sends every LID out of port 1 and exercises the core services
+ * (log, config, switch_hops) plus instance and result lifetimes: lets the engine tests check
+ * the run and the merge without depending on a real routing algorithm. */
+#include <stdlib.h>
+#include <ibsm/routing.h>
+
+struct portone {
+	const struct ibsm_core *core;
+};
+
+static int portone_setup(const struct ibsm_core *core, void **inst)
+{
+	struct portone *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -12;
+	p->core = core;
+	*inst = p;
+	return 0;
+}
+
+static void portone_teardown(void *inst)
+{
+	free(inst);
+}
+
+static int portone_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *s,
+			 struct ibsm_routes *out, void **result)
+{
+	struct portone *p = inst;
+	const char *lmc = p->core->config(p->core, "lmc");
+	const char *nothing = p->core->config(p->core, "no_such_option");
+	unsigned hops01 = 0xFF;
+	if (f->n_switches >= 2) {
+		uint8_t *hops = malloc((size_t)f->n_switches * f->n_switches);
+		if (!hops)
+			return -12;
+		if (p->core->switch_hops(p->core, f, s, hops) == 0)
+			hops01 = hops[1];
+		free(hops);
+	}
+	p->core->log(p->core, IBSM_LOG_INFO, "lmc=%s unknown=%s hops01=%u", lmc ? lmc : "NULL",
+		     nothing ? nothing : "NULL", hops01);
+	for (uint32_t i = 0; i < f->n_switches * out->stride; i++)
+		out->lft[i] = 1;
+	*result = malloc(64);
+	return 0;
+}
+
+static void portone_result_free(void *result)
+{
+	free(result);
+}
+
+__attribute__((visibility("default"))) const struct ibsm_engine ibsm_engine = {
+	IBSM_ENGINE_INIT("portone"),
+	.setup = portone_setup,
+	.teardown = portone_teardown,
+	.route = portone_route,
+	.result_free = portone_result_free,
+};
