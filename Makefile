@@ -25,6 +25,7 @@ PLUGIN_SO  = $(patsubst %,$(B)/plugins/%.so,$(PLUGINS))
 ASAN_PLUGIN_SO = $(patsubst %,$(B)/asan/plugins/%.so,$(PLUGINS))
 TPLUGIN_SRC = $(wildcard tests/plugins/*.c)
 TPLUGIN_SO = $(patsubst tests/plugins/%.c,$(B)/asan/tests/plugins/%.so,$(TPLUGIN_SRC))
+SIM_TPLUGIN_SO = $(patsubst tests/plugins/%.c,$(B)/tests/plugins/%.so,$(TPLUGIN_SRC))
 UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 UNIT_HELPERS = $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
@@ -49,6 +50,11 @@ $(B)/plugins/%.so: $$(wildcard plugins/%/*.c plugins/%/*.h) $(wildcard include/i
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -g $(WARN) -Iinclude $(OPT) -fPIC -shared -fvisibility=hidden $(CFLAGS) \
 	  -o $@ $(filter %.c,$^) -lpthread
+
+# Test engines for the simulated tests, loaded by the plain build/ibsm.
+$(B)/tests/plugins/%.so: tests/plugins/%.c $(wildcard include/ibsm/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -g $(WARN) -Iinclude $(OPT) -fPIC -shared -fvisibility=hidden -o $@ $<
 
 # ---- sanitizer builds for the unit tests ----
 $(B)/asan/%.o: %.c $(wildcard include/ibsm/*.h core/*.h policy/*.h)
@@ -84,7 +90,7 @@ deps-bench:
 unit: all $(UNIT_BIN) $(ASAN_PLUGIN_SO) $(TPLUGIN_SO)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 prove -e '' $(UNIT_BIN)
 
-sim: all $(TPLUGIN_SO)
+sim: all $(SIM_TPLUGIN_SO)
 	prove -e '' tests/sim/*.t
 
 check: deps

@@ -68,10 +68,20 @@ static void got_nodeinfo(struct disc *d, uint32_t parent, uint8_t via_port, cons
 	int idx = model_find_node(d->b, guid);
 	int is_local = parent == UINT32_MAX;
 	if (idx >= 0) {
-		/* a new link to a node we know: record it, nothing else to ask */
+		/* a new link to a node we know: record it; a CA reached through another of its
+		 * ports still needs that port's PortInfo */
+		struct model_node_in *known = model_node(d->b, (uint32_t)idx);
 		if (!is_local)
 			model_link(d->b, parent, via_port, (uint32_t)idx, local_port);
 		d->dup_links++;
+		if (known->type != IBSM_SWITCH && local_port >= 1 && local_port <= known->nports &&
+		    !(known->ports[local_port].flags & IBSM_PORT_PRESENT)) {
+			known->ports[local_port].guid = mad_get_field64((void *)data, 0, IB_NODE_PORT_GUID_F);
+			known->ports[local_port].flags |= IBSM_PORT_PRESENT;
+			/* through the link we just used: a CA answers for the port an SMP enters */
+			send_dr(d, model_node(d->b, parent), via_port, IB_ATTR_PORT_INFO, local_port,
+				mk_cookie((uint32_t)idx, local_port, K_PORTINFO));
+		}
 		return;
 	}
 	if (type < IBSM_CA || type > IBSM_ROUTER) {
@@ -83,7 +93,7 @@ static void got_nodeinfo(struct disc *d, uint32_t parent, uint8_t via_port, cons
 	n->sysimg_guid = mad_get_field64((void *)data, 0, IB_NODE_SYSTEM_GUID_F);
 	n->partition_cap = (uint16_t)mad_get_field((void *)data, 0, IB_NODE_PARTITION_CAP_F);
 	n->device_id = (uint16_t)mad_get_field((void *)data, 0, IB_NODE_DEVID_F);
-	n->vendor_id = (uint16_t)mad_get_field((void *)data, 0, IB_NODE_VENDORID_F);
+	n->vendor_id = mad_get_field((void *)data, 0, IB_NODE_VENDORID_F);
 	n->revision = mad_get_field((void *)data, 0, IB_NODE_REVISION_F);
 	n->local_port = local_port;
 	uint64_t port_guid = mad_get_field64((void *)data, 0, IB_NODE_PORT_GUID_F);

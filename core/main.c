@@ -315,6 +315,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/* the cache must be writable, or LIDs would not survive a restart */
+	if (opt.cache_dir && (g_mkdir_with_parents(opt.cache_dir, 0755) < 0 ||
+			      access(opt.cache_dir, W_OK) < 0)) {
+		fprintf(stderr, "ibsm: cache directory %s is not writable: %s "
+			"(set OSM_CACHE_DIR or --cache-dir)\n", opt.cache_dir, strerror(errno));
+		LOG_E("SM-0008", "cache directory %s is not writable: %s", opt.cache_dir, strerror(errno));
+		options_free(&opt);
+		log_close();
+		return 1;
+	}
+
 	if (opt.fabric_file) {
 		if (sweep_offline(&sm, &err) < 0) {
 			fprintf(stderr, "ibsm: %s\n", err->message);

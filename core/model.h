@@ -25,7 +25,8 @@ struct model_node_in {
 	uint64_t guid, sysimg_guid;
 	char desc[65];
 	uint8_t type, nports;
-	uint16_t vendor_id, device_id, partition_cap;
+	uint32_t vendor_id;         /* 24 bits */
+	uint16_t device_id, partition_cap;
 	uint32_t revision;
 	uint8_t local_port;         /* NodeInfo.LocalPortNum of the first contact */
 	/* switches */
@@ -53,7 +54,8 @@ void model_link(struct model_builder *b, uint32_t a, uint8_t pa, uint32_t bn, ui
 
 /* Per-node and per-port data the core keeps beside the public view. */
 struct node_extra {
-	uint16_t vendor_id, device_id, partition_cap;
+	uint32_t vendor_id;
+	uint16_t device_id, partition_cap;
 	uint32_t revision;
 	uint16_t lft_cap, lft_top, pkey_enf_cap, mft_cap;
 	uint8_t have_switchinfo, enhanced_sp0, local_port, dr_hops;

@@ -41,6 +41,23 @@ static void req_init(struct prog *g, struct smp_req *r, uint32_t node, uint8_t m
 	r->dr = 1;
 	r->hops = x->dr_hops;
 	memcpy(r->path, x->dr_path, sizeof(r->path));
+	/* A CA (or router) applies PortInfo to the port the SMP enters through, so reach each of
+	 * its ports through that port's own switch; our own node is reached with 0 hops. */
+	const struct ibsm_node *n = &g->f->nodes[node];
+	if (attr == IB_ATTR_PORT_INFO && n->type != IBSM_SWITCH && mod >= 1 && mod <= n->nports &&
+	    n->port0 + mod != g->f->pub.sm_port) {
+		uint32_t peer = g->f->ports[n->port0 + mod].peer;
+		if (peer != IBSM_NONE) {
+			uint32_t pn = g->f->ports[peer].node;
+			const struct node_extra *px = &g->f->nx[pn];
+			if (g->f->nodes[pn].type == IBSM_SWITCH && px->dr_hops < 63 &&
+			    (pn != node)) {
+				memcpy(r->path, px->dr_path, sizeof(r->path));
+				r->hops = px->dr_hops + 1;
+				r->path[r->hops] = g->f->ports[peer].num;
+			}
+		}
+	}
 	r->attr = attr;
 	r->mod = mod;
 	r->done = on_done;
@@ -346,11 +363,12 @@ int program_fabric(struct sm *sm, struct fabric *f, const uint8_t *lft, uint32_t
 
 	/* 1. our own port first, so the fabric learns the master's LID */
 	uint16_t sm_lid = 0;
+	uint32_t n_sm = 0;
 	if (f->pub.sm_port != IBSM_NONE) {
 		sm_lid = f->ports[f->pub.sm_port].lid;
 		sm->my_lid = sm_lid;
 		sm_phase_begin(sm, "lids");
-		end_port_set(&g, f->pub.sm_port, sm_lid);
+		n_sm = (uint32_t)end_port_set(&g, f->pub.sm_port, sm_lid);
 		transport_drain(sm->t, &sm->stop);
 	} else {
 		sm_phase_begin(sm, "lids");
@@ -361,7 +379,7 @@ int program_fabric(struct sm *sm, struct fabric *f, const uint8_t *lft, uint32_t
 		if (p != f->pub.sm_port && fabric_is_end_port(f, p) && f->px[p].have_portinfo)
 			n_lid += (uint32_t)end_port_set(&g, p, sm_lid);
 	transport_drain(sm->t, &sm->stop);
-	sm_phase_end(sm, "%u end ports set", n_lid + 1);
+	sm_phase_end(sm, "%u end ports set", n_lid + n_sm);
 
 	/* 3. switch links: MTU / OperVLs on INIT ports; SwitchInfo (LinearFDBTop first) */
 	sm_phase_begin(sm, "ports");

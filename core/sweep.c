@@ -107,7 +107,8 @@ static void write_dumps(struct sm *sm, struct fabric *f, struct routing_run *rr)
 		return;
 	if (dump_fdbs(f, rr->lft, rr->stride, dir, &err) < 0 ||
 	    dump_mcfdbs(f, dir, &err) < 0 ||
-	    dump_lfts(f, rr->lft, rr->stride, dir, &err) < 0) {
+	    dump_lfts(f, rr->lft, rr->stride, dir, &err) < 0 ||
+	    dump_lid_matrix(f, dir, &err) < 0) {
 		LOG_E("DMP-0002", "%s", err->message);
 		g_clear_error(&err);
 	}
