@@ -1,0 +1,828 @@
+#!/usr/bin/env python3
+"""bench.py - `make bench`: OpenSM and ibsm side by side on simulated XGFT fat trees.
+
+For every fabric size and repetition, each SM gets a fresh ibsim (ibsim keeps LFTs and port
+states), OpenSM and ibsm alternate (the first one swaps every repetition), and the time from
+start to "SUBNET UP" in the SM's log, the SMPs sent, CPU and peak RSS at that moment are
+recorded. After each run the trivial SMP client (bench/smprate.c) measures what the
+same ibsim answers per second: the ceiling. Then ibsm routes the fabrics offline
+(`--fabric`, no MADs). Medians [min-max] and ibsm/OpenSM ratios go to stdout as markdown
+and to bench/results/<date>.md and .json.
+
+SMP counts: OpenSM's loopback console (`status`: "QP0 MADs sent"); ibsm's own
+`STATS phase=<name> smps=<n> seconds=<s>` and `STATS total ...` lines, printed at exit.
+Every process is started in its own session with a parent-death signal and stopped by pid
+(SIGTERM, then SIGKILL) on every path.
+
+usage: bench.py [--sizes 2048,4096,8192] [--reps 3] [--quick] [--engine minhop]
+                [--offline-sizes 2048,4096,8192,16384] [--no-offline] [--no-ceiling]
+                [--candidate ibsm|opensm] [--ibsm PATH] [--keep] [--no-save]
+       bench.py --report bench/results/<date>.json      (re-render a saved run)
+"""
+import argparse
+import ctypes
+import datetime
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import genfab  # noqa: E402
+
+# hosts -> XGFT (m, w): 16-port leaves, 16-ary middle level, top level sized to fit
+FABRICS = {
+    2048: ((16, 16, 8), (1, 16, 16)),
+    4096: ((16, 16, 16), (1, 16, 16)),
+    8192: ((16, 16, 32), (1, 16, 16)),
+    16384: ((16, 16, 64), (1, 16, 16)),
+}
+PHASES = ("discovery", "lids", "ports", "routing", "lft", "arm", "active")
+HZ = os.sysconf("SC_CLK_TCK")
+POLL_S = 0.01
+
+
+# ---------------------------------------------------------------- processes
+
+
+class Interrupted(Exception):
+    pass
+
+
+def _on_signal(signum, _frame):
+    raise Interrupted("signal %d" % signum)
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_PDEATHSIG = 1
+
+
+def _child_setup():
+    """In the child before exec: die with SIGTERM if bench.py dies, whatever kills it."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
+class Procs:
+    """Every child this run started and has not reaped yet; stop_all() on every exit path."""
+
+    def __init__(self):
+        self.live = []
+
+    def start(self, cmd, cwd, env, output):
+        """Starts cmd with stdout and stderr to the file `output`."""
+        with open(output, "w") as out:
+            p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                 stderr=subprocess.STDOUT, start_new_session=True,
+                                 preexec_fn=_child_setup)
+        self.live.append(p)
+        return p
+
+    def stop(self, p, grace=20.0):
+        """SIGTERM by pid, SIGKILL after `grace` seconds; returns the exit status."""
+        if p.poll() is None:
+            try:
+                p.send_signal(signal.SIGTERM)
+                p.wait(grace)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        if p in self.live:
+            self.live.remove(p)
+        return p.returncode
+
+    def wait_rusage(self, p, timeout):
+        """Reaps p with wait4 (peak RSS, CPU); stops it by pid after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid == p.pid:
+                p.returncode = os.waitstatus_to_exitcode(status)
+                self.live.remove(p)
+                return p.returncode, ru
+            if time.monotonic() > deadline:
+                self.stop(p)
+                return None, None
+            time.sleep(POLL_S)
+
+    def stop_all(self):
+        for p in list(reversed(self.live)):
+            self.stop(p, grace=5.0)
+
+
+PROCS = Procs()
+
+
+def proc_cpu(pid):
+    """utime + stime of a live process in seconds (None once it is gone)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / HZ
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def proc_hwm_kib(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def system_busy_s():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return (sum(v) - v[3] - v[4]) / HZ
+
+
+def free_tcp_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def find_umad2sim():
+    for pkg in ("libumad2sim0", "ibsim-utils"):
+        try:
+            out = subprocess.run(["dpkg", "-L", pkg], capture_output=True, text=True).stdout
+        except OSError:
+            continue
+        for line in out.splitlines():
+            if line.endswith("/libumad2sim.so"):
+                return line
+    sys.exit("bench: libumad2sim.so not found (apt-get install libumad2sim0)")
+
+
+class LogWatch:
+    """Reads a growing log from where it stopped; tells when a string first shows up."""
+
+    def __init__(self, path):
+        self.path, self.offset, self.tail = path, 0, ""
+
+    def seen(self, needle):
+        try:
+            with open(self.path, errors="replace") as f:
+                f.seek(self.offset)
+                new = f.read()
+                self.offset = f.tell()
+        except FileNotFoundError:
+            return False
+        text = self.tail + new
+        self.tail = text[-len(needle):]
+        return needle in text
+
+
+def tail_of(path, n=1500):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()[-n:]
+    except OSError:
+        return ""
+
+
+# ---------------------------------------------------------------- fabrics and ibsim
+
+
+class Fabric:
+    def __init__(self, hosts, workdir):
+        m, w = FABRICS[hosts]
+        self.hosts = hosts
+        self.name = genfab.xgft_name(m, w)
+        self.net = os.path.join(workdir, "fabrics", self.name + ".net")
+        os.makedirs(os.path.dirname(self.net), exist_ok=True)
+        self.size = genfab.write_xgft(self.net, m, w)
+        self.label = "%d / %d" % (self.size["hosts"], self.size["switches"])
+
+
+class Sim:
+    """One ibsim instance with its own socket name, sized for the fabric, no console."""
+
+    count = 0
+
+    def __init__(self, fabric, rundir):
+        Sim.count += 1
+        self.sock = "ibsmbench-%d-%d" % (os.getpid(), Sim.count)
+        s = fabric.size
+        cmd = ["ibsim", "-s", "-n", "-N", str(s["nodes"] + 16), "-S", str(s["switches"] + 16),
+               "-P", str(s["ports"] + 64), fabric.net]
+        env = dict(os.environ, IBSIM_SOCKNAME=self.sock)
+        env.pop("LD_PRELOAD", None)
+        self.log = os.path.join(rundir, "ibsim.log")
+        self.proc = PROCS.start(cmd, rundir, env, self.log)
+        watch, deadline = LogWatch(self.log), time.monotonic() + 300
+        while not watch.seen("ready"):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                PROCS.stop(self.proc)
+                raise RuntimeError("ibsim did not start: " + tail_of(self.log))
+            time.sleep(0.05)
+        self.cpu0 = proc_cpu(self.proc.pid) or 0.0
+
+    def client_env(self, umad2sim, rundir):
+        return dict(os.environ, IBSIM_SOCKNAME=self.sock, LD_PRELOAD=umad2sim,
+                    OSM_TMP_DIR=rundir, OSM_CACHE_DIR=rundir)
+
+    def cpu(self):
+        c = proc_cpu(self.proc.pid)
+        return None if c is None else c - self.cpu0
+
+    def stop(self):
+        PROCS.stop(self.proc)
+
+
+# ---------------------------------------------------------------- the two SMs
+
+
+class OpenSM:
+    """OpenSM in daemon mode: config = defaults + log flushing + state-manager banners."""
+
+    name = "OpenSM"
+    # first sweep's banners (OpenSM log facts), mapped onto ibsm's phase names
+    MARKS = (("sweep", "INITIATING HEAVY SWEEP"), ("disc_end", "HEAVY SWEEP COMPLETE"),
+             ("lid_start", "STARTING SM LID CONFIG"),
+             ("lid_end", "LID ASSIGNMENT COMPLETE - STARTING SWITCH TABLE CONFIG"),
+             ("route_end", "tables configured on all switches"),
+             ("ucast_end", "SWITCHES CONFIGURED FOR UNICAST"),
+             ("mcast_end", "SWITCHES CONFIGURED FOR MULTICAST"),
+             ("ports_end", "LINKS PORTS CONFIGURED"), ("armed", "LINKS ARMED"),
+             ("up", "-> SUBNET UP"))
+    SPANS = {"discovery": ("sweep", "disc_end"), "lids": ("lid_start", "lid_end"),
+             "routing": ("lid_end", "route_end"), "lft": ("route_end", "ucast_end"),
+             "ports": ("mcast_end", "ports_end"), "arm": ("ports_end", "armed"),
+             "active": ("armed", "up")}
+    TS = re.compile(r"^\w{3} +\d+ (\d\d):(\d\d):(\d\d) (\d{6}) ")
+
+    def __init__(self, workdir, engine):
+        self.engine = engine
+        self.conf = os.path.join(workdir, "opensm.conf")
+        modlog = os.path.join(workdir, "opensm-modlog.conf")
+        default = os.path.join(workdir, "opensm-default.conf")
+        subprocess.run(["opensm", "-c", default], stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, cwd=workdir, check=False)
+        with open(default) as f:
+            text = f.read()
+        text = re.sub(r"(?m)^force_log_flush .*$", "force_log_flush TRUE", text)
+        # without the line OpenSM dumps into $OSM_TMP_DIR (the run dir), not /var/log
+        text = re.sub(r"(?m)^dump_files_dir .*$", "", text)
+        text = re.sub(r"(?m)^per_module_logging_file .*$", "per_module_logging_file " + modlog,
+                      text)
+        with open(self.conf, "w") as f:
+            f.write(text)
+        with open(modlog, "w") as f:
+            f.write("osm_state_mgr.c 0x07\n")
+        self.console = None
+
+    def command(self, log):
+        self.console = free_tcp_port()
+        return ["opensm", "-F", self.conf, "-f", log, "-s", "0", "-R", self.engine,
+                "-q", "loopback", "-C", str(self.console)]
+
+    def at_up(self, res):
+        try:
+            res["smps"] = self._console_counter("QP0 MADs sent")
+        except OSError as e:
+            res["smps_error"] = "console: %s" % e
+
+    def _console_counter(self, key, timeout=10.0):
+        with socket.create_connection(("127.0.0.1", self.console), timeout=timeout) as s:
+            buf = b""
+            for send in (None, b"status\n"):
+                if send:
+                    buf = b""
+                    s.sendall(send)
+                deadline = time.monotonic() + timeout
+                while b"OpenSM $ " not in buf and time.monotonic() < deadline:
+                    data = s.recv(65536)
+                    if not data:
+                        break
+                    buf += data
+            try:
+                s.sendall(b"quit\n")
+            except OSError:
+                pass
+        m = re.search(re.escape(key) + r"\s*:\s*(\d+)", buf.decode(errors="replace"))
+        return int(m.group(1)) if m else None
+
+    def after_stop(self, res, log, _out):
+        marks = {}
+        last = None
+        with open(log, errors="replace") as f:
+            for line in f:
+                m = self.TS.match(line)
+                if m:
+                    h, mi, s, us = map(int, m.groups())
+                    last = h * 3600 + mi * 60 + s + us / 1e6
+                for key, text in self.MARKS:
+                    if text in line and key not in marks and last is not None:
+                        if key != "sweep" and "sweep" not in marks:
+                            continue
+                        marks[key] = last
+                if "up" in marks:
+                    break
+        res["phases"] = {}
+        for phase, (a, b) in self.SPANS.items():
+            if a in marks and b in marks:
+                res["phases"][phase] = {"seconds": round(marks[b] - marks[a], 3)}
+
+
+STATS_PHASE = re.compile(r"STATS phase=(\w+) smps=(\d+) seconds=([0-9.]+)")
+STATS_TOTAL = re.compile(r"STATS total smps=(\d+) seconds=([0-9.]+)")
+
+
+def parse_stats(*paths):
+    """ibsm's STATS lines from its log and its stdout/stderr: ({phase: {...}}, total or None)."""
+    phases, total = {}, None
+    for path in paths:
+        try:
+            with open(path, errors="replace") as f:
+                text = f.read()
+        except OSError:
+            continue
+        for name, smps, sec in STATS_PHASE.findall(text):
+            phases[name] = {"smps": int(smps), "seconds": float(sec)}
+        for smps, sec in STATS_TOTAL.findall(text):
+            total = {"smps": int(smps), "seconds": float(sec)}
+    return phases, total
+
+
+class Ibsm:
+    name = "ibsm"
+
+    def __init__(self, binary, engine, extra):
+        self.binary, self.engine, self.extra = binary, engine, extra
+
+    def command(self, log):
+        return [self.binary, "-f", log, "-s", "0", "-R", self.engine] + self.extra
+
+    def at_up(self, res):
+        pass
+
+    def after_stop(self, res, log, out):
+        phases, total = parse_stats(log, out)
+        res["phases"] = phases
+        if total:
+            res["smps"] = total["smps"]
+            res["stats_seconds"] = total["seconds"]
+        else:
+            res["smps_error"] = "no 'STATS total' line"
+
+
+# ---------------------------------------------------------------- runs
+
+
+def live_run(sm, fabric, rundir, umad2sim, timeout, smprate=None):
+    """One bring-up on a fresh ibsim; returns the result dict (res['up'] False on failure)."""
+    os.makedirs(rundir, exist_ok=True)
+    res = {"sm": sm.name, "hosts": fabric.hosts, "up": False}
+    sim = Sim(fabric, rundir)
+    p = None
+    try:
+        log = os.path.join(rundir, "sm.log")
+        out = os.path.join(rundir, "sm.out")
+        cmd = sm.command(log)
+        res["cmd"] = " ".join(cmd)
+        watch = LogWatch(log)
+        busy0 = system_busy_s()
+        t0 = time.monotonic()
+        p = PROCS.start(cmd, rundir, sim.client_env(umad2sim, rundir), out)
+        while time.monotonic() - t0 < timeout:
+            if watch.seen("SUBNET UP"):
+                res["up"] = True
+                break
+            if p.poll() is not None:
+                # --once style exit: the last lines may have landed just now
+                res["up"] = watch.seen("SUBNET UP")
+                break
+            time.sleep(POLL_S)
+        wall = time.monotonic() - t0
+        res["wall_s"] = round(wall, 3)
+        res["cpu_s"] = proc_cpu(p.pid)
+        res["rss_kib"] = proc_hwm_kib(p.pid)
+        res["ibsim_cpu_s"] = sim.cpu()
+        res["other_load"] = round((system_busy_s() - busy0 - (res["cpu_s"] or 0)
+                                   - (res["ibsim_cpu_s"] or 0)) / max(wall, 1e-3), 2)
+        if res["up"]:
+            sm.at_up(res)
+        else:
+            res["error"] = ("timeout after %ds" % timeout if p.poll() is None
+                            else "exited with status %s" % p.returncode)
+        res["exit"] = PROCS.stop(p)
+        sm.after_stop(res, log, out)
+        if not res["up"]:
+            res["log_tail"] = tail_of(log) + tail_of(out)
+        if smprate and res["up"]:
+            res["ceiling"] = measure_ceiling(smprate, sim, rundir, umad2sim)
+    finally:
+        if p is not None:
+            PROCS.stop(p)
+        sim.stop()
+    return res
+
+
+def measure_ceiling(smprate, sim, rundir, umad2sim, count=100000):
+    try:
+        out = subprocess.run([smprate, "-n", str(count)], cwd=rundir, capture_output=True,
+                             text=True, env=sim.client_env(umad2sim, rundir), timeout=120,
+                             preexec_fn=_child_setup)
+    except subprocess.TimeoutExpired:
+        return None
+    m = re.search(r"rate=(\d+)", out.stdout)
+    return int(m.group(1)) if m and out.returncode == 0 else None
+
+
+def offline_run(binary, engine, fabric, rundir, timeout, extra):
+    os.makedirs(rundir, exist_ok=True)
+    log = os.path.join(rundir, "offline.log")
+    out = os.path.join(rundir, "offline.out")
+    cmd = [binary, "--fabric", fabric.net, "-R", engine, "-f", log] + extra
+    res = {"hosts": fabric.hosts, "cmd": " ".join(cmd)}
+    t0 = time.monotonic()
+    env = dict(os.environ, OSM_TMP_DIR=rundir, OSM_CACHE_DIR=rundir)
+    env.pop("LD_PRELOAD", None)
+    p = PROCS.start(cmd, rundir, env, out)
+    status, ru = PROCS.wait_rusage(p, timeout)
+    res["wall_s"] = round(time.monotonic() - t0, 3)
+    phases, total = parse_stats(log, out)
+    if status != 0 or "routing" not in phases:
+        res["error"] = ("timeout after %ds" % timeout if status is None else
+                        "exit status %s%s" % (status, "" if "routing" in phases
+                                              else ", no 'STATS phase=routing' line"))
+        res["log_tail"] = tail_of(log) + tail_of(out)
+        return res
+    res["routing_s"] = phases["routing"]["seconds"]
+    res["rss_kib"] = ru.ru_maxrss
+    res["cpu_s"] = round(ru.ru_utime + ru.ru_stime, 2)
+    return res
+
+
+def build_smprate(builddir):
+    """Compiles bench/smprate.c into BUILD/bench/smprate when it is missing or stale."""
+    src = os.path.join(HERE, "smprate.c")
+    exe = os.path.join(builddir, "bench", "smprate")
+    if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
+        return exe
+    os.makedirs(os.path.dirname(exe), exist_ok=True)
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libibumad"],
+                           capture_output=True, text=True).stdout.split() or ["-libumad"]
+    r = subprocess.run([os.environ.get("CC", "cc"), "-std=gnu11", "-O2", "-Wall", "-Wextra",
+                        "-Werror", "-o", exe, src] + flags, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write("bench: cannot build smprate (ceiling skipped):\n%s" % r.stderr)
+        return None
+    return exe
+
+
+# ---------------------------------------------------------------- statistics and report
+
+
+def spread(values):
+    v = [x for x in values if x is not None]
+    if not v:
+        return None
+    return {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)}
+
+
+def fmt_spread(s, fmt="%.2f"):
+    """median [min-max]; just the median when the spread does not show at this precision."""
+    if not s:
+        return "-"
+    med, lo, hi = fmt % s["median"], fmt % s["min"], fmt % s["max"]
+    return med if lo == hi else "%s [%s-%s]" % (med, lo, hi)
+
+
+def ratio(a, b):
+    if not a or not b or not b["median"]:
+        return None
+    return a["median"] / b["median"]
+
+
+def fmt_ratio(r):
+    return "-" if r is None else "%.2f" % r
+
+
+def fmt_k(n):
+    if n is None:
+        return "-"
+    if n < 1000:
+        return "%d" % n
+    return "%.1fk" % (n / 1000) if n < 1e6 else "%.2fM" % (n / 1e6)
+
+
+def phase_names(live):
+    """ibsm's phase names in PHASES order, then any others the SMs reported, as first seen."""
+    names = list(PHASES)
+    for r in live:
+        names += [ph for ph in r.get("phases", {}) if ph not in names]
+    return names
+
+
+def summarize(live, sizes, sm_names):
+    summary = {}
+    for hosts in sizes:
+        per = {}
+        for name in sm_names:
+            runs = [r for r in live if r["hosts"] == hosts and r["sm"] == name and r["up"]]
+            phases = {}
+            for ph in phase_names(runs):
+                phases[ph] = {
+                    "seconds": spread([r.get("phases", {}).get(ph, {}).get("seconds")
+                                       for r in runs]),
+                    "smps": spread([r.get("phases", {}).get(ph, {}).get("smps") for r in runs])}
+            per[name] = {
+                "ok": len(runs),
+                "failed": len([r for r in live if r["hosts"] == hosts and r["sm"] == name
+                               and not r["up"]]),
+                "wall_s": spread([r["wall_s"] for r in runs]),
+                "smps": spread([r.get("smps") for r in runs]),
+                "cpu_s": spread([r.get("cpu_s") for r in runs]),
+                "rss_mib": spread([r["rss_kib"] / 1024 if r.get("rss_kib") else None
+                                   for r in runs]),
+                "ibsim_cpu_s": spread([r.get("ibsim_cpu_s") for r in runs]),
+                "other_load": spread([r.get("other_load") for r in runs]),
+                "phases": phases,
+            }
+        per["ceiling_smps_per_s"] = spread([r.get("ceiling") for r in live
+                                            if r["hosts"] == hosts and r.get("ceiling")])
+        summary[hosts] = per
+    return summary
+
+
+def markdown(meta, labels, summary, offline, sm_a, sm_b):
+    """The report; labels: hosts -> "hosts / switches"."""
+    out = []
+    w = out.append
+    w("# ibsm bench %s\n" % meta["date"])
+    w("%s vs %s, engine %s, %d repetition(s) per SM and fabric, a fresh ibsim per run. "
+      "Values: median [min-max]. Machine: %d cores, load average %s at start%s. "
+      "'others' = cores the rest of the machine kept busy during the run (noise).\n"
+      % (sm_a, sm_b, meta["engine"], meta["reps"], meta["cores"], meta["loadavg"],
+         "; candidate column runs OpenSM (harness check)" if meta["candidate"] == "opensm"
+         else ""))
+    if summary:
+        w("## Bring-up: start to SUBNET UP\n")
+        w("| hosts / switches | SM | time (s) | SMPs | SMPs/s | CPU (s) | peak RSS (MiB) "
+          "| ibsim CPU (s) | others (cores) | ok/failed |")
+        w("|---|---|---|---|---|---|---|---|---|---|")
+        for hosts, per in summary.items():
+            label = labels[hosts]
+            for name in (sm_a, sm_b):
+                s = per[name]
+                rate = (s["smps"]["median"] / s["wall_s"]["median"]
+                        if s["smps"] and s["wall_s"] else None)
+                w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d |" % (
+                    label, name, fmt_spread(s["wall_s"]),
+                    fmt_k(s["smps"]["median"]) if s["smps"] else "-",
+                    fmt_k(rate), fmt_spread(s["cpu_s"]), fmt_spread(s["rss_mib"], "%.0f"),
+                    fmt_spread(s["ibsim_cpu_s"]), fmt_spread(s["other_load"]),
+                    s["ok"], s["failed"]))
+                label = ""
+            a, b = per[sm_a], per[sm_b]
+            w("| | **%s/%s** | **%s** | **%s** | | **%s** | **%s** | %s | | |" % (
+                sm_b, sm_a, fmt_ratio(ratio(b["wall_s"], a["wall_s"])),
+                fmt_ratio(ratio(b["smps"], a["smps"])), fmt_ratio(ratio(b["cpu_s"], a["cpu_s"])),
+                fmt_ratio(ratio(b["rss_mib"], a["rss_mib"])),
+                fmt_ratio(ratio(b["ibsim_cpu_s"], a["ibsim_cpu_s"]))))
+        w("")
+        w("## Phases (seconds; SMPs where the SM reports them)\n")
+        w("OpenSM's phases come from its state-manager banners (routing = LID assignment "
+          "complete to 'tables configured', which includes queueing the LFT blocks; lft = "
+          "until 'SWITCHES CONFIGURED FOR UNICAST'); ibsm's from its STATS lines.\n")
+        w("| hosts | phase | %s (s) | %s (s) | %s SMPs |" % (sm_a, sm_b, sm_b))
+        w("|---|---|---|---|---|")
+        for hosts, per in summary.items():
+            label = str(hosts)
+            none = {"seconds": None, "smps": None}
+            names = PHASES + tuple(per[sm_b]["phases"]) + tuple(per[sm_a]["phases"])
+            for ph in dict.fromkeys(names):
+                pa = per[sm_a]["phases"].get(ph, none)
+                pb = per[sm_b]["phases"].get(ph, none)
+                if not any(x and x["max"] for x in (pa["seconds"], pb["seconds"], pb["smps"])):
+                    continue
+                w("| %s | %s | %s | %s | %s |" % (
+                    label, ph, fmt_spread(pa["seconds"], "%.3f"), fmt_spread(pb["seconds"], "%.3f"),
+                    fmt_k(pb["smps"]["median"]) if pb["smps"] else "-"))
+                label = ""
+        w("")
+        if any(per["ceiling_smps_per_s"] for per in summary.values()):
+            w("## SMP ceiling (trivial client bench/smprate.c: NodeInfo Gets, 32 in flight, "
+              "on each run's ibsim after the SM stopped)\n")
+            w("| hosts | SMPs/s | %s SMPs at that rate (s) | %s SMPs at that rate (s) |"
+              % (sm_a, sm_b))
+            w("|---|---|---|---|")
+            for hosts, per in summary.items():
+                c = per["ceiling_smps_per_s"]
+                if not c:
+                    continue
+                floor = []
+                for name in (sm_a, sm_b):
+                    s = per[name]["smps"]
+                    floor.append("%.2f" % (s["median"] / c["median"]) if s else "-")
+                w("| %d | %s | %s | %s |" % (hosts, fmt_spread(c, "%.0f"), floor[0], floor[1]))
+            w("")
+    if offline:
+        w("## ibsm offline routing (`--fabric`, no MADs)\n")
+        w("| hosts / switches | routing phase (s) | total wall (s) | CPU (s) | peak RSS (MiB) "
+          "| ok/failed |")
+        w("|---|---|---|---|---|---|")
+        for hosts, runs in offline.items():
+            ok = [r for r in runs if "error" not in r]
+            w("| %s | %s | %s | %s | %s | %d/%d |" % (
+                labels[hosts], fmt_spread(spread([r["routing_s"] for r in ok]), "%.3f"),
+                fmt_spread(spread([r["wall_s"] for r in ok])),
+                fmt_spread(spread([r["cpu_s"] for r in ok])),
+                fmt_spread(spread([r["rss_kib"] / 1024 for r in ok]), "%.0f"),
+                len(ok), len(runs) - len(ok)))
+        w("")
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- main
+
+
+def int_list(text):
+    try:
+        v = [int(x) for x in text.split(",") if x]
+    except ValueError:
+        raise argparse.ArgumentTypeError("comma-separated host counts expected")
+    bad = [x for x in v if x not in FABRICS]
+    if bad:
+        raise argparse.ArgumentTypeError("unknown size %s (known: %s)" % (
+            bad[0], ",".join(map(str, FABRICS))))
+    return v
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description="OpenSM vs ibsm bring-up on simulated fat trees")
+    ap.add_argument("--sizes", type=int_list, default=[2048, 4096, 8192],
+                    help="host counts for the live runs (default 2048,4096,8192)")
+    ap.add_argument("--reps", type=int, default=3, help="repetitions per SM and size (3)")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke test: 2048 hosts, 1 repetition, offline 2048 only")
+    ap.add_argument("--engine", default="minhop", help="routing engine for both SMs (minhop)")
+    ap.add_argument("--offline-sizes", type=int_list, default=[2048, 4096, 8192, 16384])
+    ap.add_argument("--no-live", action="store_true", help="skip the ibsim runs")
+    ap.add_argument("--no-offline", action="store_true", help="skip ibsm --fabric routing")
+    ap.add_argument("--no-ceiling", action="store_true", help="skip the trivial SMP client")
+    ap.add_argument("--candidate", choices=("ibsm", "opensm"), default="ibsm",
+                    help="'opensm' runs OpenSM in the ibsm column too (checks the harness)")
+    ap.add_argument("--ibsm", default=os.path.join(ROOT, "build", "ibsm"),
+                    help="ibsm binary (default build/ibsm)")
+    ap.add_argument("--ibsm-args", default="", help="extra ibsm arguments, space separated")
+    ap.add_argument("--timeout", type=float, default=300, help="seconds per bring-up (300)")
+    ap.add_argument("--results", default=os.path.join(HERE, "results"),
+                    help="directory for <date>.md and .json (bench/results)")
+    ap.add_argument("--no-save", action="store_true", help="print only, write no results")
+    ap.add_argument("--keep", action="store_true", help="keep the scratch directory (logs)")
+    ap.add_argument("--report", metavar="JSON",
+                    help="only print the markdown report of an earlier run's .json")
+    a = ap.parse_args(argv)
+    a.ibsm = os.path.abspath(a.ibsm)      # the SMs run with the run directory as cwd
+    if a.quick:
+        a.sizes, a.reps, a.offline_sizes = [2048], 1, [2048]
+    if a.reps < 1:
+        ap.error("--reps must be at least 1")
+    return a
+
+
+def report_from_json(path):
+    """Re-renders a saved run (e.g. after a change of the report format)."""
+    with open(path) as f:
+        saved = json.load(f)
+    meta, live = saved["meta"], saved["live"]
+    labels = {int(h): "%d / %d" % (v["hosts"], v["switches"]) for h, v in saved["fabrics"].items()}
+    offline = {int(h): runs for h, runs in saved["offline"].items()}
+    names = list(dict.fromkeys(["OpenSM"] + [r["sm"] for r in live]))
+    sm_b = names[1] if len(names) > 1 else "ibsm"
+    sizes = list(dict.fromkeys(r["hosts"] for r in live))
+    return markdown(meta, labels, summarize(live, sizes, ["OpenSM", sm_b]), offline, "OpenSM", sm_b)
+
+
+def main(argv):
+    a = parse_args(argv)
+    if a.report:
+        sys.stdout.write(report_from_json(a.report))
+        return 0
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, _on_signal)
+    use_ibsm = a.candidate == "ibsm"
+    if use_ibsm and not os.access(a.ibsm, os.X_OK):
+        sys.exit("bench: %s not found or not executable (run make all, or --candidate opensm)"
+                 % a.ibsm)
+    for tool in ("ibsim",) + (("opensm",) if not a.no_live else ()):
+        if not shutil.which(tool):
+            sys.exit("bench: %s not found (make deps-bench)" % tool)
+    umad2sim = find_umad2sim()
+    work = tempfile.mkdtemp(prefix="ibsm-bench.")
+    started = datetime.datetime.now()
+    meta = {"date": started.strftime("%Y-%m-%d %H:%M:%S"),
+            "engine": a.engine, "reps": a.reps, "candidate": a.candidate,
+            "cores": os.cpu_count(), "loadavg": "%.2f" % os.getloadavg()[0],
+            "argv": argv, "ibsm": a.ibsm if use_ibsm else None}
+    try:
+        meta["git"] = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                                     capture_output=True, text=True).stdout.strip() or None
+    except OSError:
+        meta["git"] = None
+    live, offline, failures = [], {}, 0
+    fabrics = {}
+    sm_b = "ibsm" if use_ibsm else "OpenSM(b)"
+    try:
+        sizes_needed = sorted(set(([] if a.no_live else a.sizes) +
+                                  ([] if a.no_offline or not use_ibsm else a.offline_sizes)))
+        for hosts in sizes_needed:
+            fabrics[hosts] = Fabric(hosts, work)
+        opensm = OpenSM(work, a.engine) if not a.no_live else None
+        if use_ibsm:
+            candidate = Ibsm(a.ibsm, a.engine, a.ibsm_args.split())
+        else:
+            candidate = OpenSM(work, a.engine)
+            candidate.name = sm_b
+        smprate = None if a.no_ceiling or a.no_live else build_smprate(os.path.dirname(a.ibsm))
+        if not a.no_live:
+            for hosts in a.sizes:
+                fab = fabrics[hosts]
+                for rep in range(a.reps):
+                    order = (opensm, candidate) if rep % 2 == 0 else (candidate, opensm)
+                    for sm in order:
+                        rundir = os.path.join(work, "live", "%d-%s-%d" % (
+                            hosts, sm.name.replace("(", "").replace(")", ""), rep + 1))
+                        sys.stderr.write("bench: %s on %s hosts, rep %d/%d ... " % (
+                            sm.name, fab.label, rep + 1, a.reps))
+                        sys.stderr.flush()
+                        try:
+                            r = live_run(sm, fab, rundir, umad2sim, a.timeout, smprate)
+                        except (OSError, RuntimeError) as e:
+                            r = {"sm": sm.name, "hosts": hosts, "up": False, "error": str(e)}
+                        r["rep"] = rep + 1
+                        live.append(r)
+                        if r["up"]:
+                            sys.stderr.write("%.2f s, %s SMPs%s\n" % (
+                                r["wall_s"], fmt_k(r.get("smps")),
+                                ", ceiling %s/s" % fmt_k(r["ceiling"]) if r.get("ceiling")
+                                else ""))
+                        else:
+                            failures += 1
+                            sys.stderr.write("FAILED (%s)\n%s\n" % (r.get("error"),
+                                                                    r.get("log_tail", "")[-800:]))
+        if use_ibsm and not a.no_offline:
+            for hosts in a.offline_sizes:
+                runs = offline[hosts] = []
+                for rep in range(a.reps):
+                    sys.stderr.write("bench: ibsm --fabric %s hosts, rep %d/%d ... " % (
+                        fabrics[hosts].label, rep + 1, a.reps))
+                    sys.stderr.flush()
+                    r = offline_run(a.ibsm, a.engine, fabrics[hosts],
+                                    os.path.join(work, "offline", "%d-%d" % (hosts, rep + 1)),
+                                    a.timeout, a.ibsm_args.split())
+                    runs.append(r)
+                    if "error" in r:
+                        failures += 1
+                        sys.stderr.write("FAILED (%s)\n%s\n" % (r["error"], r["log_tail"][-800:]))
+                    else:
+                        sys.stderr.write("routing %.3f s, wall %.2f s\n" % (r["routing_s"],
+                                                                            r["wall_s"]))
+    except Interrupted as e:
+        sys.stderr.write("\nbench: interrupted (%s), stopping\n" % e)
+        failures += 1
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)      # cleanup is bounded; let it finish
+        PROCS.stop_all()
+        if a.keep:
+            sys.stderr.write("bench: scratch kept in %s\n" % work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+    summary = summarize(live, [h for h in a.sizes if not a.no_live and h in fabrics],
+                        ["OpenSM", sm_b])
+    report = markdown(meta, {h: f.label for h, f in fabrics.items()}, summary, offline,
+                      "OpenSM", sm_b)
+    sys.stdout.write(report)
+    if not a.no_save:
+        os.makedirs(a.results, exist_ok=True)
+        stamp = started.strftime("%Y-%m-%d-%H%M%S") + ("-quick" if a.quick else "")
+        base = os.path.join(a.results, stamp)
+        with open(base + ".md", "w") as f:
+            f.write(report)
+        with open(base + ".json", "w") as f:
+            json.dump({"meta": meta, "fabrics": {h: {"name": f.name, **f.size}
+                                                 for h, f in fabrics.items()},
+                       "summary": summary, "live": live, "offline": offline}, f, indent=1)
+        sys.stderr.write("bench: wrote %s.md and .json\n" % base)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
