@@ -66,6 +66,7 @@ struct nf_parser {
 	GPtrArray *nodes;       /* struct nf_node *, file order */
 	GHashTable *by_id;      /* id -> node */
 	GHashTable *by_guid;    /* &node->guid -> node */
+	GHashTable *by_port;    /* end-port GUID (CA, router ports; switch port 0) -> node */
 	GStringChunk *strings;
 	uint64_t guids[NF_TYPES], absguids[NF_TYPES];
 	char prefix[NF_PREFIX_MAX + 1];
@@ -362,6 +363,18 @@ static int parse_record(struct nf_parser *p, struct nf_file *f, char *line, int 
 	if ((old = g_hash_table_lookup(p->by_guid, &guid)))
 		return PARSE_FAIL(f, "GUID 0x%016" PRIx64 " of \"%s\" is already used by \"%s\" (%s:%d)",
 				  guid, id, old->id, old->file, old->line);
+	/* ibsim checks node GUIDs only; two end ports with one GUID would break LIDs */
+	for (i = type == NF_SWITCH ? 0 : 1; i <= (type == NF_SWITCH ? 0 : (int)nports); i++) {
+		uint64_t pg = type == NF_SWITCH ? guid : guid + (uint64_t)i;
+
+		if (!pg)
+			return PARSE_FAIL(f, "port GUIDs of \"%s\" wrap around to 0", id);
+		if ((old = g_hash_table_lookup(p->by_port, &pg)))
+			return PARSE_FAIL(f, "port GUID 0x%016" PRIx64 " of \"%s\"[%d] is already used "
+					  "by \"%s\"[%d] (%s:%d)", pg, id, i, old->id,
+					  old->type == NF_SWITCH ? 0 : (int)(pg - old->guid),
+					  old->file, old->line);
+	}
 
 	n = g_new0(struct nf_node, 1);
 	n->id = g_string_chunk_insert_const(p->strings, id);
@@ -393,6 +406,12 @@ static int parse_record(struct nf_parser *p, struct nf_file *f, char *line, int 
 	g_ptr_array_add(p->nodes, n);
 	g_hash_table_insert(p->by_id, (gpointer)n->id, n);
 	g_hash_table_insert(p->by_guid, &n->guid, n);
+	for (i = type == NF_SWITCH ? 0 : 1; i <= (type == NF_SWITCH ? 0 : (int)nports); i++) {
+		uint64_t *pg = g_new(uint64_t, 1);
+
+		*pg = guid + (uint64_t)i;
+		g_hash_table_insert(p->by_port, pg, n);
+	}
 
 	/* port lines: comments are skipped; any other line ends the record and, as in ibsim,
 	 * is consumed: refuse one that ibsim would silently drop */
@@ -665,7 +684,7 @@ static void fill_node(const struct nf_node *n, struct model_node_in *m)
 
 	m->sysimg_guid = n->sysimg;
 	g_strlcpy(m->desc, n->desc, sizeof(m->desc));
-	m->vendor_id = (uint16_t)n->vendor;  /* 24 bits in NodeInfo; the model keeps 16 */
+	m->vendor_id = n->vendor;
 	m->device_id = n->device;
 	m->revision = NF_REVISION;
 	m->partition_cap = sw ? NF_SW_PKEY_CAP : NF_CA_PKEY_CAP;
@@ -756,6 +775,7 @@ int netfile_load(const char *path, struct model_builder *b, GError **err)
 	p.nodes = g_ptr_array_new_with_free_func(node_free);
 	p.by_id = g_hash_table_new(g_str_hash, g_str_equal);
 	p.by_guid = g_hash_table_new(g_int64_hash, g_int64_equal);
+	p.by_port = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	p.strings = g_string_chunk_new(4096);
 
 	r = load_file(&p, path, NULL, err);
@@ -764,6 +784,7 @@ int netfile_load(const char *path, struct model_builder *b, GError **err)
 	if (r == 0)
 		r = fill_builder(&p, b, err);
 
+	g_hash_table_destroy(p.by_port);
 	g_hash_table_destroy(p.by_guid);
 	g_hash_table_destroy(p.by_id);
 	g_ptr_array_free(p.nodes, TRUE);

@@ -10,7 +10,8 @@
  *  - a link may be declared on one side only (ibsim 0.10 insists on both sides);
  *  - lines ibsim silently ignores or swallows are errors: unknown records, port lines
  *    outside a record, a record header right after a port line (ibsim drops it);
- *  - aliases (`@`) and console commands (`do ...`) are refused;
+ *  - aliases (`@`) and console commands (`do ...`) are refused, and so are two end ports
+ *    with one port GUID (ibsim only checks node GUIDs);
  *  - a relative include path is taken relative to the including file (ibsim: the cwd).
  * Port attributes are those ibsim reports before any SM ran: linked ports INIT/LinkUp,
  * unlinked ports DOWN/Polling, switch port 0 ACTIVE/LinkUp; 4x SDR unless the file says
