@@ -30,7 +30,7 @@ UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 UNIT_HELPERS = $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
-.PHONY: all check unit sim demo deps bench install clean fuzz deps-bench
+.PHONY: all check unit sim unit-build sim-build demo deps bench install clean fuzz deps-bench
 all: $(B)/ibsm $(PLUGIN_SO)
 
 # ---- the daemon and its plugins ----
@@ -87,16 +87,21 @@ deps:
 deps-bench:
 	@sh tools/deps.sh $(DEPS_PKGS) $(BENCH_PKGS)
 
-unit: all $(UNIT_BIN) $(ASAN_PLUGIN_SO) $(TPLUGIN_SO)
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 prove -e '' $(UNIT_BIN)
+TEST_ENV = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 
-sim: all $(SIM_TPLUGIN_SO)
+unit-build: all $(UNIT_BIN) $(ASAN_PLUGIN_SO) $(TPLUGIN_SO)
+sim-build: all $(SIM_TPLUGIN_SO)
+
+unit: unit-build
+	$(TEST_ENV) prove -e '' $(UNIT_BIN)
+
+sim: sim-build
 	prove -e '' tests/sim/*.t
 
+# One prove run over unit (ASan/UBSan) and simulated tests, so CI reads one closing line.
 check: deps
-	$(MAKE) all
-	$(MAKE) unit
-	$(MAKE) sim
+	$(MAKE) unit-build sim-build
+	$(TEST_ENV) prove -e '' $(UNIT_BIN) tests/sim/*.t
 
 demo: deps
 	$(MAKE) all
