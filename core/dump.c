@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <infiniband/mad.h>
 #include "dump.h"
+#include "hops.h"
 
 #define NO_PATH 0xFF             /* hop count: no path (OpenSM's OSM_NO_PATH) */
 #define DESC_MAX 63              /* OpenSM prints at most 63 characters of NodeDescription */
@@ -211,34 +212,18 @@ static int check_lft(const struct fabric *f, const uint8_t *lft, uint32_t stride
 
 /* ---- the min-hop matrix OpenSM keeps per switch ---- */
 
-/* dist[a * n + b] = switch hops from a to b over every switch link; NO_PATH if unreachable. */
+/* dist[a * n + b] = switch hops from a to b over every switch link (hops.c, full scope);
+ * 0xFF (NO_PATH) if unreachable. */
 static uint8_t *switch_distances(const struct fabric *f)
 {
 	uint32_t n = f->pub.n_switches;
 	size_t cells = (size_t)n * n;
 	uint8_t *dist = g_malloc(cells ? cells : 1);
-	memset(dist, NO_PATH, cells);
-	uint32_t *queue = g_new(uint32_t, n ? n : 1);
-	for (uint32_t s = 0; s < n; s++) {
-		uint8_t *row = dist + (size_t)s * n;
-		uint32_t head = 0, tail = 0;
-		row[s] = 0;
-		queue[tail++] = s;
-		while (head < tail) {
-			uint32_t u = queue[head++];
-			if (row[u] >= NO_PATH - 1)
-				continue;
-			const struct ibsm_switch *sw = &f->switches[u];
-			for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj; a++) {
-				uint32_t v = f->adj[a].peer_sw;
-				if (row[v] == NO_PATH) {
-					row[v] = row[u] + 1;
-					queue[tail++] = v;
-				}
-			}
-		}
-	}
-	g_free(queue);
+	struct ibsm_scope all;
+	memset(&all, 0, sizeof(all));
+	all.size = sizeof(all);
+	if (switch_hops(&f->pub, &all, dist) < 0)
+		memset(dist, NO_PATH, cells);
 	return dist;
 }
 

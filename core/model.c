@@ -12,13 +12,13 @@ struct model_builder {
 
 G_DEFINE_QUARK(ibsm-model-error-quark, model_error)
 
-static guint guid_hash(gconstpointer k)
+guint model_guid_hash(gconstpointer k)
 {
 	uint64_t v = *(const uint64_t *)k;
 	return (guint)(v ^ (v >> 29) ^ (v >> 47));
 }
 
-static gboolean guid_equal(gconstpointer a, gconstpointer b)
+gboolean model_guid_equal(gconstpointer a, gconstpointer b)
 {
 	return *(const uint64_t *)a == *(const uint64_t *)b;
 }
@@ -34,7 +34,7 @@ struct model_builder *model_builder_new(void)
 {
 	struct model_builder *b = g_new0(struct model_builder, 1);
 	b->nodes = g_ptr_array_new_with_free_func(node_in_free);
-	b->by_guid = g_hash_table_new_full(guid_hash, guid_equal, g_free, NULL);
+	b->by_guid = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, NULL);
 	return b;
 }
 
@@ -128,8 +128,8 @@ struct fabric *model_freeze(const struct model_builder *b, uint32_t generation, 
 	f->switches = g_new0(struct ibsm_switch, ns ? ns : 1);
 	f->nx = g_new0(struct node_extra, nn ? nn : 1);
 	f->px = g_new0(struct port_extra, np ? np : 1);
-	f->node_by_guid = g_hash_table_new_full(guid_hash, guid_equal, g_free, NULL);
-	f->port_by_guid = g_hash_table_new_full(guid_hash, guid_equal, g_free, NULL);
+	f->node_by_guid = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, NULL);
+	f->port_by_guid = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, NULL);
 	f->strings = g_string_chunk_new(4096);
 
 	uint32_t pi = 0, si = 0;

@@ -96,6 +96,10 @@ int fabric_is_end_port(const struct fabric *f, uint32_t port);
 /* Rebuilds lid_port and max_lid from ports[].lid / lmc (after LID assignment). */
 void fabric_index_lids(struct fabric *f);
 
+/* GHashTable hash/equal for keys that point to a uint64_t GUID. */
+guint model_guid_hash(gconstpointer key);
+gboolean model_guid_equal(gconstpointer a, gconstpointer b);
+
 #define MODEL_ERROR model_error_quark()
 GQuark model_error_quark(void);
 

@@ -93,17 +93,9 @@ static void on_done(struct transport *t, const struct smp_req *r, int status,
 	case PK_SWITCHINFO:
 		memcpy(g->f->nx[id].switchinfo, data, 64);
 		break;
-	case PK_LFT_GET: {
-		uint32_t sw = id >> 16 & 0xFFFF, block = id & 0xFFFF;
-		struct held_lft *h = g_hash_table_lookup(g->sm->held_lft,
-							 &g->f->nodes[g->f->switches[sw].node].guid);
-		if (h && block < h->nblocks) {
-			memcpy(h->rows + (size_t)block * LFT_BLOCK, data, LFT_BLOCK);
-			h->known[block] = 1;
-		}
-		break;
-	}
+	case PK_LFT_GET:
 	case PK_LFT_SET: {
+		/* a Get reads what the switch holds; a Set's GetResp is the read-back */
 		uint32_t sw = id >> 16 & 0xFFFF, block = id & 0xFFFF;
 		struct held_lft *h = g_hash_table_lookup(g->sm->held_lft,
 							 &g->f->nodes[g->f->switches[sw].node].guid);
@@ -243,17 +235,6 @@ static void held_free(gpointer p)
 	g_free(h);
 }
 
-static guint guid_hash(gconstpointer k)
-{
-	uint64_t v = *(const uint64_t *)k;
-	return (guint)(v ^ (v >> 29) ^ (v >> 47));
-}
-
-static gboolean guid_equal(gconstpointer a, gconstpointer b)
-{
-	return *(const uint64_t *)a == *(const uint64_t *)b;
-}
-
 /* What the switch holds: known from our own writes, empty at first contact when it has no
  * LID or no LinearFDBTop, otherwise unknown until read. Returns the blocks to read. */
 static uint32_t held_prepare(struct prog *g, uint32_t sw, uint32_t nblocks)
@@ -359,7 +340,7 @@ int program_fabric(struct sm *sm, struct fabric *f, const uint8_t *lft, uint32_t
 	for (uint32_t p = 0; p < f->pub.n_ports; p++)
 		g.state[p] = f->ports[p].state;
 	if (!sm->held_lft)
-		sm->held_lft = g_hash_table_new_full(guid_hash, guid_equal, g_free, held_free);
+		sm->held_lft = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, held_free);
 
 	/* 1. our own port first, so the fabric learns the master's LID */
 	uint16_t sm_lid = 0;
