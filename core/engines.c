@@ -34,7 +34,8 @@ static GPtrArray *search_dirs(const char *plugin_dir)
 	gchar *exe = g_file_read_link("/proc/self/exe", NULL);
 	if (exe) {
 		gchar *d = g_path_get_dirname(exe);
-		g_ptr_array_add(dirs, g_build_filename(d, "plugins", NULL));
+		g_ptr_array_add(dirs, g_build_filename(d, "plugins", NULL));       /* build tree */
+		g_ptr_array_add(dirs, g_build_filename(d, "..", "lib", "ibsm", "plugins", NULL)); /* installed */
 		g_free(d);
 		g_free(exe);
 	}

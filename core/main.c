@@ -20,6 +20,13 @@
 
 static struct sm *the_sm;
 
+/* An error the operator must see: error lines always reach stderr once (log.c copies them
+ * there when the log is a file), and the log file if there is one. */
+static void report_error(const char *code, const char *msg)
+{
+	log_msg(IBSM_LOG_ERROR, code, "%s", msg);
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -307,8 +314,7 @@ int main(int argc, char **argv)
 
 	/* refuse a bad -R before touching anything */
 	if (engine_chain_check(opt.routing_engine, opt.plugin_dir, &err) < 0) {
-		fprintf(stderr, "ibsm: %s\n", err->message);
-		LOG_E("SM-0002", "%s", err->message);
+		report_error("SM-0002", err->message);
 		g_error_free(err);
 		options_free(&opt);
 		log_close();
@@ -328,8 +334,7 @@ int main(int argc, char **argv)
 
 	if (opt.fabric_file) {
 		if (sweep_offline(&sm, &err) < 0) {
-			fprintf(stderr, "ibsm: %s\n", err->message);
-			LOG_E("SM-0003", "%s", err->message);
+			report_error("SM-0003", err->message);
 			g_error_free(err);
 			rc = 1;
 		} else {
@@ -350,8 +355,7 @@ int main(int argc, char **argv)
 	char msg[256];
 	sm.dev = umad_dev_open(lp.ca, lp.port, msg, sizeof(msg));
 	if (!sm.dev) {
-		fprintf(stderr, "ibsm: %s\n", msg);
-		LOG_E("SM-0004", "%s", msg);
+		report_error("SM-0004", msg);
 		options_free(&opt);
 		log_close();
 		return 1;
@@ -376,8 +380,7 @@ int main(int argc, char **argv)
 			lp.ca, lp.port, lp.guid);
 	int res = sweep_heavy(&sm, &err);
 	if (res < 0) {
-		LOG_E("SM-0006", "%s", err->message);
-		fprintf(stderr, "ibsm: %s\n", err->message);
+		report_error("SM-0006", err->message);
 		g_clear_error(&err);
 		rc = 1;
 	} else if (res == SWEEP_STANDBY) {
