@@ -30,7 +30,7 @@ UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 UNIT_HELPERS = $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
-.PHONY: all check unit sim unit-build sim-build demo deps bench install clean fuzz deps-bench
+.PHONY: all check unit sim unit-build sim-build demo deps bench install clean fuzz deps-bench deps-fuzz
 all: $(B)/ibsm $(PLUGIN_SO)
 
 # ---- the daemon and its plugins ----
@@ -111,8 +111,29 @@ bench: deps-bench
 	$(MAKE) all
 	python3 bench/bench.py $(BENCH_ARGS)
 
-fuzz:
-	@echo "no fuzz targets yet"
+# libFuzzer targets (clang): tests/fuzz/fuzz_<target>.c over the core sources. Findings go to
+# $(B)/fuzz/; FUZZ_MERGE=1 merges new coverage into tests/fuzz/corpus/<target>/ (to commit;
+# make check replays that corpus under ASan with gcc).
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+deps-fuzz:
+	@sh tools/deps.sh $(DEPS_PKGS) clang libclang-rt-14-dev
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) $(wildcard core/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=gnu11 -g -O1 $(WARN) -Wno-unknown-warning-option -fsanitize=fuzzer,address,undefined \
+	  -DIBSM_LIBFUZZER -Iinclude -Icore -Ipolicy -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $< $(CORE_SRC) $(PKG_LIBS)
+
+fuzz: deps-fuzz
+	$(MAKE) $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(B)/fuzz/corpus-$$t tests/fuzz/corpus/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  $(B)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -artifact_prefix=$(B)/fuzz/$$t- \
+	    $(B)/fuzz/corpus-$$t tests/fuzz/corpus/$$t tests/fabrics || exit 1; \
+	  if [ "$(FUZZ_MERGE)" = 1 ]; then $(B)/fuzz/fuzz_$$t -merge=1 tests/fuzz/corpus/$$t $(B)/fuzz/corpus-$$t; fi; \
+	done
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PLUGIN_INSTALL_DIR) \

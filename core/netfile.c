@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "netfile.h"
 
@@ -17,6 +18,7 @@
 #define NF_DESC_MAX   63  /* ibsim nodedesc[64] */
 #define NF_LINE_MAX   254 /* ibsim reads a line into 255 bytes, '\n' included */
 #define NF_PREFIX_MAX 20  /* ibsim NODEPREFIX (module="...") */
+#define NF_FILE_MAX   (256u << 20) /* bytes: far above any real fabric (16k hosts: 3.4 MB) */
 #define NF_FILES_MAX  9   /* ibsim MAX_INCLUDE: the top file and 8 nested includes */
 #define NF_PORTS_MAX  254 /* port 255 would be the LFT's "no route" */
 
@@ -568,9 +570,25 @@ static char *read_all(const char *path, gsize *len, int *errnum)
 		*errnum = errno;
 		return NULL;
 	}
+	/* a fabric file is a regular file of bounded size: not /dev/zero, a fifo or a dir */
+	struct stat st;
+	if (fstat(fileno(fp), &st) < 0)
+		st.st_mode = 0;
+	if (!S_ISREG(st.st_mode)) {
+		*errnum = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		fclose(fp);
+		return NULL;
+	}
 	s = g_string_new(NULL);
-	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
 		g_string_append_len(s, chunk, (gssize)n);
+		if (s->len > NF_FILE_MAX) {
+			*errnum = EFBIG;
+			fclose(fp);
+			g_string_free(s, TRUE);
+			return NULL;
+		}
+	}
 	if (ferror(fp)) {
 		*errnum = errno ? errno : EIO;
 		fclose(fp);

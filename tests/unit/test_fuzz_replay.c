@@ -1,0 +1,57 @@
+/* test_fuzz_replay.c - replays the fuzz corpora (tests/fuzz/corpus/<target>/, plus the test
+ * fabrics as seeds) through the fuzz targets under ASan/UBSan, so what the fuzzer once found
+ * stays fixed even where clang's libFuzzer is not installed. */
+#include <glib.h>
+#include <string.h>
+#include "../fuzz/fuzz_netfile.c"
+
+static int replay_dir(const char *dir, int (*target)(const uint8_t *, size_t))
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	if (!d)
+		return 0;
+	int n = 0;
+	const char *name;
+	while ((name = g_dir_read_name(d))) {
+		char *path = g_build_filename(dir, name, NULL);
+		gchar *data;
+		gsize len;
+		if (g_file_test(path, G_FILE_TEST_IS_REGULAR) && g_file_get_contents(path, &data, &len, NULL)) {
+			target((const uint8_t *)data, len);
+			g_free(data);
+			n++;
+		}
+		g_free(path);
+	}
+	g_dir_close(d);
+	return n;
+}
+
+static void test_netfile_corpus(void)
+{
+	int n = replay_dir(TEST_SRCDIR "/tests/fuzz/corpus/netfile", fuzz_netfile);
+	n += replay_dir(TEST_SRCDIR "/tests/fabrics", fuzz_netfile);
+	g_test_message("%d inputs replayed", n);
+	g_assert_cmpint(n, >, 10);
+}
+
+static void test_netfile_edge_inputs(void)
+{
+	const char *inputs[] = { "", "\n", "Switch", "Switch 0 \"x\"\n", "Switch 255 \"s\"\n[255] \"s\"[255]\n",
+				 "Hca 2 \"h\"\n[1] \"h\"[2]\n", "switchguid=0xffffffffffffffff\nSwitch 2 \"a\"\n",
+				 "include \"/dev/zero\"\n", "Hca 1 \"h\"\n[1] \"s\"[1]\n" };
+	for (size_t i = 0; i < G_N_ELEMENTS(inputs); i++)
+		fuzz_netfile((const uint8_t *)inputs[i], strlen(inputs[i]));
+	uint8_t junk[4096];
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)(i * 131 + 7);
+	fuzz_netfile(junk, sizeof(junk));
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/fuzz/netfile/corpus", test_netfile_corpus);
+	g_test_add_func("/fuzz/netfile/edge_inputs", test_netfile_edge_inputs);
+	return g_test_run();
+}
