@@ -19,6 +19,7 @@
 #define NF_LINE_MAX   254 /* ibsim reads a line into 255 bytes, '\n' included */
 #define NF_PREFIX_MAX 20  /* ibsim NODEPREFIX (module="...") */
 #define NF_FILE_MAX   (256u << 20) /* bytes: far above any real fabric (16k hosts: 3.4 MB) */
+#define ENOTREG_MARK  (-1)          /* read_all: not a regular file */
 #define NF_FILES_MAX  9   /* ibsim MAX_INCLUDE: the top file and 8 nested includes */
 #define NF_PORTS_MAX  254 /* port 255 would be the LFT's "no route" */
 
@@ -559,6 +560,11 @@ static int parse_lines(struct nf_parser *p, struct nf_file *f, GError **err)
 	return r;
 }
 
+static const char *errmsg(int errnum)
+{
+	return errnum == ENOTREG_MARK ? "not a regular file" : g_strerror(errnum);
+}
+
 static char *read_all(const char *path, gsize *len, int *errnum)
 {
 	char chunk[65536];
@@ -575,7 +581,7 @@ static char *read_all(const char *path, gsize *len, int *errnum)
 	if (fstat(fileno(fp), &st) < 0)
 		st.st_mode = 0;
 	if (!S_ISREG(st.st_mode)) {
-		*errnum = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		*errnum = S_ISDIR(st.st_mode) ? EISDIR : ENOTREG_MARK;
 		fclose(fp);
 		return NULL;
 	}
@@ -609,9 +615,9 @@ static int load_file(struct nf_parser *p, const char *path, struct nf_file *from
 	if (!(buf = read_all(path, &f.len, &errnum))) {
 		if (from)
 			return fail(err, NETFILE_ERROR_OPEN, from->name, from->lineno,
-				    "cannot include %s: %s", path, g_strerror(errnum));
+				    "cannot include %s: %s", path, errmsg(errnum));
 		g_set_error(err, NETFILE_ERROR, NETFILE_ERROR_OPEN, "%s: cannot read: %s", path,
-			    g_strerror(errnum));
+			    errmsg(errnum));
 		return -1;
 	}
 	f.name = g_string_chunk_insert_const(p->strings, path);
