@@ -4,7 +4,7 @@ DESTDIR ?=
 CC      ?= cc
 PKGS     = libibumad libibmad glib-2.0 gmodule-2.0 yaml-0.1
 DEPS_PKGS = libibumad-dev libibmad-dev libglib2.0-dev libyaml-dev ibsim-utils libumad2sim0 \
-            infiniband-diags pkg-config python3 perl
+            infiniband-diags ibutils pkg-config python3 perl valgrind
 BENCH_PKGS = opensm
 
 WARN     = -Wall -Wextra -Werror
