@@ -211,6 +211,8 @@ static int switch_port_set(struct prog *g, uint32_t port)
 static void switchinfo_set(struct prog *g, uint32_t sw)
 {
 	uint32_t node = g->f->switches[sw].node;
+	if (!g->f->nx[node].have_switchinfo)
+		return; /* never write a SwitchInfo we could not read */
 	const uint8_t *old = g->f->nx[node].switchinfo;
 	uint32_t top = g->f->pub.max_lid;
 	int state_change = mad_get_field((void *)old, 0, IB_SW_STATE_CHANGE_F);
@@ -287,6 +289,8 @@ static uint32_t lft_blocks_send(struct prog *g, uint32_t nblocks)
 	for (uint32_t b = 0; b < nblocks; b++) {
 		for (uint32_t sw = 0; sw < ns; sw++) {
 			uint32_t node = g->f->switches[sw].node;
+			if (!g->f->nx[node].have_switchinfo)
+				continue;
 			struct held_lft *h = g_hash_table_lookup(g->sm->held_lft, &g->f->nodes[node].guid);
 			uint8_t want[LFT_BLOCK];
 			memset(want, IBSM_NO_PORT, sizeof(want));
@@ -374,8 +378,16 @@ int program_fabric(struct sm *sm, struct fabric *f, const uint8_t *lft, uint32_t
 	}
 	uint32_t nblocks = stride ? (stride + LFT_BLOCK - 1) / LFT_BLOCK : 0;
 	uint32_t n_read = 0;
-	for (uint32_t s = 0; s < f->pub.n_switches; s++)
-		n_read += held_prepare(&g, s, nblocks);
+	uint32_t no_si = 0;
+	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
+		if (f->nx[f->switches[s].node].have_switchinfo)
+			n_read += held_prepare(&g, s, nblocks);
+		else if (no_si++ < 10)
+			LOG_E("PRG-0004", "switch 0x%016" PRIx64 " (%s): no SwitchInfo, its tables are not "
+			      "programmed", f->nodes[f->switches[s].node].guid, f->nodes[f->switches[s].node].desc);
+	}
+	if (no_si)
+		sm->smp_failures++;
 	transport_drain(sm->t, &sm->stop);
 	sm_phase_end(sm, "%u switch ports set, %u LFT blocks read", n_sp, n_read);
 
