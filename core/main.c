@@ -17,6 +17,7 @@
 #include "sweep.h"
 
 #define IBSM_VERSION "0.1.0"
+#define SWEEP_RETRIES 4 /* extra heavy sweeps when one is incomplete */
 
 static struct sm *the_sm;
 
@@ -379,6 +380,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ibsm: bringing up the subnet from %s port %d (GUID 0x%016" PRIx64 ")\n",
 			lp.ca, lp.port, lp.guid);
 	int res = sweep_heavy(&sm, &err);
+	/* An incomplete sweep (lost SMPs, a port that did not come up) is swept again at once,
+	 * a few times, as a master SM must until the subnet is stable. */
+	for (int again = 0; again < SWEEP_RETRIES && res == SWEEP_INCOMPLETE && !sm.stop; again++) {
+		LOG_I("SM-0009", "sweep incomplete: sweeping again (%d of %d)", again + 1, SWEEP_RETRIES);
+		sm_log_stats(&sm);
+		res = sweep_heavy(&sm, &err);
+	}
 	if (res < 0) {
 		report_error("SM-0006", err->message);
 		g_clear_error(&err);
@@ -408,6 +416,8 @@ int main(int argc, char **argv)
 					g_clear_error(&err);
 				}
 				next = sm_now() + (opt.sweep_interval > 0 ? opt.sweep_interval : 1e9);
+				if (res == SWEEP_INCOMPLETE)
+					next = sm_now() + 1.0; /* not stable yet: again soon */
 			}
 		}
 		LOG_I("SM-0007", "exiting on signal");

@@ -72,6 +72,14 @@ static void on_done(struct transport *t, const struct smp_req *r, int status,
 	struct prog *g = ctx;
 	enum pk kind = (enum pk)(r->cookie & 0xff);
 	uint32_t id = (uint32_t)(r->cookie >> 8);
+	if (status != 0 && kind == PK_PORTINFO && status > 0 && data && r->method == IB_MAD_METHOD_SET) {
+		/* 0x1C (invalid state transition) with the read-back already in the state we asked
+		 * for: a retried Set whose first answer was lost. Not an error. */
+		uint8_t want = (uint8_t)mad_get_field((void *)r->data, 0, IB_PORT_STATE_F);
+		uint8_t now = (uint8_t)mad_get_field((void *)data, 0, IB_PORT_STATE_F);
+		if (want && want == now)
+			status = 0;
+	}
 	if (status != 0) {
 		/* PortInfo Set answered 0x1C: the state change was refused; the data is valid */
 		if (!(kind == PK_PORTINFO && status > 0 && data))
