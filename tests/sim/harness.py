@@ -1195,3 +1195,17 @@ def need_fabric(tap, name):
         tap.ok(False, "fabric %s exists" % name, "no such file: %s" % path)
         tap.done()
     return path
+
+
+def bringup_test(fabric_name, args=(), timeout=120):
+    """The whole of a plain bring-up test: ibsm --once [ARGS] on tests/fabrics/FABRIC_NAME,
+    exit 0 and SUBNET UP, then every fabric check (7 TAP lines)."""
+    tap = start(plan=7, timeout=timeout)
+    net = need_fabric(tap, fabric_name)
+    with Sim(net) as sim:
+        log = sim.path("ibsm.log")
+        r = sim.run_sm(["--once", "-f", log] + list(args), timeout=60)
+        tap.ok(r.rc == 0 and not r.crashed(), "ibsm --once exits 0", r.describe())
+        tap.ok("SUBNET UP" in read(log), "log says SUBNET UP", tail(log))
+        fabric_checks(tap, sim, diag_log=log)
+    tap.done()
