@@ -20,7 +20,9 @@ B = build
 CORE_SRC   = $(filter-out core/main.c,$(wildcard core/*.c)) $(wildcard policy/*.c)
 CORE_OBJ   = $(patsubst %.c,$(B)/obj/%.o,$(CORE_SRC))
 ASAN_OBJ   = $(patsubst %.c,$(B)/asan/%.o,$(CORE_SRC))
-PLUGINS    = $(notdir $(wildcard plugins/*))
+PLUGINS    = $(filter-out common,$(notdir $(wildcard plugins/*)))
+# plugins/common/*.c: helpers compiled into every engine (not an engine itself)
+PLUGIN_COMMON = $(wildcard plugins/common/*.c plugins/common/*.h)
 PLUGIN_SO  = $(patsubst %,$(B)/plugins/%.so,$(PLUGINS))
 ASAN_PLUGIN_SO = $(patsubst %,$(B)/asan/plugins/%.so,$(PLUGINS))
 TPLUGIN_SRC = $(wildcard tests/plugins/*.c)
@@ -46,9 +48,9 @@ $(B)/ibsm: $(B)/obj/core/main.o $(B)/libibsmcore.a
 
 # A plugin is every .c in plugins/NAME, built only against include/ibsm (the SDK).
 .SECONDEXPANSION:
-$(B)/plugins/%.so: $$(wildcard plugins/%/*.c plugins/%/*.h) $(wildcard include/ibsm/*.h)
+$(B)/plugins/%.so: $$(wildcard plugins/%/*.c plugins/%/*.h) $(PLUGIN_COMMON) $(wildcard include/ibsm/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -g $(WARN) -Iinclude $(OPT) -fPIC -shared -fvisibility=hidden $(CFLAGS) \
+	$(CC) -std=gnu11 -g $(WARN) -Iinclude -Iplugins/common $(OPT) -fPIC -shared -fvisibility=hidden $(CFLAGS) \
 	  -o $@ $(filter %.c,$^) -lpthread
 
 # Test engines for the simulated tests, loaded by the plain build/ibsm.
@@ -64,9 +66,9 @@ $(B)/asan/%.o: %.c $(wildcard include/ibsm/*.h core/*.h policy/*.h)
 $(B)/asan/libibsmcore.a: $(ASAN_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
-$(B)/asan/plugins/%.so: $$(wildcard plugins/%/*.c plugins/%/*.h) $(wildcard include/ibsm/*.h)
+$(B)/asan/plugins/%.so: $$(wildcard plugins/%/*.c plugins/%/*.h) $(PLUGIN_COMMON) $(wildcard include/ibsm/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -g $(WARN) -Iinclude -O1 $(SAN) -fPIC -shared -fvisibility=hidden \
+	$(CC) -std=gnu11 -g $(WARN) -Iinclude -Iplugins/common -O1 $(SAN) -fPIC -shared -fvisibility=hidden \
 	  -o $@ $(filter %.c,$^) -lpthread
 
 $(B)/asan/tests/plugins/%.so: tests/plugins/%.c $(wildcard include/ibsm/*.h)
