@@ -632,23 +632,40 @@ def markdown(meta, labels, summary, offline, sm_a, sm_b):
                 w("| %d | %s | %s | %s |" % (hosts, fmt_spread(c, "%.0f"), floor[0], floor[1]))
             w("")
     if offline:
-        w("## ibsm offline routing (`--fabric`, no MADs)\n")
-        w("| hosts / switches | routing phase (s) | total wall (s) | CPU (s) | peak RSS (MiB) "
-          "| ok/failed |")
-        w("|---|---|---|---|---|---|")
-        for hosts, runs in offline.items():
-            ok = [r for r in runs if "error" not in r]
-            w("| %s | %s | %s | %s | %s | %d/%d |" % (
-                labels[hosts], fmt_spread(spread([r["routing_s"] for r in ok]), "%.3f"),
-                fmt_spread(spread([r["wall_s"] for r in ok])),
-                fmt_spread(spread([r["cpu_s"] for r in ok])),
-                fmt_spread(spread([r["rss_kib"] / 1024 for r in ok]), "%.0f"),
-                len(ok), len(runs) - len(ok)))
-        w("")
+        # offline: {engine: {hosts: runs}} (older result files: {hosts: runs}, minhop)
+        if offline and all(isinstance(v, list) for v in offline.values()):
+            offline = {meta.get("engine", "minhop"): offline}
+        for engine, per_size in offline.items():
+            w("## ibsm offline routing, engine %s (`--fabric`, no MADs)\n" % engine)
+            w("| hosts / switches | routing phase (s) | total wall (s) | CPU (s) | peak RSS (MiB) "
+              "| ok/failed |")
+            w("|---|---|---|---|---|---|")
+            for hosts, runs in per_size.items():
+                hosts = int(hosts)
+                ok = [r for r in runs if "error" not in r]
+                w("| %s | %s | %s | %s | %s | %d/%d |" % (
+                    labels.get(hosts, str(hosts)), fmt_spread(spread([r["routing_s"] for r in ok]), "%.3f"),
+                    fmt_spread(spread([r["wall_s"] for r in ok])),
+                    fmt_spread(spread([r["cpu_s"] for r in ok])),
+                    fmt_spread(spread([r["rss_kib"] / 1024 for r in ok]), "%.0f"),
+                    len(ok), len(runs) - len(ok)))
+            w("")
     return "\n".join(out) + "\n"
 
 
 # ---------------------------------------------------------------- main
+
+
+FAT_TREE_ENGINES = ("minhop", "updn", "ftree")
+
+
+def offline_engines(a):
+    """--offline-engines, or every fat-tree engine built beside the ibsm binary."""
+    if a.offline_engines:
+        return [e for e in a.offline_engines.split(",") if e]
+    plugdir = os.path.join(os.path.dirname(os.path.abspath(a.ibsm)), "plugins")
+    found = [e for e in FAT_TREE_ENGINES if os.path.exists(os.path.join(plugdir, e + ".so"))]
+    return found or [a.engine]
 
 
 def int_list(text):
@@ -674,6 +691,8 @@ def parse_args(argv):
     ap.add_argument("--offline-sizes", type=int_list, default=[2048, 4096, 8192, 16384])
     ap.add_argument("--no-live", action="store_true", help="skip the ibsim runs")
     ap.add_argument("--no-offline", action="store_true", help="skip ibsm --fabric routing")
+    ap.add_argument("--offline-engines", default="",
+                    help="engines for the offline runs (default: minhop, updn, ftree where built)")
     ap.add_argument("--no-ceiling", action="store_true", help="skip the trivial SMP client")
     ap.add_argument("--candidate", choices=("ibsm", "opensm"), default="ibsm",
                     help="'opensm' runs OpenSM in the ibsm column too (checks the harness)")
@@ -702,7 +721,7 @@ def report_from_json(path):
         saved = json.load(f)
     meta, live = saved["meta"], saved["live"]
     labels = {int(h): "%d / %d" % (v["hosts"], v["switches"]) for h, v in saved["fabrics"].items()}
-    offline = {int(h): runs for h, runs in saved["offline"].items()}
+    offline = saved["offline"]  # markdown() reads both the old and the per-engine shape
     names = list(dict.fromkeys(["OpenSM"] + [r["sm"] for r in live]))
     sm_b = names[1] if len(names) > 1 else "ibsm"
     sizes = list(dict.fromkeys(r["hosts"] for r in live))
@@ -777,22 +796,24 @@ def main(argv):
                             sys.stderr.write("FAILED (%s)\n%s\n" % (r.get("error"),
                                                                     r.get("log_tail", "")[-800:]))
         if use_ibsm and not a.no_offline:
-            for hosts in a.offline_sizes:
-                runs = offline[hosts] = []
-                for rep in range(a.reps):
-                    sys.stderr.write("bench: ibsm --fabric %s hosts, rep %d/%d ... " % (
-                        fabrics[hosts].label, rep + 1, a.reps))
-                    sys.stderr.flush()
-                    r = offline_run(a.ibsm, a.engine, fabrics[hosts],
-                                    os.path.join(work, "offline", "%d-%d" % (hosts, rep + 1)),
-                                    a.timeout, a.ibsm_args.split())
-                    runs.append(r)
-                    if "error" in r:
-                        failures += 1
-                        sys.stderr.write("FAILED (%s)\n%s\n" % (r["error"], r["log_tail"][-800:]))
-                    else:
-                        sys.stderr.write("routing %.3f s, wall %.2f s\n" % (r["routing_s"],
-                                                                            r["wall_s"]))
+            for engine in offline_engines(a):
+                offline[engine] = {}
+                for hosts in a.offline_sizes:
+                    runs = offline[engine][hosts] = []
+                    for rep in range(a.reps):
+                        sys.stderr.write("bench: ibsm --fabric %s hosts -R %s, rep %d/%d ... " % (
+                            fabrics[hosts].label, engine, rep + 1, a.reps))
+                        sys.stderr.flush()
+                        r = offline_run(a.ibsm, engine, fabrics[hosts],
+                                        os.path.join(work, "offline", "%s-%d-%d" % (engine, hosts, rep + 1)),
+                                        a.timeout, a.ibsm_args.split())
+                        runs.append(r)
+                        if "error" in r:
+                            failures += 1
+                            sys.stderr.write("FAILED (%s)\n%s\n" % (r["error"], r["log_tail"][-800:]))
+                        else:
+                            sys.stderr.write("routing %.3f s, wall %.2f s\n" % (r["routing_s"],
+                                                                                r["wall_s"]))
     except Interrupted as e:
         sys.stderr.write("\nbench: interrupted (%s), stopping\n" % e)
         failures += 1
