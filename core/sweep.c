@@ -103,6 +103,10 @@ static void write_dumps(struct sm *sm, struct fabric *f, struct routing_run *rr)
 		LOG_E("DMP-0001", "%s", err->message);
 		g_clear_error(&err);
 	}
+	/* the engine's own files (e.g. ftree's CA order) are written after every routing */
+	if (rr->loaded && rr->loaded->ops->dump && rr->result &&
+	    rr->loaded->ops->dump(rr->result, dir, "") < 0)
+		LOG_E("DMP-0003", "engine %s could not write its dump files to %s", rr->engine, dir);
 	if (!sm->opt->dump_routes || !rr->lft)
 		return;
 	if (dump_fdbs(f, rr->lft, rr->stride, dir, &err) < 0 ||
@@ -112,8 +116,6 @@ static void write_dumps(struct sm *sm, struct fabric *f, struct routing_run *rr)
 		LOG_E("DMP-0002", "%s", err->message);
 		g_clear_error(&err);
 	}
-	if (rr->loaded && rr->loaded->ops->dump && rr->result)
-		rr->loaded->ops->dump(rr->result, dir, "");
 }
 
 int sweep_offline(struct sm *sm, GError **err)
