@@ -1,105 +1,30 @@
 /* minhop.c - the default routing engine (and every chain's fallback): each switch sends each
  * LID out of a minimum-hop port, picking among equal ports the one that carries the fewest
  * LIDs so far, LMC-aware (the LIDs of one port leave by different systems, then nodes).
- *
- * Cost model: the hop matrix is per switch pair (core->switch_hops), min-hop candidate ports
- * are cached per (row switch, destination switch), and every switch row is filled on its own
- * (its balance counters are its own), so rows run on worker threads and the tables do not
- * depend on the thread count. */
+ * The fill loop, its threads and the -i ignore file live in plugins/common (mhc.h), shared
+ * with dor; this file is the engine around them. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
-#include "minhop.h"
+#include "mhc.h"
 
 #define MINHOP_EXPORT __attribute__((visibility("default")))
-#define MAX_THREADS 64
-#define CANCEL_CHECK_ROWS 16
 
 struct minhop {
 	const struct ibsm_core *core;
-	/* The ignore file as last read: its bad lines are logged as errors once, then quietly
-	 * while the file stays unchanged (route() runs every sweep). */
-	char *ignore_path;
-	struct timespec ignore_mtime;
-	off_t ignore_size;
+	struct mhc_ignore_cache ignore;
 };
 
 struct minhop_result {
 	uint32_t generation;
-	uint32_t rows, dests;
-	uint64_t routed;       /* LFT entries written */
-	uint64_t unreachable;  /* (switch, LID) pairs with no usable path */
+	struct mhc_fill_stats st;
 	uint32_t ignore_matched;
-	unsigned threads;
 	double seconds;
-};
-
-/* One destination end port of the scope, in routing order. */
-struct dest {
-	uint32_t port;        /* port id */
-	uint32_t sw;          /* switch it hangs off */
-	uint16_t base;        /* base LID */
-	uint8_t first, end;   /* LID offsets routed here: [first, end) */
-	uint8_t exit;         /* port of sw that delivers it: 0 for the switch's own LID */
-	uint8_t is_ca;        /* CA/router port: counts in the data-traffic balance */
-	uint8_t ignored;      /* listed in the ignore file: counts nowhere */
-};
-
-/* Read-only plan shared by the workers, plus the row dispatcher. */
-struct plan {
-	const struct ibsm_fabric *f;
-	const struct ibsm_scope *scope;
-	const uint8_t *hops;          /* [S * S] */
-	uint32_t S;
-	const struct dest *dests;
-	uint32_t ndests;
-	uint8_t max_end;
-	const uint32_t *rows;         /* switch ids in scope */
-	uint32_t nrows;
-	const uint8_t *exit_ignored;  /* [n_ports] or NULL */
-	uint8_t *lft;
-	uint32_t stride;
-	uint32_t max_nadj;
-	atomic_uint next_row;
-	atomic_int stop;
-};
-
-struct link {
-	uint32_t peer_sw;
-	uint8_t port;
-};
-
-struct worker {
-	struct plan *pl;
-	const struct ibsm_core *core; /* set for the calling thread only: it polls cancelled() */
-	pthread_t thread;
-	uint64_t routed, unreachable;
-	/* per-row scratch */
-	uint32_t ca_count[256], sw_count[256];
-	uint8_t exit_ignored[256];
-	uint32_t remote_node[256];    /* node at the far end of each port, or IBSM_NONE */
-	uint64_t remote_sys[256];     /* its system image GUID (node GUID if it has none) */
-	struct link *links;           /* usable links of the row switch, by port */
-	uint32_t nlinks;
-	uint64_t *mask;               /* [S]: bit i = links[i] is a min-hop way to switch t */
-	int have_mask;                /* mask is valid (at most 64 links) */
-	uint32_t *cand_off;           /* [S]: offset in pool, UINT32_MAX = not computed */
-	uint8_t *cand_n;              /* [S] */
-	/* Per destination switch t and counter (CA, switch): every candidate's count is >=
-	 * least[t] and those before position hint[t] are > least[t] (counts only grow). */
-	uint32_t *least[2];           /* [S] */
-	uint8_t *hint[2];             /* [S] */
-	uint8_t *pool;
-	size_t pool_used;
 };
 
 static double now_seconds(void)
@@ -107,406 +32,6 @@ static double now_seconds(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int link_cmp(const void *x, const void *y)
-{
-	const struct link *a = x, *b = y;
-	return (int)a->port - (int)b->port;
-}
-
-/* Min-hop exit ports (ascending) from the row switch toward switch t, h hops away. */
-static const uint8_t *candidates(struct worker *w, uint32_t t, uint8_t h, uint8_t *n)
-{
-	const struct plan *pl = w->pl;
-	if (w->cand_off[t] != UINT32_MAX) {
-		*n = w->cand_n[t];
-		return w->pool + w->cand_off[t];
-	}
-	size_t off = w->pool_used;
-	uint8_t cnt = 0;
-	if (w->have_mask) {
-		for (uint64_t m = w->mask[t]; m; m &= m - 1)
-			w->pool[off + cnt++] = w->links[__builtin_ctzll(m)].port;
-	} else {
-		for (uint32_t i = 0; i < w->nlinks; i++) {
-			const struct link *l = &w->links[i];
-			if (pl->hops[(size_t)l->peer_sw * pl->S + t] == (uint8_t)(h - 1))
-				w->pool[off + cnt++] = l->port;
-		}
-	}
-	w->pool_used += cnt;
-	w->cand_off[t] = (uint32_t)off;
-	w->cand_n[t] = cnt;
-	*n = cnt;
-	return w->pool + off;
-}
-
-/* LMC-aware choice for offset k of d: prefer a port whose far side is a system image, then a
- * node, not used by the earlier LIDs of d on this switch; then the fewest LIDs counted; then
- * the fewest earlier LIDs of d toward that node; then the lowest port. All four folded into
- * one integer key per candidate, least key wins. */
-static uint8_t choose_lmc(const struct worker *w, const uint8_t *row, const struct dest *d,
-			  unsigned k, const uint8_t *c, uint8_t n, const uint32_t *count)
-{
-	uint32_t used[128];
-	uint64_t used_sys[128];
-	unsigned nused = 0;
-	for (unsigned j = d->first; j < k; j++) {
-		uint8_t q = row[d->base + j];
-		if (q != IBSM_NO_PORT && q != 0 && w->remote_node[q] != IBSM_NONE) {
-			used[nused] = w->remote_node[q];
-			used_sys[nused++] = w->remote_sys[q];
-		}
-	}
-	uint64_t best = UINT64_MAX;
-	if (nused == 1) { /* LMC 1, the common case: no inner loop */
-		for (unsigned i = 0; i < n; i++) {
-			uint64_t same_node = w->remote_node[c[i]] == used[0];
-			uint64_t cls = same_node ? 2 : w->remote_sys[c[i]] == used_sys[0];
-			uint64_t cnt = count[c[i]];
-			if (cnt > 0xFFFFFFFFFull)
-				cnt = 0xFFFFFFFFFull;
-			uint64_t key = cls << 60 | cnt << 24 | same_node << 8 | i;
-			best = key < best ? key : best;
-		}
-		return c[best & 0xFF];
-	}
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t rn = w->remote_node[c[i]];
-		uint64_t sys = w->remote_sys[c[i]];
-		uint64_t cls = 0, fwd = 0;
-		for (unsigned j = 0; j < nused; j++) {
-			unsigned same_node = used[j] == rn, same_sys = used_sys[j] == sys;
-			fwd += same_node;
-			cls |= same_sys | (uint64_t)same_node << 1;
-		}
-		cls = cls >= 2 ? 2 : cls;
-		uint64_t cnt = count[c[i]];
-		if (cnt > 0xFFFFFFFFFull)
-			cnt = 0xFFFFFFFFFull;
-		uint64_t key = cls << 60 | cnt << 24 | fwd << 8 | i;
-		best = key < best ? key : best;
-	}
-	return c[best & 0xFF];
-}
-
-/* Index in c[0 .. n) of the lowest port with the least count. Amortised O(1): the first
- * candidate at or after the hint that still has the known least count is the answer;
- * only when none has it is the whole set scanned again. */
-static unsigned least_loaded(struct worker *w, const struct dest *d, const uint8_t *c, uint8_t n,
-			     const uint32_t *count)
-{
-	uint32_t *least = &w->least[d->is_ca][d->sw];
-	uint8_t *hint = &w->hint[d->is_ca][d->sw];
-	unsigned j = *hint;
-	while (j < n && count[c[j]] != *least)
-		j++;
-	if (j == n) {
-		uint32_t best = UINT32_MAX;
-		for (unsigned i = 0; i < n; i++) {
-			uint32_t v = count[c[i]];
-			if (v < best) {
-				best = v;
-				j = i;
-			}
-		}
-		*least = best;
-	}
-	*hint = (uint8_t)j;
-	return j;
-}
-
-static void route_row(struct worker *w, uint32_t s)
-{
-	const struct plan *pl = w->pl;
-	const struct ibsm_fabric *f = pl->f;
-	const struct ibsm_switch *sw = &f->switches[s];
-	const struct ibsm_node *node = &f->nodes[sw->node];
-	uint8_t *row = pl->lft + (size_t)s * pl->stride;
-	const uint8_t *hrow = pl->hops + (size_t)s * pl->S;
-
-	memset(w->ca_count, 0, sizeof(w->ca_count));
-	memset(w->sw_count, 0, sizeof(w->sw_count));
-	memset(w->exit_ignored, 0, sizeof(w->exit_ignored));
-	for (unsigned p = 0; p < 256; p++)
-		w->remote_node[p] = IBSM_NONE;
-	for (unsigned p = 1; p <= node->nports; p++) {
-		uint32_t id = node->port0 + p, peer = f->ports[id].peer;
-		if (peer != IBSM_NONE) {
-			const struct ibsm_node *rn = &f->nodes[f->ports[peer].node];
-			w->remote_node[p] = f->ports[peer].node;
-			w->remote_sys[p] = rn->sysimg_guid ? rn->sysimg_guid : rn->guid;
-		}
-		if (pl->exit_ignored)
-			w->exit_ignored[p] = pl->exit_ignored[id];
-	}
-	w->nlinks = 0;
-	for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj && a < f->n_adj; a++) {
-		const struct ibsm_adj *adj = &f->adj[a];
-		if (adj->peer_sw >= pl->S || adj->peer_sw == s || adj->port == 0 ||
-		    adj->port == IBSM_NO_PORT || !ibsm_scope_link(f, pl->scope, s, adj))
-			continue;
-		w->links[w->nlinks].peer_sw = adj->peer_sw;
-		w->links[w->nlinks].port = adj->port;
-		w->nlinks++;
-	}
-	qsort(w->links, w->nlinks, sizeof(*w->links), link_cmp);
-	memset(w->cand_off, 0xFF, (size_t)pl->S * sizeof(*w->cand_off));
-	for (int i = 0; i < 2; i++) {
-		memset(w->least[i], 0, (size_t)pl->S * sizeof(*w->least[i]));
-		memset(w->hint[i], 0, pl->S);
-	}
-	w->pool_used = 0;
-	/* Candidate masks for all destination switches at once: one sequential pass over each
-	 * neighbour's hop row instead of a random probe per (neighbour, switch). */
-	w->have_mask = w->nlinks <= 64;
-	if (w->have_mask) {
-		memset(w->mask, 0, (size_t)pl->S * sizeof(*w->mask));
-		for (uint32_t i = 0; i < w->nlinks; i++) {
-			const uint8_t *hn = pl->hops + (size_t)w->links[i].peer_sw * pl->S;
-			uint64_t bit = 1ull << i;
-			for (uint32_t t = 0; t < pl->S; t++)
-				w->mask[t] |= (unsigned)hn[t] + 1 == hrow[t] ? bit : 0;
-		}
-	}
-
-	for (unsigned k = 0; k < pl->max_end; k++) {
-		for (uint32_t i = 0; i < pl->ndests; i++) {
-			const struct dest *d = &pl->dests[i];
-			if (k < d->first || k >= d->end)
-				continue;
-			uint8_t port;
-			if (d->sw == s) {
-				port = d->exit;
-			} else {
-				uint8_t h = hrow[d->sw], n;
-				if (h == 0xFF || h == 0) {
-					w->unreachable++;
-					continue;
-				}
-				const uint8_t *c = candidates(w, d->sw, h, &n);
-				if (n == 0) {
-					w->unreachable++;
-					continue;
-				}
-				const uint32_t *count = d->is_ca ? w->ca_count : w->sw_count;
-				if (n == 1) {
-					port = c[0];
-				} else if (k > d->first) {
-					port = choose_lmc(w, row, d, k, c, n, count);
-				} else {
-					port = c[least_loaded(w, d, c, n, count)];
-				}
-			}
-			row[d->base + k] = port;
-			w->routed++;
-			if (!d->ignored && !w->exit_ignored[port])
-				(d->is_ca ? w->ca_count : w->sw_count)[port]++;
-		}
-	}
-}
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	struct plan *pl = w->pl;
-	unsigned done = 0;
-	for (;;) {
-		if (atomic_load_explicit(&pl->stop, memory_order_relaxed))
-			break;
-		if (w->core && w->core->cancelled && done % CANCEL_CHECK_ROWS == 0 &&
-		    w->core->cancelled(w->core)) {
-			atomic_store(&pl->stop, 1);
-			break;
-		}
-		unsigned i = atomic_fetch_add(&pl->next_row, 1);
-		if (i >= pl->nrows)
-			break;
-		route_row(w, pl->rows[i]);
-		done++;
-	}
-	return NULL;
-}
-
-static int worker_init(struct worker *w, struct plan *pl)
-{
-	memset(w, 0, sizeof(*w));
-	w->pl = pl;
-	w->links = malloc(((size_t)pl->max_nadj + 1) * sizeof(*w->links));
-	w->mask = malloc((size_t)pl->S * sizeof(*w->mask));
-	w->cand_off = malloc((size_t)pl->S * sizeof(*w->cand_off));
-	w->cand_n = malloc(pl->S);
-	w->pool = malloc((size_t)pl->S * pl->max_nadj + 1);
-	int ok = w->links && w->mask && w->cand_off && w->cand_n && w->pool;
-	for (int i = 0; i < 2; i++) {
-		w->least[i] = malloc((size_t)pl->S * sizeof(*w->least[i]));
-		w->hint[i] = malloc(pl->S);
-		ok = ok && w->least[i] && w->hint[i];
-	}
-	return ok ? 0 : -ENOMEM;
-}
-
-static void worker_free(struct worker *w)
-{
-	free(w->links);
-	free(w->mask);
-	free(w->cand_off);
-	free(w->cand_n);
-	for (int i = 0; i < 2; i++) {
-		free(w->least[i]);
-		free(w->hint[i]);
-	}
-	free(w->pool);
-}
-
-static unsigned thread_count(const struct ibsm_core *core, uint64_t work)
-{
-	const char *v = core->config ? core->config(core, "minhop_threads") : NULL;
-	if (v && *v) {
-		long n = strtol(v, NULL, 10);
-		if (n >= 1)
-			return n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
-	}
-	if (work < 1000000)
-		return 1;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	return cpus >= 2 ? 2 : 1;
-}
-
-/* Reads the -i file (if configured) and marks what it names in f. */
-static int load_ignores(struct minhop *m, const struct ibsm_fabric *f, uint8_t **dest_ign,
-			uint8_t **exit_ign, uint32_t *matched)
-{
-	const struct ibsm_core *core = m->core;
-	const char *path = core->config ? core->config(core, "port_prof_ignore_file") : NULL;
-	*dest_ign = *exit_ign = NULL;
-	*matched = 0;
-	if (!path || !*path || !strcmp(path, "(null)")) /* opensm.conf's way to say "unset" */
-		return 0;
-	struct stat st;
-	int seen = 0;
-	if (stat(path, &st) == 0 && m->ignore_path && !strcmp(m->ignore_path, path) &&
-	    st.st_mtim.tv_sec == m->ignore_mtime.tv_sec &&
-	    st.st_mtim.tv_nsec == m->ignore_mtime.tv_nsec && st.st_size == m->ignore_size)
-		seen = 1;
-	struct minhop_ignore ig = { 0 };
-	if (minhop_ignore_load(core, path, seen ? IBSM_LOG_VERBOSE : IBSM_LOG_ERROR, &ig) < 0)
-		return 0; /* logged; route without it, as OpenSM does */
-	free(m->ignore_path);
-	m->ignore_path = strdup(path);
-	if (stat(path, &st) == 0) {
-		m->ignore_mtime = st.st_mtim;
-		m->ignore_size = st.st_size;
-	}
-	*dest_ign = calloc(f->n_ports ? f->n_ports : 1, 1);
-	*exit_ign = calloc(f->n_ports ? f->n_ports : 1, 1);
-	if (!*dest_ign || !*exit_ign) {
-		minhop_ignore_clear(&ig);
-		free(*dest_ign);
-		free(*exit_ign);
-		*dest_ign = *exit_ign = NULL;
-		return -ENOMEM;
-	}
-	*matched = minhop_ignore_mark(&ig, f, *dest_ign, *exit_ign);
-	core->log(core, IBSM_LOG_VERBOSE,
-		  "ignore file %s: %u entries, %u in this fabric, %u bad lines", path, ig.n,
-		  *matched, ig.bad_lines);
-	minhop_ignore_clear(&ig);
-	return 0;
-}
-
-struct sw_order {
-	uint32_t sw, endports;
-};
-
-static int sw_order_cmp(const void *x, const void *y)
-{
-	const struct sw_order *a = x, *b = y;
-	if (a->endports != b->endports)
-		return a->endports > b->endports ? -1 : 1;
-	return a->sw < b->sw ? -1 : a->sw > b->sw;
-}
-
-/* Fills d for end port p hanging off switch sw by port exit, if the scope routes to it.
- * Returns 1 if d is to be routed. */
-static int dest_make(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t stride,
-		     uint32_t p, uint32_t sw, uint8_t exit, int is_ca, const uint8_t *dest_ign,
-		     struct dest *d)
-{
-	const struct ibsm_port *port = &f->ports[p];
-	if (!ibsm_bit(&sc->dests, p) || port->lid == 0 || port->lmc > 7)
-		return 0;
-	unsigned nl = 1u << port->lmc;
-	unsigned first = sc->path_bit_first;
-	unsigned end = sc->path_bit_count ? first + sc->path_bit_count : nl;
-	if (end > nl)
-		end = nl;
-	/* every LID routed must be in the table and belong to this port */
-	unsigned k = first;
-	while (k < end && port->lid + k <= f->max_lid && port->lid + k < stride &&
-	       f->lid_port && f->lid_port[port->lid + k] == p)
-		k++;
-	end = k;
-	if (first >= end)
-		return 0;
-	d->port = p;
-	d->sw = sw;
-	d->base = port->lid;
-	d->first = (uint8_t)first;
-	d->end = (uint8_t)end;
-	d->exit = exit;
-	d->is_ca = (uint8_t)is_ca;
-	d->ignored = dest_ign ? dest_ign[p] : 0;
-	return 1;
-}
-
-/* Destinations in OpenSM's order: CA ports grouped by their switch (switches with the most
- * end ports first, then by id; the switch's ports in order), then the switches' own LIDs. */
-static int build_dests(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t stride,
-		       const uint8_t *dest_ign, struct dest **out, uint32_t *nout)
-{
-	uint32_t S = f->n_switches;
-	struct sw_order *order = malloc((S ? S : 1) * sizeof(*order));
-	struct dest *d = malloc(((size_t)f->n_ports + 1) * sizeof(*d));
-	if (!order || !d) {
-		free(order);
-		free(d);
-		return -ENOMEM;
-	}
-	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
-		order[s].sw = s;
-		order[s].endports = 0;
-		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t q = f->ports[n->port0 + p].peer;
-			if (q != IBSM_NONE && f->nodes[f->ports[q].node].type != IBSM_SWITCH)
-				order[s].endports++;
-		}
-	}
-	qsort(order, S, sizeof(*order), sw_order_cmp);
-	uint32_t nd = 0;
-	for (uint32_t i = 0; i < S; i++) {
-		uint32_t s = order[i].sw;
-		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
-		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t me = n->port0 + p, q = f->ports[me].peer;
-			if (q == IBSM_NONE || f->ports[q].num == 0 ||
-			    f->nodes[f->ports[q].node].type == IBSM_SWITCH)
-				continue;
-			if (!ibsm_bit(&sc->ports, me) || !ibsm_bit(&sc->ports, q))
-				continue;
-			nd += (uint32_t)dest_make(f, sc, stride, q, s, (uint8_t)p, 1, dest_ign, &d[nd]);
-		}
-	}
-	for (uint32_t s = 0; s < S; s++) {
-		uint32_t p0 = f->nodes[f->switches[s].node].port0;
-		nd += (uint32_t)dest_make(f, sc, stride, p0, s, 0, 0, dest_ign, &d[nd]);
-	}
-	free(order);
-	*out = d;
-	*nout = nd;
-	return 0;
 }
 
 static int minhop_setup(const struct ibsm_core *core, void **inst)
@@ -524,14 +49,8 @@ static void minhop_teardown(void *inst)
 	struct minhop *m = inst;
 	if (!m)
 		return;
-	free(m->ignore_path);
+	mhc_ignore_cache_clear(&m->ignore);
 	free(m);
-}
-
-static int fail(struct ibsm_routes *out, int rc, const char *why)
-{
-	snprintf(out->why, sizeof(out->why), "%s", why);
-	return rc;
 }
 
 static int minhop_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
@@ -547,122 +66,38 @@ static int minhop_route(void *inst, const struct ibsm_fabric *f, const struct ib
 			 f->max_lid);
 		return -EINVAL;
 	}
-
 	struct minhop_result *res = calloc(1, sizeof(*res));
-	uint8_t *hops = NULL, *dest_ign = NULL, *exit_ign = NULL;
-	struct dest *dests = NULL;
-	uint32_t *rows = NULL, ndests = 0, nrows = 0, S = f->n_switches;
-	struct worker *workers = NULL;
-	unsigned nthreads = 0;
-	int rc = 0;
-	if (!res)
-		return fail(out, -ENOMEM, "out of memory");
+	if (!res) {
+		snprintf(out->why, sizeof(out->why), "out of memory");
+		return -ENOMEM;
+	}
 	res->generation = f->generation;
-
-	rows = malloc((S ? S : 1) * sizeof(*rows));
-	if (!rows) {
-		rc = fail(out, -ENOMEM, "out of memory");
-		goto done;
-	}
-	for (uint32_t s = 0; s < S; s++)
-		if (ibsm_bit(&sc->switches, s))
-			rows[nrows++] = s;
-	rc = load_ignores(m, f, &dest_ign, &exit_ign, &res->ignore_matched);
+	uint8_t *dest_ign = NULL, *exit_ign = NULL;
+	int rc = mhc_ignore_apply(core, &m->ignore, f, &dest_ign, &exit_ign, &res->ignore_matched);
 	if (rc < 0) {
-		rc = fail(out, rc, "out of memory");
-		goto done;
+		snprintf(out->why, sizeof(out->why), "out of memory");
+		free(res);
+		return rc;
 	}
-	rc = build_dests(f, sc, out->stride, dest_ign, &dests, &ndests);
-	if (rc < 0) {
-		rc = fail(out, rc, "out of memory");
-		goto done;
-	}
-	if (nrows == 0 || ndests == 0)
-		goto done;
-
-	hops = malloc((size_t)S * S);
-	if (!hops) {
-		rc = fail(out, -ENOMEM, "no memory for the hop matrix");
-		goto done;
-	}
-	rc = core->switch_hops(core, f, sc, hops);
-	if (rc < 0) {
-		snprintf(out->why, sizeof(out->why), "switch hop matrix failed: %s",
-			 strerror(-rc));
-		goto done;
-	}
-
-	struct plan pl = {
-		.f = f, .scope = sc, .hops = hops, .S = S, .dests = dests, .ndests = ndests,
-		.rows = rows, .nrows = nrows, .exit_ignored = exit_ign, .lft = out->lft,
-		.stride = out->stride,
+	struct mhc_fill opt = {
+		.dest_ignored = dest_ign, .exit_ignored = exit_ign, .threads_key = "minhop_threads",
 	};
-	for (uint32_t i = 0; i < ndests; i++)
-		if (dests[i].end > pl.max_end)
-			pl.max_end = dests[i].end;
-	for (uint32_t s = 0; s < S; s++)
-		if (f->switches[s].nadj > pl.max_nadj)
-			pl.max_nadj = f->switches[s].nadj;
-	atomic_init(&pl.next_row, 0);
-	atomic_init(&pl.stop, 0);
-
-	nthreads = thread_count(core, (uint64_t)nrows * ndests);
-	if (nthreads > nrows)
-		nthreads = nrows;
-	workers = calloc(nthreads, sizeof(*workers));
-	if (!workers) {
-		rc = fail(out, -ENOMEM, "out of memory");
-		goto done;
-	}
-	for (unsigned i = 0; i < nthreads; i++) {
-		if (worker_init(&workers[i], &pl) < 0) {
-			for (unsigned j = 0; j <= i; j++)
-				worker_free(&workers[j]);
-			rc = fail(out, -ENOMEM, "out of memory for worker scratch");
-			goto done;
-		}
-	}
-	workers[0].core = core;
-	unsigned started = 1;
-	for (unsigned i = 1; i < nthreads; i++, started++)
-		if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0)
-			break; /* fewer threads: same tables, just slower */
-	worker_main(&workers[0]);
-	for (unsigned i = 1; i < started; i++)
-		pthread_join(workers[i].thread, NULL);
-	for (unsigned i = 0; i < nthreads; i++) {
-		res->routed += workers[i].routed;
-		res->unreachable += workers[i].unreachable;
-		worker_free(&workers[i]);
-	}
-	nthreads = started;
-	if (atomic_load(&pl.stop)) {
-		rc = fail(out, -ECANCELED, "cancelled");
-		goto done;
-	}
-
-done:
-	res->rows = nrows;
-	res->dests = ndests;
-	res->threads = nthreads;
+	rc = mhc_fill_routes(core, f, sc, out, &opt, &res->st);
 	res->seconds = now_seconds() - t0;
-	free(workers);
-	free(hops);
-	free(dests);
-	free(rows);
 	free(dest_ign);
 	free(exit_ign);
 	if (rc < 0) {
 		free(res);
 		return rc;
 	}
-	if (res->unreachable)
+	if (res->st.unreachable)
 		core->log(core, IBSM_LOG_INFO,
 			  "%llu (switch, LID) pairs have no path in scope",
-			  (unsigned long long)res->unreachable);
+			  (unsigned long long)res->st.unreachable);
 	core->log(core, IBSM_LOG_VERBOSE,
 		  "%llu LFT entries on %u switches to %u end ports in %.3f s (%u threads)",
-		  (unsigned long long)res->routed, nrows, ndests, res->seconds, nthreads);
+		  (unsigned long long)res->st.routed, res->st.rows, res->st.dests, res->seconds,
+		  res->st.threads);
 	*result = res;
 	return 0;
 }

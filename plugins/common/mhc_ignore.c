@@ -1,23 +1,24 @@
-/* ignore.c - the equalize-ignore file of minhop (-i, port_prof_ignore_file): which routes do
- * not count in the per-port balance. Parsed with line numbers for its errors, then matched
- * against one fabric generation by binary search (no glib in plugins). */
+/* mhc_ignore.c - the equalize-ignore file of the min-hop engines (-i, port_prof_ignore_file):
+ * which routes do not count in the per-port balance. Parsed with line numbers for its errors,
+ * then matched against one fabric generation by binary search (no glib in plugins). */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "minhop.h"
+#include <sys/stat.h>
+#include "mhc.h"
 
 static int entry_cmp(const void *x, const void *y)
 {
-	const struct minhop_ignore_entry *a = x, *b = y;
+	const struct mhc_ignore_entry *a = x, *b = y;
 	if (a->guid != b->guid)
 		return a->guid < b->guid ? -1 : 1;
 	return (int)a->port - (int)b->port;
 }
 
-void minhop_ignore_clear(struct minhop_ignore *ig)
+void mhc_ignore_clear(struct mhc_ignore *ig)
 {
 	free(ig->v);
 	ig->v = NULL;
@@ -27,7 +28,7 @@ void minhop_ignore_clear(struct minhop_ignore *ig)
 
 /* Parses one line (comment already cut). Returns 1 with *e filled, 0 for a blank line, or -1
  * with *why set. */
-static int parse_line(char *s, struct minhop_ignore_entry *e, const char **why)
+static int parse_line(char *s, struct mhc_ignore_entry *e, const char **why)
 {
 	while (isspace((unsigned char)*s))
 		s++;
@@ -81,10 +82,10 @@ static int parse_line(char *s, struct minhop_ignore_entry *e, const char **why)
 	return 1;
 }
 
-int minhop_ignore_load(const struct ibsm_core *core, const char *path, int bad_level,
-		       struct minhop_ignore *ig)
+int mhc_ignore_load(const struct ibsm_core *core, const char *path, int bad_level,
+		       struct mhc_ignore *ig)
 {
-	minhop_ignore_clear(ig);
+	mhc_ignore_clear(ig);
 	FILE *fp = fopen(path, "r");
 	if (!fp) {
 		int err = errno;
@@ -101,7 +102,7 @@ int minhop_ignore_load(const struct ibsm_core *core, const char *path, int bad_l
 		char *hash = strchr(line, '#');
 		if (hash)
 			*hash = '\0';
-		struct minhop_ignore_entry e;
+		struct mhc_ignore_entry e;
 		const char *why = NULL;
 		int r = parse_line(line, &e, &why);
 		if (r < 0) {
@@ -113,7 +114,7 @@ int minhop_ignore_load(const struct ibsm_core *core, const char *path, int bad_l
 			continue;
 		if (ig->n == alloc) {
 			size_t na = alloc ? alloc * 2 : 16;
-			struct minhop_ignore_entry *nv = realloc(ig->v, na * sizeof(*nv));
+			struct mhc_ignore_entry *nv = realloc(ig->v, na * sizeof(*nv));
 			if (!nv) {
 				rc = -ENOMEM;
 				break;
@@ -130,7 +131,7 @@ int minhop_ignore_load(const struct ibsm_core *core, const char *path, int bad_l
 	free(line);
 	fclose(fp);
 	if (rc < 0) {
-		minhop_ignore_clear(ig);
+		mhc_ignore_clear(ig);
 		return rc;
 	}
 	if (ig->n)
@@ -138,13 +139,13 @@ int minhop_ignore_load(const struct ibsm_core *core, const char *path, int bad_l
 	return 0;
 }
 
-static int ignore_has(const struct minhop_ignore *ig, uint64_t guid, uint8_t port)
+static int ignore_has(const struct mhc_ignore *ig, uint64_t guid, uint8_t port)
 {
-	struct minhop_ignore_entry key = { .guid = guid, .port = port };
+	struct mhc_ignore_entry key = { .guid = guid, .port = port };
 	return ig->n && bsearch(&key, ig->v, ig->n, sizeof(*ig->v), entry_cmp) != NULL;
 }
 
-uint32_t minhop_ignore_mark(const struct minhop_ignore *ig, const struct ibsm_fabric *f,
+uint32_t mhc_ignore_mark(const struct mhc_ignore *ig, const struct ibsm_fabric *f,
 			    uint8_t *dest_ignored, uint8_t *exit_ignored)
 {
 	uint32_t matched = 0;
@@ -167,4 +168,51 @@ uint32_t minhop_ignore_mark(const struct minhop_ignore *ig, const struct ibsm_fa
 		}
 	}
 	return matched;
+}
+
+void mhc_ignore_cache_clear(struct mhc_ignore_cache *cache)
+{
+	free(cache->path);
+	memset(cache, 0, sizeof(*cache));
+}
+
+int mhc_ignore_apply(const struct ibsm_core *core, struct mhc_ignore_cache *cache,
+		     const struct ibsm_fabric *f, uint8_t **dest_ign, uint8_t **exit_ign,
+		     uint32_t *matched)
+{
+	const char *path = core->config ? core->config(core, "port_prof_ignore_file") : NULL;
+	*dest_ign = *exit_ign = NULL;
+	*matched = 0;
+	if (!path || !*path || !strcmp(path, "(null)")) /* opensm.conf's way to say "unset" */
+		return 0;
+	struct stat st;
+	int seen = 0;
+	if (stat(path, &st) == 0 && cache->path && !strcmp(cache->path, path) &&
+	    st.st_mtim.tv_sec == cache->mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == cache->mtime.tv_nsec && st.st_size == cache->size)
+		seen = 1;
+	struct mhc_ignore ig = { 0 };
+	if (mhc_ignore_load(core, path, seen ? IBSM_LOG_VERBOSE : IBSM_LOG_ERROR, &ig) < 0)
+		return 0; /* logged; route without it, as OpenSM does */
+	free(cache->path);
+	cache->path = strdup(path);
+	if (stat(path, &st) == 0) {
+		cache->mtime = st.st_mtim;
+		cache->size = st.st_size;
+	}
+	*dest_ign = calloc(f->n_ports ? f->n_ports : 1, 1);
+	*exit_ign = calloc(f->n_ports ? f->n_ports : 1, 1);
+	if (!*dest_ign || !*exit_ign) {
+		mhc_ignore_clear(&ig);
+		free(*dest_ign);
+		free(*exit_ign);
+		*dest_ign = *exit_ign = NULL;
+		return -ENOMEM;
+	}
+	*matched = mhc_ignore_mark(&ig, f, *dest_ign, *exit_ign);
+	core->log(core, IBSM_LOG_VERBOSE,
+		  "ignore file %s: %u entries, %u in this fabric, %u bad lines", path, ig.n,
+		  *matched, ig.bad_lines);
+	mhc_ignore_clear(&ig);
+	return 0;
 }

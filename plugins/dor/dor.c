@@ -1,0 +1,394 @@
+/* dor.c - dimension-order routing for meshes and hypercubes: minhop's shortest paths, but at
+ * every switch only the lowest dimension that still shortens the path is used (parallel
+ * links of that dimension to the same neighbour share the load, balanced like minhop). So
+ * every route crosses the dimensions in increasing order, which keeps a mesh or hypercube
+ * free of credit loops.
+ *
+ * Dimensions come from the cabling, not from raw port numbers: a dimension is a set of port
+ * numbers joined by (a) the port pairs of links - every link using port p at one end must use
+ * the same port q at the other end, fabric-wide (q = p on a hypercube) - and (b) parallel
+ * links between the same two switches. Dimensions are ordered by their lowest port number.
+ * A port whose links disagree about its partner is bad cabling: route() declines and names
+ * the first link (by switch id, then port) that disagrees with the partner most of that
+ * port's links use, so the -R chain falls back. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <ibsm/fabric.h>
+#include <ibsm/routing.h>
+#include "mhc.h"
+
+#define DOR_EXPORT __attribute__((visibility("default")))
+#define NO_DIM 0xFF
+
+struct dor {
+	const struct ibsm_core *core;
+	struct mhc_ignore_cache ignore;
+};
+
+/* What the cabling says: read-only while the rows are filled (the narrow hook's context). */
+struct dims {
+	uint8_t dim[256];        /* port number -> dimension (0 = lowest), NO_DIM: not a link */
+	uint8_t partner[256];    /* port number -> the port at the other end of its links */
+	unsigned ndims;
+	int hypercube;           /* every link has the same port at both ends */
+	unsigned rings;          /* dimensions whose links close a ring (torus) */
+};
+
+struct dor_result {
+	uint32_t generation;
+	struct mhc_fill_stats st;
+	unsigned ndims, rings;
+	double seconds;
+};
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Is the directed adjacency a of switch s a usable switch-to-switch link (as the fill sees)? */
+static int usable(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t s,
+		  const struct ibsm_adj *a)
+{
+	return a->peer_sw < f->n_switches && a->peer_sw != s && a->port != 0 &&
+	       a->port != IBSM_NO_PORT && a->peer_port != 0 && a->peer_port != IBSM_NO_PORT &&
+	       ibsm_scope_link(f, sc, s, a);
+}
+
+static const struct ibsm_node *sw_node(const struct ibsm_fabric *f, uint32_t s)
+{
+	return &f->nodes[f->switches[s].node];
+}
+
+static uint8_t uf_find(uint8_t *up, uint8_t x)
+{
+	while (up[x] != x) {
+		up[x] = up[up[x]];
+		x = up[x];
+	}
+	return x;
+}
+
+static void uf_join(uint8_t *up, uint8_t a, uint8_t b)
+{
+	a = uf_find(up, a);
+	b = uf_find(up, b);
+	if (a < b)
+		up[b] = a;
+	else
+		up[a] = b;
+}
+
+/* Port p of switch s leads (over a usable link) to which switch? IBSM_NONE if none. */
+static uint32_t via(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t s,
+		    uint8_t p)
+{
+	const struct ibsm_switch *sw = &f->switches[s];
+	for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++)
+		if (f->adj[i].port == p && usable(f, sc, s, &f->adj[i]))
+			return f->adj[i].peer_sw;
+	return IBSM_NONE;
+}
+
+/* Does following port p (and arriving by its partner) from some switch come back to it?
+ * Each switch has at most one p link, so the p links form paths and cycles. */
+static int closes_ring(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint8_t p,
+		       uint32_t *stamp)
+{
+	uint32_t S = f->n_switches;
+	memset(stamp, 0, (size_t)S * sizeof(*stamp));
+	for (uint32_t s = 0; s < S; s++) {
+		if (stamp[s])
+			continue;
+		uint32_t cur = s, mark = s + 1;
+		while (cur != IBSM_NONE && !stamp[cur]) {
+			stamp[cur] = mark;
+			cur = via(f, sc, cur, p);
+		}
+		if (cur != IBSM_NONE && stamp[cur] == mark)
+			return 1;
+	}
+	return 0;
+}
+
+/* Appends to a bounded text; a text that does not fit ends in "...". */
+static void __attribute__((format(printf, 3, 4))) append(char *buf, size_t size,
+							 const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	if (len + 4 >= size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + len, size - len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || len + (size_t)n + 4 >= size)
+		memcpy(buf + size - 4, "...", 4);
+}
+
+/* Learns the dimensions from the usable links; < 0 with out->why naming the first bad link. */
+static int dims_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
+		      const struct ibsm_scope *sc, struct dims *d, struct ibsm_routes *out)
+{
+	uint32_t S = f->n_switches;
+	uint32_t *cnt = calloc(256 * 256, sizeof(*cnt));
+	uint32_t *stamp = malloc((S ? S : 1) * sizeof(*stamp));
+	uint32_t total[256] = { 0 };
+	int rc = 0;
+	if (!cnt || !stamp) {
+		snprintf(out->why, sizeof(out->why), "out of memory");
+		rc = -ENOMEM;
+		goto done;
+	}
+	memset(d, 0, sizeof(*d));
+	memset(d->dim, NO_DIM, sizeof(d->dim));
+	/* every link end votes for its partner port */
+	for (uint32_t s = 0; s < S; s++) {
+		const struct ibsm_switch *sw = &f->switches[s];
+		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
+			const struct ibsm_adj *a = &f->adj[i];
+			if (!usable(f, sc, s, a))
+				continue;
+			cnt[a->port * 256 + a->peer_port]++;
+			total[a->port]++;
+		}
+	}
+	int hypercube = 1, any = 0;
+	for (unsigned p = 1; p < 255; p++) {
+		if (!total[p])
+			continue;
+		uint32_t best = 0;
+		for (unsigned q = 1; q < 255; q++)
+			if (cnt[p * 256 + q] > best) {
+				best = cnt[p * 256 + q];
+				d->partner[p] = (uint8_t)q;
+			}
+		hypercube &= d->partner[p] == p;
+		any = 1;
+	}
+	d->hypercube = any && hypercube;
+	/* the first link end (switch id, then port) whose partner is not its port's usual one */
+	for (uint32_t s = 0; s < S; s++) {
+		const struct ibsm_switch *sw = &f->switches[s];
+		const struct ibsm_adj *bad = NULL;
+		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
+			const struct ibsm_adj *a = &f->adj[i];
+			if (usable(f, sc, s, a) && d->partner[a->port] != a->peer_port &&
+			    (!bad || a->port < bad->port))
+				bad = a;
+		}
+		if (!bad)
+			continue;
+		const struct ibsm_node *n = sw_node(f, s), *m = sw_node(f, bad->peer_sw);
+		uint8_t p = bad->port, q = d->partner[p];
+		snprintf(out->why, sizeof(out->why),
+			 "inconsistent %s cabling: switch 0x%016llx \"%s\" port %u goes to port %u "
+			 "of 0x%016llx \"%s\", but %u of the %u link ends on port %u go to port %u",
+			 d->hypercube || q == p ? "hypercube" : "mesh", (unsigned long long)n->guid,
+			 n->desc, p, bad->peer_port, (unsigned long long)m->guid, m->desc,
+			 cnt[p * 256 + q], total[p], p, q);
+		rc = -EINVAL;
+		goto done;
+	}
+	/* dimensions: ports joined by link pairs and by parallel links */
+	uint8_t up[256];
+	for (unsigned p = 0; p < 256; p++)
+		up[p] = (uint8_t)p;
+	for (unsigned p = 1; p < 255; p++)
+		if (total[p])
+			uf_join(up, (uint8_t)p, d->partner[p]);
+	for (uint32_t s = 0; s < S; s++) {
+		const struct ibsm_switch *sw = &f->switches[s];
+		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
+			if (!usable(f, sc, s, &f->adj[i]))
+				continue;
+			for (uint32_t j = sw->adj0; j < i; j++)
+				if (f->adj[j].peer_sw == f->adj[i].peer_sw &&
+				    usable(f, sc, s, &f->adj[j]))
+					uf_join(up, f->adj[i].port, f->adj[j].port);
+		}
+	}
+	/* numbered by lowest port: the root of each set is its lowest port */
+	uint8_t num[256];
+	memset(num, NO_DIM, sizeof(num));
+	for (unsigned p = 1; p < 255; p++) {
+		if (!total[p])
+			continue;
+		uint8_t r = uf_find(up, (uint8_t)p);
+		if (num[r] == NO_DIM)
+			num[r] = (uint8_t)d->ndims++;
+		d->dim[p] = num[r];
+	}
+	/* report; a ring (torus wrap-around) is legal cabling but not loop-free under DOR */
+	char text[160] = "";
+	uint8_t ring_seen[256] = { 0 };
+	for (unsigned k = 0; k < d->ndims; k++) {
+		int ring = 0;
+		append(text, sizeof(text), "%s%u:", k ? " " : "", k);
+		const char *sep = "";
+		for (unsigned p = 1; p < 255; p++) {
+			if (d->dim[p] != k)
+				continue;
+			append(text, sizeof(text), "%s%u", sep, p);
+			sep = ",";
+			if (!ring && d->partner[p] != p && !ring_seen[p]) {
+				ring_seen[p] = ring_seen[d->partner[p]] = 1;
+				ring = closes_ring(f, sc, (uint8_t)p, stamp);
+			}
+		}
+		if (ring) {
+			d->rings++;
+			core->log(core, IBSM_LOG_INFO,
+				  "dimension %u closes a ring (torus cabling): dimension-order routes "
+				  "on it are not free of credit loops", k);
+		}
+	}
+	core->log(core, IBSM_LOG_VERBOSE, "%u dimensions from %s cabling (dimension: ports) %s",
+		  d->ndims, d->hypercube ? "hypercube" : "mesh", text);
+done:
+	free(cnt);
+	free(stamp);
+	return rc;
+}
+
+/* The fill's hook: of the min-hop ports c[0 .. n) keep the lowest dimension, and of it the
+ * ports to the same neighbour as its lowest port (parallel links share the load). */
+static unsigned dor_narrow(const void *ctx, const struct ibsm_fabric *f, uint32_t s, uint32_t t,
+			   uint8_t *c, unsigned n)
+{
+	const struct dims *d = ctx;
+	(void)t;
+	unsigned lo = 0;
+	for (unsigned i = 1; i < n; i++)
+		if (d->dim[c[i]] < d->dim[c[lo]])
+			lo = i;
+	uint8_t want = d->dim[c[lo]];
+	uint32_t p0 = sw_node(f, s)->port0;
+	uint32_t nb = f->ports[f->ports[p0 + c[lo]].peer].node;
+	unsigned k = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t peer = f->ports[p0 + c[i]].peer;
+		if (d->dim[c[i]] == want && peer != IBSM_NONE && f->ports[peer].node == nb)
+			c[k++] = c[i];
+	}
+	return k;
+}
+
+static int dor_setup(const struct ibsm_core *core, void **inst)
+{
+	struct dor *m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->core = core;
+	*inst = m;
+	return 0;
+}
+
+static void dor_teardown(void *inst)
+{
+	struct dor *m = inst;
+	if (!m)
+		return;
+	mhc_ignore_cache_clear(&m->ignore);
+	free(m);
+}
+
+static int dor_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+		     struct ibsm_routes *out, void **result)
+{
+	struct dor *m = inst;
+	const struct ibsm_core *core = m->core;
+	double t0 = now_seconds();
+	*result = NULL;
+	if (f->max_lid && out->stride < f->max_lid + 1) {
+		snprintf(out->why, sizeof(out->why),
+			 "LFT row stride %u is shorter than max LID %u + 1", out->stride,
+			 f->max_lid);
+		return -EINVAL;
+	}
+	struct dims *d = malloc(sizeof(*d));
+	struct dor_result *res = calloc(1, sizeof(*res));
+	uint8_t *dest_ign = NULL, *exit_ign = NULL;
+	uint32_t matched = 0;
+	int rc;
+	if (!d || !res) {
+		snprintf(out->why, sizeof(out->why), "out of memory");
+		rc = -ENOMEM;
+		goto done;
+	}
+	res->generation = f->generation;
+	rc = dims_build(core, f, sc, d, out);
+	if (rc < 0)
+		goto done;
+	rc = mhc_ignore_apply(core, &m->ignore, f, &dest_ign, &exit_ign, &matched);
+	if (rc < 0) {
+		snprintf(out->why, sizeof(out->why), "out of memory");
+		goto done;
+	}
+	struct mhc_fill opt = {
+		.dest_ignored = dest_ign, .exit_ignored = exit_ign, .threads_key = "dor_threads",
+		.narrow = dor_narrow, .narrow_ctx = d,
+	};
+	rc = mhc_fill_routes(core, f, sc, out, &opt, &res->st);
+	if (rc < 0)
+		goto done;
+	res->ndims = d->ndims;
+	res->rings = d->rings;
+	res->seconds = now_seconds() - t0;
+	if (res->st.unreachable)
+		core->log(core, IBSM_LOG_INFO, "%llu (switch, LID) pairs have no path in scope",
+			  (unsigned long long)res->st.unreachable);
+	core->log(core, IBSM_LOG_VERBOSE,
+		  "%llu LFT entries on %u switches to %u end ports over %u dimensions in %.3f s "
+		  "(%u threads)", (unsigned long long)res->st.routed, res->st.rows, res->st.dests,
+		  res->ndims, res->seconds, res->st.threads);
+	*result = res;
+	res = NULL;
+done:
+	free(d);
+	free(res);
+	free(dest_ign);
+	free(exit_ign);
+	return rc;
+}
+
+static void dor_result_free(void *result)
+{
+	free(result);
+}
+
+static uint8_t dor_path_sl(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t dlid)
+{
+	(void)result;
+	(void)slid;
+	(void)dlid;
+	return sl_hint;
+}
+
+/* dor has nothing of its own to dump; the core writes the LFT dumps. */
+static int dor_dump(const void *result, const char *dir, const char *suffix)
+{
+	(void)result;
+	(void)dir;
+	(void)suffix;
+	return 0;
+}
+
+/* No IBSM_CAP_LMC: with LMC > 0 every LID of a port follows the same dimension order (only
+ * parallel links differ), as in OpenSM; spreading over other paths would break the order. */
+DOR_EXPORT const struct ibsm_engine ibsm_engine = {
+	IBSM_ENGINE_INIT("dor"),
+	.setup = dor_setup,
+	.teardown = dor_teardown,
+	.route = dor_route,
+	.result_free = dor_result_free,
+	.path_sl = dor_path_sl,
+	.dump = dor_dump,
+};
