@@ -1,0 +1,261 @@
+/* ftree.c - the fat-tree routing engine (-R ftree): reads its options (-a roots, -u compute
+ * nodes, -G I/O nodes, -H max reverse hops), declines what it cannot route (a topology that
+ * breaks the fat-tree rules, more than one path bit) with the rule and the switch in `why`,
+ * and writes opensm-ftree-ca-order.dump, OpenSM's compute-node order, through dump(). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <ibsm/fabric.h>
+#include <ibsm/routing.h>
+#include "ftree.h"
+
+#define FTREE_EXPORT __attribute__((visibility("default")))
+#define DUMP_NAME "opensm-ftree-ca-order.dump"
+
+struct ftree_inst {
+	const struct ibsm_core *core;
+};
+
+/* What dump() needs, copied out of the fabric generation. */
+struct ftree_result {
+	uint32_t n;
+	uint16_t *lid;       /* 0xFFFF: dummy */
+	char **desc;         /* NULL: dummy */
+	struct ftree_stats st;
+	uint32_t levels;
+};
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int ftree_setup(const struct ibsm_core *core, void **inst)
+{
+	struct ftree_inst *m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	m->core = core;
+	*inst = m;
+	return 0;
+}
+
+static void ftree_teardown(void *inst)
+{
+	free(inst);
+}
+
+static void result_free(void *r)
+{
+	struct ftree_result *res = r;
+	if (!res)
+		return;
+	for (uint32_t i = 0; i < res->n && res->desc; i++)
+		free(res->desc[i]);
+	free(res->desc);
+	free(res->lid);
+	free(res);
+}
+
+/* A configured file name, or NULL when unset ("(null)" is opensm.conf's unset). */
+static const char *conf_path(const struct ibsm_core *core, const char *key)
+{
+	const char *v = core->config ? core->config(core, key) : NULL;
+	if (!v || !*v || !strcmp(v, "(null)"))
+		return NULL;
+	return v;
+}
+
+static int load_list(const struct ibsm_core *core, const char *key, struct ftree_guids *g,
+		     const struct ftree_guids **out, struct ibsm_routes *r)
+{
+	const char *path = conf_path(core, key);
+	*out = NULL;
+	if (!path)
+		return 0;
+	int rc = ftree_guids_load(core, path, g);
+	if (rc < 0) {
+		snprintf(r->why, sizeof(r->why), "cannot read %s %s: %s", key, path,
+			 strerror(-rc));
+		return rc;
+	}
+	core->log(core, IBSM_LOG_VERBOSE, "%s %s: %u GUIDs, %u bad lines", key, path, g->n,
+		  g->bad_lines);
+	*out = g;
+	return 0;
+}
+
+static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+		       struct ibsm_routes *out, void **result)
+{
+	struct ftree_inst *m = inst;
+	const struct ibsm_core *core = m->core;
+	double t0 = now_seconds();
+	*result = NULL;
+	if (f->max_lid && out->stride < f->max_lid + 1) {
+		snprintf(out->why, sizeof(out->why),
+			 "LFT row stride %u is shorter than max LID %u + 1", out->stride,
+			 f->max_lid);
+		return -EINVAL;
+	}
+	unsigned nbits = sc->path_bit_count ? sc->path_bit_count : 1u << f->lmc;
+	if (nbits > 1) {
+		snprintf(out->why, sizeof(out->why),
+			 "ftree routes one path bit per port; the scope asks for %u (LIDs offsets "
+			 "%u..%u, LMC %u)", nbits, sc->path_bit_first,
+			 sc->path_bit_first + nbits - 1, f->lmc);
+		return -EINVAL;
+	}
+
+	struct ftree_guids roots = { 0 }, cns = { 0 }, ios = { 0 };
+	struct ftree_opts o = { 0 };
+	struct ftree_topo t;
+	struct ftree_order order = { 0 };
+	struct ftree_result *res = NULL;
+	int rc;
+	memset(&t, 0, sizeof(t));
+	if ((rc = load_list(core, "root_guid_file", &roots, &o.roots, out)) < 0 ||
+	    (rc = load_list(core, "cn_guid_file", &cns, &o.cns, out)) < 0 ||
+	    (rc = load_list(core, "io_guid_file", &ios, &o.ios, out)) < 0)
+		goto done;
+	const char *mrh = core->config ? core->config(core, "max_reverse_hops") : NULL;
+	if (mrh && *mrh) {
+		long v = strtol(mrh, NULL, 10);
+		o.max_reverse_hops = v > 0 ? (unsigned)(v > 64 ? 64 : v) : 0;
+	}
+
+	rc = ftree_topo_build(f, sc, &o, &t, out->why, sizeof(out->why));
+	if (rc < 0)
+		goto done;
+	core->log(core, IBSM_LOG_INFO,
+		  "fat tree: %u levels, %u switches (%u roots%s, %u leaves), %u CA ports "
+		  "(%u compute nodes, up to %u per leaf)", t.leaf_rank + 1, t.nscope, t.nroots,
+		  t.roots_given ? " from root_guid_file" : "", t.nleaves, t.ncas, t.ncn,
+		  t.max_cn_per_leaf);
+
+	res = calloc(1, sizeof(*res));
+	if (!res) {
+		snprintf(out->why, sizeof(out->why), "out of memory");
+		rc = -ENOMEM;
+		goto done;
+	}
+	res->levels = t.leaf_rank + 1;
+	rc = ftree_route_all(core, f, sc, &t, &o, out->lft, out->stride, &order, &res->st,
+			     out->why, sizeof(out->why));
+	if (rc < 0)
+		goto done;
+
+	res->n = order.n;
+	res->lid = malloc((order.n + 1) * sizeof(*res->lid));
+	res->desc = calloc(order.n + 1, sizeof(*res->desc));
+	if (!res->lid || !res->desc) {
+		snprintf(out->why, sizeof(out->why), "out of memory");
+		rc = -ENOMEM;
+		goto done;
+	}
+	for (uint32_t i = 0; i < order.n; i++) {
+		uint32_t p = order.port[i];
+		if (p == IBSM_NONE) {
+			res->lid[i] = 0xFFFF;
+			continue;
+		}
+		res->lid[i] = f->ports[p].lid;
+		res->desc[i] = strdup(f->nodes[f->ports[p].node].desc);
+		if (!res->desc[i]) {
+			snprintf(out->why, sizeof(out->why), "out of memory");
+			rc = -ENOMEM;
+			goto done;
+		}
+	}
+	const struct ftree_stats *st = &res->st;
+	if (st->non_updown)
+		core->log(core, IBSM_LOG_INFO,
+			  "%u routes toward switch LIDs are not up/down (non-up/down turns, "
+			  "switch LIDs only)", st->non_updown);
+	if (st->reverse)
+		core->log(core, IBSM_LOG_INFO,
+			  "%u routes toward I/O nodes use reverse hops (max_reverse_hops %u)",
+			  st->reverse, o.max_reverse_hops);
+	if (st->unrouted_leaf)
+		core->log(core, IBSM_LOG_INFO,
+			  "%u (leaf switch, CA LID) pairs have no up/down path", st->unrouted_leaf);
+	core->log(core, IBSM_LOG_INFO,
+		  "ftree routed %u CA LIDs and %u switch LIDs: %llu LFT entries in %.3f s "
+		  "(%u threads)", st->ca_dests, st->sw_dests, (unsigned long long)st->entries,
+		  now_seconds() - t0, st->threads);
+
+done:
+	free(order.port);
+	ftree_topo_free(&t);
+	ftree_guids_clear(&roots);
+	ftree_guids_clear(&cns);
+	ftree_guids_clear(&ios);
+	if (rc < 0) {
+		result_free(res);
+		return rc;
+	}
+	*result = res;
+	return 0;
+}
+
+static uint8_t ftree_path_sl(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t dlid)
+{
+	(void)result;
+	(void)slid;
+	(void)dlid;
+	return sl_hint;
+}
+
+/* OpenSM's compute-node order: per leaf in index order, "0x%04x\t<description>" for each
+ * compute node, then "0xFFFF\tDUMMY" up to the fullest leaf. Written atomically. */
+static int ftree_dump(const void *result, const char *dir, const char *suffix)
+{
+	const struct ftree_result *res = result;
+	if (!res || !dir)
+		return 0;
+	char path[4096], tmp[4200];
+	snprintf(path, sizeof(path), "%s/%s%s", dir, DUMP_NAME, suffix ? suffix : "");
+	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
+	FILE *fp = fopen(tmp, "w");
+	if (!fp)
+		return -errno;
+	for (uint32_t i = 0; i < res->n; i++) {
+		if (!res->desc[i]) {
+			fputs("0xFFFF\tDUMMY\n", fp);
+			continue;
+		}
+		fprintf(fp, "0x%04x\t", res->lid[i]);
+		for (const char *c = res->desc[i]; *c; c++)
+			fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, fp);
+		fputc('\n', fp);
+	}
+	int bad = ferror(fp);
+	if (fclose(fp) != 0 || bad) {
+		int e = errno ? errno : EIO;
+		unlink(tmp);
+		return -e;
+	}
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return -e;
+	}
+	return 0;
+}
+
+FTREE_EXPORT const struct ibsm_engine ibsm_engine = {
+	IBSM_ENGINE_INIT("ftree"),
+	.caps = 0,
+	.setup = ftree_setup,
+	.teardown = ftree_teardown,
+	.route = ftree_route,
+	.result_free = result_free,
+	.path_sl = ftree_path_sl,
+	.dump = ftree_dump,
+};

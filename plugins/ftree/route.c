@@ -1,0 +1,570 @@
+/* route.c - fat-tree route assignment. Destinations are taken in the CA order (leaves in index
+ * order, compute nodes by port, dummy slots up to the fullest leaf), then the other CAs, then
+ * the switches. Each CA destination first gets its main path: from its switch up to a root,
+ * at every step the up port group that carried the fewest main paths so far (first in port
+ * order on ties), the least used port inside it. That greedy choice is what spreads the
+ * destinations of a leaf and of a subtree over distinct up links (congestion-free shifts).
+ * Then every switch gets its entry: ancestors of the destination go down (main path first),
+ * the rest go up toward the lowest ancestor, preferring the one on the main path, so all CA
+ * traffic to a destination funnels into its main path (up/down only: no credit loops).
+ * Switch LIDs left without an up/down path are reached over any link (counted), and I/O
+ * nodes may use up to max_reverse_hops down-then-up turns.
+ *
+ * Main paths are chosen sequentially (they depend on each other through the counters); the
+ * per-destination columns are then independent and are filled by up to two threads, in
+ * blocks, so the tables do not depend on the thread count. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ftree.h"
+
+#define BLOCK 32
+#define F_ANC 1
+#define F_CHAIN 2
+#define F_VIA 4
+#define NO_H 0xFFFF
+
+struct dest {
+	uint32_t t;        /* switch it hangs off (itself for a switch LID) */
+	uint32_t chain;    /* first chain entry, or UINT32_MAX */
+	uint32_t seq;      /* position in the routing order */
+	uint16_t lid;
+	uint8_t exit;      /* port of t toward it; 0 for a switch LID */
+	uint8_t clen;
+	uint8_t io, is_sw;
+};
+
+struct chain_ent {
+	uint32_t sw;
+	uint32_t turn;     /* main paths through sw before this one */
+	uint8_t dport;     /* sw's port toward the previous chain switch */
+};
+
+struct plan {
+	const struct ibsm_fabric *f;
+	const struct ftree_topo *t;
+	const struct dest *dests;
+	uint32_t ndests;
+	const struct chain_ent *chain;
+	uint8_t *lft;
+	uint32_t stride;
+	unsigned max_rev;
+	atomic_uint next_block;
+	atomic_int stop;
+};
+
+struct worker {
+	struct plan *pl;
+	const struct ibsm_core *core;
+	pthread_t thread;
+	uint8_t *col;      /* [BLOCK * S] */
+	uint16_t *h;       /* [S] */
+	uint8_t *fl, *cidx;
+	uint32_t *turn, *list, *list2;
+	uint64_t entries;
+	uint32_t non_updown, reverse, unrouted_leaf;
+};
+
+static inline uint8_t group_port(const struct ftree_topo *t, const struct ftree_group *g,
+				 uint32_t i)
+{
+	return t->ports[2 * (g->first + i % g->n)];
+}
+
+/* Among the groups [g0, g0 + n) of s whose peer is routed, the best next hop: fewest hops,
+ * then (if prefer_via) through the main path, then rotation by rot. Returns the group or
+ * NULL. */
+static const struct ftree_group *pick(const struct ftree_topo *t, const uint8_t *col,
+				      const uint16_t *h, const uint8_t *fl, uint32_t g0, uint32_t n,
+				      uint32_t rot, uint32_t only_flag)
+{
+	unsigned best = UINT32_MAX, ties = 0;
+	for (uint32_t g = g0; g < g0 + n; g++) {
+		uint32_t p = t->groups[g].peer;
+		if (col[p] == IBSM_NO_PORT || (only_flag && !(fl[p] & only_flag)))
+			continue;
+		unsigned key = (unsigned)h[p] << 1 | !(fl[p] & F_VIA);
+		if (key < best) {
+			best = key;
+			ties = 1;
+		} else if (key == best) {
+			ties++;
+		}
+	}
+	if (!ties)
+		return NULL;
+	uint32_t k = rot % ties;
+	for (uint32_t g = g0; g < g0 + n; g++) {
+		uint32_t p = t->groups[g].peer;
+		if (col[p] == IBSM_NO_PORT || (only_flag && !(fl[p] & only_flag)))
+			continue;
+		if (((unsigned)h[p] << 1 | !(fl[p] & F_VIA)) == best && k-- == 0)
+			return &t->groups[g];
+	}
+	return NULL;
+}
+
+static void set_route(struct worker *w, uint8_t *col, uint32_t s, const struct ftree_group *g,
+		      uint32_t rot)
+{
+	uint32_t p = g->peer;
+	w->h[s] = (uint16_t)(w->h[p] + 1);
+	if (w->fl[p] & F_VIA) {
+		w->fl[s] |= F_VIA;
+		w->turn[s] = w->turn[p];
+		col[s] = group_port(w->pl->t, g, w->turn[p]);
+	} else {
+		col[s] = group_port(w->pl->t, g, rot);
+	}
+}
+
+/* Fills col[0 .. S) for one destination. */
+static void route_dest(struct worker *w, const struct dest *d, uint8_t *col)
+{
+	const struct plan *pl = w->pl;
+	const struct ftree_topo *t = pl->t;
+	uint16_t *h = w->h;
+	uint8_t *fl = w->fl;
+	memset(col, IBSM_NO_PORT, t->S);
+	memset(fl, 0, t->S);
+	const struct chain_ent *ch = d->chain != UINT32_MAX ? pl->chain + d->chain : NULL;
+	for (uint32_t i = 0; ch && i < d->clen; i++) {
+		fl[ch[i].sw] |= F_CHAIN;
+		w->cidx[ch[i].sw] = (uint8_t)i;
+	}
+	uint32_t s0 = d->t;
+	col[s0] = d->exit;
+	h[s0] = 0;
+	fl[s0] |= F_ANC | F_CHAIN | F_VIA;
+	w->turn[s0] = ch ? ch[0].turn : d->seq;
+
+	/* ancestors, rank by rank upward: down toward the destination */
+	uint32_t *cur = w->list, *nxt = w->list2, ncur = 1;
+	cur[0] = s0;
+	while (ncur) {
+		uint32_t nn = 0;
+		for (uint32_t i = 0; i < ncur; i++) {
+			const struct ftree_sw *x = &t->sw[cur[i]];
+			for (uint32_t g = x->up0; g < x->up0 + x->nup; g++) {
+				uint32_t p = t->groups[g].peer;
+				if (fl[p] & F_ANC)
+					continue;
+				fl[p] |= F_ANC;
+				nxt[nn++] = p;
+			}
+		}
+		for (uint32_t i = 0; i < nn; i++) {
+			uint32_t p = nxt[i];
+			const struct ftree_sw *x = &t->sw[p];
+			if (fl[p] & F_CHAIN) {
+				const struct chain_ent *c = &ch[w->cidx[p]];
+				col[p] = c->dport;
+				fl[p] |= F_VIA;
+				w->turn[p] = c->turn;
+				/* the chain's lower neighbour is an ancestor one hop closer */
+				h[p] = (uint16_t)(h[ch[w->cidx[p] - 1].sw] + 1);
+				continue;
+			}
+			/* down to an ancestor child: the main path's if it is one, else rotate */
+			const struct ftree_group *best = NULL;
+			unsigned ties = 0;
+			for (uint32_t g = x->down0; g < x->down0 + x->ndown; g++) {
+				uint32_t c = t->groups[g].peer;
+				if (!(fl[c] & F_ANC) || col[c] == IBSM_NO_PORT)
+					continue;
+				if (fl[c] & F_CHAIN) {
+					best = &t->groups[g];
+					ties = 0;
+					break;
+				}
+				ties++;
+			}
+			if (!best && ties) {
+				uint32_t k = (d->seq + p) % ties;
+				for (uint32_t g = x->down0; g < x->down0 + x->ndown; g++) {
+					uint32_t c = t->groups[g].peer;
+					if ((fl[c] & F_ANC) && col[c] != IBSM_NO_PORT && k-- == 0) {
+						best = &t->groups[g];
+						break;
+					}
+				}
+			}
+			if (best) {
+				h[p] = (uint16_t)(h[best->peer] + 1);
+				col[p] = group_port(t, best, d->seq + p);
+			}
+		}
+		uint32_t *tmp = cur;
+		cur = nxt;
+		nxt = tmp;
+		ncur = nn;
+	}
+
+	/* everyone else, roots first: up toward the lowest ancestor, main path preferred */
+	for (uint32_t i = 0; i < t->nscope; i++) {
+		uint32_t s = t->by_rank[i];
+		if (fl[s] & F_ANC)
+			continue;
+		const struct ftree_sw *x = &t->sw[s];
+		const struct ftree_group *g = pick(t, col, h, fl, x->up0, x->nup, d->seq + s, 0);
+		if (g)
+			set_route(w, col, s, g, d->seq + s);
+	}
+
+	if (d->io && pl->max_rev) {
+		/* I/O nodes: each round allows one more down-then-up turn */
+		for (unsigned r = 0; r < pl->max_rev; r++) {
+			uint32_t added = 0;
+			for (uint32_t i = t->nscope; i-- > 0;) {
+				uint32_t s = t->by_rank[i];
+				if (col[s] != IBSM_NO_PORT)
+					continue;
+				const struct ftree_sw *x = &t->sw[s];
+				const struct ftree_group *g =
+					pick(t, col, h, fl, x->down0, x->ndown, d->seq + s, 0);
+				if (g) {
+					set_route(w, col, s, g, d->seq + s);
+					added++;
+				}
+			}
+			for (uint32_t i = 0; i < t->nscope; i++) {
+				uint32_t s = t->by_rank[i];
+				if (col[s] != IBSM_NO_PORT)
+					continue;
+				const struct ftree_sw *x = &t->sw[s];
+				const struct ftree_group *g =
+					pick(t, col, h, fl, x->up0, x->nup, d->seq + s, 0);
+				if (g) {
+					set_route(w, col, s, g, d->seq + s);
+					added++;
+				}
+			}
+			w->reverse += added;
+			if (!added)
+				break;
+		}
+	}
+
+	if (d->is_sw) {
+		/* switch LIDs: whatever up/down could not reach goes over any link, nearest
+		 * routed neighbour first; a wave is chosen before it is written, so it points
+		 * only at earlier waves (no loops) */
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < t->nscope; i++)
+			if (col[t->by_rank[i]] == IBSM_NO_PORT)
+				w->list[n++] = t->by_rank[i];
+		while (n) {
+			uint32_t nn = 0, got = 0;
+			for (uint32_t i = 0; i < n; i++) {
+				uint32_t s = w->list[i];
+				const struct ftree_sw *x = &t->sw[s];
+				/* groups of s are contiguous: up, down, same rank */
+				const struct ftree_group *g = pick(t, col, h, fl, x->up0,
+								   x->nup + x->ndown + x->nsib,
+								   d->seq + s, 0);
+				if (g) {
+					w->list2[got++] = s;
+					w->turn[s] = (uint32_t)(g - t->groups);
+				} else {
+					w->list[nn++] = s;
+				}
+			}
+			if (!got)
+				break;
+			for (uint32_t i = 0; i < got; i++) {
+				uint32_t s = w->list2[i];
+				const struct ftree_group *g = &t->groups[w->turn[s]];
+				col[s] = group_port(t, g, d->seq + s);
+				h[s] = (uint16_t)(h[g->peer] + 1);
+			}
+			w->non_updown += got;
+			n = nn;
+		}
+	} else {
+		for (uint32_t i = 0; i < t->nleaves; i++) {
+			uint32_t s = t->leaves[i];
+			if (col[s] == IBSM_NO_PORT && t->sw[s].nca)
+				w->unrouted_leaf++;
+		}
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct plan *pl = w->pl;
+	const struct ftree_topo *t = pl->t;
+	for (;;) {
+		if (atomic_load_explicit(&pl->stop, memory_order_relaxed))
+			break;
+		if (w->core && w->core->cancelled && w->core->cancelled(w->core)) {
+			atomic_store(&pl->stop, 1);
+			break;
+		}
+		uint32_t b = atomic_fetch_add(&pl->next_block, 1);
+		uint32_t first = b * BLOCK;
+		if (first >= pl->ndests)
+			break;
+		uint32_t n = pl->ndests - first < BLOCK ? pl->ndests - first : BLOCK;
+		for (uint32_t j = 0; j < n; j++)
+			route_dest(w, &pl->dests[first + j], w->col + (size_t)j * t->S);
+		for (uint32_t i = 0; i < t->nscope; i++) {
+			uint32_t s = t->by_rank[i];
+			uint8_t *row = pl->lft + (size_t)s * pl->stride;
+			for (uint32_t j = 0; j < n; j++) {
+				uint8_t v = w->col[(size_t)j * t->S + s];
+				if (v != IBSM_NO_PORT) {
+					row[pl->dests[first + j].lid] = v;
+					w->entries++;
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+static unsigned thread_count(const struct ibsm_core *core, uint64_t work)
+{
+	const char *v = core->config ? core->config(core, "ftree_threads") : NULL;
+	if (v && *v) {
+		long n = strtol(v, NULL, 10);
+		if (n >= 1)
+			return n > 16 ? 16 : (unsigned)n;
+	}
+	if (work < 2000000)
+		return 1;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus >= 2 ? 2 : 1;
+}
+
+/* The LID routed for port p in this scope, or 0 when p is not a destination here. */
+static uint16_t dest_lid(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+			 uint32_t stride, uint32_t p)
+{
+	const struct ibsm_port *port = &f->ports[p];
+	if (!ibsm_bit(&sc->dests, p) || port->lid == 0)
+		return 0;
+	uint32_t lid = (uint32_t)port->lid + sc->path_bit_first;
+	if (lid > f->max_lid || lid >= stride || !f->lid_port || f->lid_port[lid] != p)
+		return 0;
+	return (uint16_t)lid;
+}
+
+struct counters {
+	uint32_t *grp, *link, *thr;
+};
+
+/* The main path of a CA on switch s: appends to chain, moves the counters. */
+static uint32_t make_chain(const struct ftree_topo *t, struct counters *k, uint32_t s,
+			   struct chain_ent *chain, uint32_t *nchain, uint8_t *len)
+{
+	uint32_t first = *nchain;
+	uint8_t n = 0;
+	chain[*nchain].sw = s;
+	chain[*nchain].turn = k->thr[s]++;
+	chain[*nchain].dport = 0;
+	(*nchain)++;
+	n++;
+	for (;;) {
+		const struct ftree_sw *x = &t->sw[s];
+		if (!x->nup)
+			break;
+		uint32_t bg = x->up0;
+		for (uint32_t g = x->up0 + 1; g < x->up0 + x->nup; g++)
+			if (k->grp[g] < k->grp[bg])
+				bg = g;
+		const struct ftree_group *g = &t->groups[bg];
+		uint32_t bl = g->first;
+		for (uint32_t l = g->first + 1; l < g->first + g->n; l++)
+			if (k->link[l] < k->link[bl])
+				bl = l;
+		k->grp[bg]++;
+		k->link[bl]++;
+		s = g->peer;
+		chain[*nchain].sw = s;
+		chain[*nchain].turn = k->thr[s]++;
+		chain[*nchain].dport = t->ports[2 * bl + 1];
+		(*nchain)++;
+		n++;
+	}
+	*len = n;
+	return first;
+}
+
+static int port_guid_cmp(const void *x, const void *y, void *arg)
+{
+	const struct ibsm_fabric *f = arg;
+	const struct ftree_ca *a = x, *b = y;
+	uint64_t ga = f->ports[a->port].guid, gb = f->ports[b->port].guid;
+	return ga < gb ? -1 : ga > gb;
+}
+
+int ftree_route_all(const struct ibsm_core *core, const struct ibsm_fabric *f,
+		    const struct ibsm_scope *sc, const struct ftree_topo *t,
+		    const struct ftree_opts *o, uint8_t *lft, uint32_t stride,
+		    struct ftree_order *order, struct ftree_stats *st, char *why, size_t whylen)
+{
+	int rc = 0;
+	uint32_t S = t->S;
+	uint32_t nslots = t->nleaves * t->max_cn_per_leaf;
+	uint32_t nchains = nslots + t->ncas;
+	size_t chain_cap = (size_t)nchains * (t->max_rank + 1) + 1;
+	struct dest *dests = malloc(((size_t)t->ncas + t->nscope + 1) * sizeof(*dests));
+	struct chain_ent *chain = malloc(chain_cap * sizeof(*chain));
+	struct counters k = {
+		calloc(t->ngroups + 1, sizeof(uint32_t)),
+		calloc((size_t)t->nlinks + 1, sizeof(uint32_t)),
+		calloc(S + 1, sizeof(uint32_t)),
+	};
+	struct ftree_ca *others = malloc(((size_t)t->ncas + 1) * sizeof(*others));
+	struct worker *workers = NULL;
+	unsigned nthreads = 0;
+	memset(order, 0, sizeof(*order));
+	order->port = malloc(((size_t)nslots + 1) * sizeof(*order->port));
+	if (!dests || !chain || !k.grp || !k.link || !k.thr || !others || !order->port) {
+		snprintf(why, whylen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	order->per_leaf = t->max_cn_per_leaf;
+
+	uint32_t nd = 0, nc = 0, seq = 0;
+	/* compute nodes in CA order, with dummies */
+	for (uint32_t i = 0; i < t->nleaves; i++) {
+		uint32_t s = t->leaves[i];
+		const struct ftree_sw *x = &t->sw[s];
+		uint32_t done = 0;
+		for (uint32_t c = x->ca0; c < x->ca0 + x->nca; c++) {
+			const struct ftree_ca *ca = &t->cas[c];
+			if (!ca->cn)
+				continue;
+			uint8_t len;
+			uint32_t first = make_chain(t, &k, s, chain, &nc, &len);
+			order->port[order->n++] = ca->port;
+			uint16_t lid = dest_lid(f, sc, stride, ca->port);
+			if (lid) {
+				struct dest *d = &dests[nd++];
+				*d = (struct dest){ .t = s, .chain = first, .seq = seq, .lid = lid,
+						    .exit = ca->exit, .clen = len, .io = ca->io };
+			}
+			seq++;
+			done++;
+		}
+		for (; done < t->max_cn_per_leaf; done++) {
+			uint8_t len;
+			make_chain(t, &k, s, chain, &nc, &len);
+			order->port[order->n++] = IBSM_NONE;
+			seq++;
+		}
+	}
+	/* the other CAs by port GUID: main paths too, after the compute nodes */
+	uint32_t no = 0;
+	for (uint32_t c = 0; c < t->ncas; c++)
+		if (!t->cas[c].cn)
+			others[no++] = t->cas[c];
+	qsort_r(others, no, sizeof(*others), port_guid_cmp, (void *)f);
+	for (uint32_t i = 0; i < no; i++) {
+		const struct ftree_ca *ca = &others[i];
+		uint8_t len;
+		uint32_t first = make_chain(t, &k, ca->sw, chain, &nc, &len);
+		uint16_t lid = dest_lid(f, sc, stride, ca->port);
+		if (lid) {
+			struct dest *d = &dests[nd++];
+			*d = (struct dest){ .t = ca->sw, .chain = first, .seq = seq, .lid = lid,
+					    .exit = ca->exit, .clen = len, .io = ca->io };
+		}
+		seq++;
+	}
+	st->ca_dests = nd;
+	/* switch LIDs */
+	for (uint32_t i = 0; i < t->nscope; i++) {
+		uint32_t s = t->by_rank[i];
+		uint16_t lid = dest_lid(f, sc, stride, f->nodes[f->switches[s].node].port0);
+		if (lid) {
+			struct dest *d = &dests[nd++];
+			*d = (struct dest){ .t = s, .chain = UINT32_MAX, .seq = seq, .lid = lid,
+					    .exit = 0, .is_sw = 1 };
+			st->sw_dests++;
+		}
+		seq++;
+	}
+
+	struct plan pl = { .f = f, .t = t, .dests = dests, .ndests = nd, .chain = chain,
+			   .lft = lft, .stride = stride, .max_rev = o->max_reverse_hops };
+	atomic_init(&pl.next_block, 0);
+	atomic_init(&pl.stop, 0);
+	nthreads = thread_count(core, (uint64_t)nd * t->nscope);
+	uint32_t nblocks = (nd + BLOCK - 1) / BLOCK;
+	if (nthreads > nblocks)
+		nthreads = nblocks ? nblocks : 1;
+	workers = calloc(nthreads, sizeof(*workers));
+	if (!workers) {
+		snprintf(why, whylen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < nthreads; i++) {
+		struct worker *w = &workers[i];
+		w->pl = &pl;
+		w->col = malloc((size_t)BLOCK * S + 1);
+		w->h = malloc((S + 1) * sizeof(*w->h));
+		w->fl = malloc(S + 1);
+		w->cidx = malloc(S + 1);
+		w->turn = malloc((S + 1) * sizeof(*w->turn));
+		w->list = malloc((S + 1) * sizeof(*w->list));
+		w->list2 = malloc((S + 1) * sizeof(*w->list2));
+		if (!w->col || !w->h || !w->fl || !w->cidx || !w->turn || !w->list || !w->list2) {
+			snprintf(why, whylen, "out of memory for worker scratch");
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	workers[0].core = core;
+	unsigned started = 1;
+	for (unsigned i = 1; i < nthreads; i++, started++)
+		if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0)
+			break;
+	worker_main(&workers[0]);
+	for (unsigned i = 1; i < started; i++)
+		pthread_join(workers[i].thread, NULL);
+	for (unsigned i = 0; i < nthreads; i++) {
+		st->entries += workers[i].entries;
+		st->non_updown += workers[i].non_updown;
+		st->reverse += workers[i].reverse;
+		st->unrouted_leaf += workers[i].unrouted_leaf;
+	}
+	st->threads = started;
+	if (atomic_load(&pl.stop)) {
+		snprintf(why, whylen, "cancelled");
+		rc = -ECANCELED;
+	}
+out:
+	if (workers)
+		for (unsigned i = 0; i < nthreads; i++) {
+			free(workers[i].col);
+			free(workers[i].h);
+			free(workers[i].fl);
+			free(workers[i].cidx);
+			free(workers[i].turn);
+			free(workers[i].list);
+			free(workers[i].list2);
+		}
+	free(workers);
+	free(dests);
+	free(chain);
+	free(k.grp);
+	free(k.link);
+	free(k.thr);
+	free(others);
+	if (rc < 0) {
+		free(order->port);
+		memset(order, 0, sizeof(*order));
+	}
+	return rc;
+}
