@@ -1,0 +1,321 @@
+/* roots.c - where updn's up/down orientation starts: the root GUID file (-a, one switch GUID
+ * per line, bad lines reported with file:line and skipped), OpenSM's hop-histogram root
+ * detection, and the deterministic fall-back for fabrics where the histogram finds nothing
+ * (tori, meshes, irregular graphs): the most central switch, never "give up". */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "updn.h"
+
+#define MAX_HOPS 64 /* histogram bars; IB paths are at most 64 hops */
+#define LOG_ROOTS_MAX 8
+
+void updn_guids_clear(struct updn_guids *g)
+{
+	free(g->v);
+	g->v = NULL;
+	g->n = 0;
+	g->bad_lines = 0;
+}
+
+/* One line (comment already cut): 1 with *guid, 0 blank, -1 with *why. */
+static int parse_line(char *s, uint64_t *guid, const char **why)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	if (!*s)
+		return 0;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	uint64_t v = 0;
+	int digits = 0;
+	for (; isxdigit((unsigned char)*s); s++, digits++) {
+		int c = tolower((unsigned char)*s);
+		v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+	}
+	if (digits == 0 || digits > 16) {
+		*why = digits ? "GUID longer than 16 hex digits" : "expected a hex GUID";
+		return -1;
+	}
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s) {
+		*why = "junk after the GUID";
+		return -1;
+	}
+	if (v == 0) {
+		*why = "GUID 0";
+		return -1;
+	}
+	*guid = v;
+	return 1;
+}
+
+int updn_guids_load(const struct ibsm_core *core, const char *path, int bad_level,
+		    struct updn_guids *g)
+{
+	updn_guids_clear(g);
+	FILE *fp = fopen(path, "r");
+	if (!fp) {
+		int rc = -errno;
+		core->log(core, IBSM_LOG_ERROR, "root GUID file %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	char *line = NULL;
+	size_t cap = 0, alloc = 0;
+	unsigned lineno = 0;
+	int rc = 0;
+	while (getline(&line, &cap, fp) >= 0) {
+		lineno++;
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = 0;
+		uint64_t guid;
+		const char *why = NULL;
+		int r = parse_line(line, &guid, &why);
+		if (r < 0) {
+			g->bad_lines++;
+			core->log(core, bad_level, "%s:%u: %s; line skipped", path, lineno, why);
+			continue;
+		}
+		if (r == 0)
+			continue;
+		if (g->n == alloc) {
+			size_t na = alloc ? alloc * 2 : 16;
+			uint64_t *nv = realloc(g->v, na * sizeof(*nv));
+			if (!nv) {
+				rc = -ENOMEM;
+				break;
+			}
+			g->v = nv;
+			alloc = na;
+		}
+		g->v[g->n++] = guid;
+	}
+	free(line);
+	fclose(fp);
+	if (rc < 0) {
+		core->log(core, IBSM_LOG_ERROR, "root GUID file %s: out of memory", path);
+		updn_guids_clear(g);
+	}
+	return rc;
+}
+
+static int u64_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Appends "0x..., 0x..." (at most LOG_ROOTS_MAX) of the roots in component c to buf. */
+static void root_list(const struct updn_graph *g, const uint8_t *is_root, uint32_t c,
+		      char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned n = 0, more = 0;
+	buf[0] = 0;
+	for (uint32_t s = 0; s < g->S; s++) {
+		if (!is_root[s] || g->comp[s] != c)
+			continue;
+		if (n++ >= LOG_ROOTS_MAX) {
+			more++;
+			continue;
+		}
+		int w = snprintf(buf + used, len - used, "%s0x%016llx", used ? ", " : "",
+				 (unsigned long long)g->guid[s]);
+		if (w > 0 && (size_t)w < len - used)
+			used += (size_t)w;
+	}
+	if (more && used < len)
+		snprintf(buf + used, len - used, " and %u more", more);
+}
+
+struct centre_key {
+	uint32_t s;
+	uint32_t ecc;
+	uint64_t sum;
+	uint64_t guid;
+};
+
+static int centre_cmp(const void *x, const void *y)
+{
+	const struct centre_key *a = x, *b = y;
+	if (a->ecc != b->ecc)
+		return a->ecc < b->ecc ? -1 : 1;
+	if (a->sum != b->sum)
+		return a->sum < b->sum ? -1 : 1;
+	return a->guid < b->guid ? -1 : a->guid > b->guid;
+}
+
+/* Component c without a root: OpenSM's histogram, else the most central switch. */
+static uint8_t pick_component(const struct ibsm_core *core, const struct updn_graph *g,
+			      const uint8_t *hops, uint32_t c, uint8_t *is_root, uint32_t *centre,
+			      uint32_t *ncentre, uint32_t max_centre, int centre_only)
+{
+	uint32_t S = g->S;
+	uint64_t cas = 0;
+	uint32_t members = 0;
+	for (uint32_t t = 0; t < S; t++)
+		if (g->comp[t] == c) {
+			cas += g->ca_src[t];
+			members++;
+		}
+	/* the histogram: per switch, CAs by hop distance */
+	uint8_t *cand_bar = malloc(S ? S : 1);
+	if (!cand_bar)
+		return 0;
+	uint32_t ncand = 0;
+	uint8_t best_bar = 0xFF;
+	if (cas > 0 && !centre_only) {
+		double thd1 = (double)cas * 0.9, thd2 = (double)cas * 0.05;
+		for (uint32_t s = 0; s < S; s++) {
+			cand_bar[s] = 0xFF;
+			if (g->comp[s] != c)
+				continue;
+			uint64_t hist[MAX_HOPS] = { 0 };
+			const uint8_t *row = hops + (size_t)s * S;
+			for (uint32_t t = 0; t < S; t++)
+				if (g->ca_src[t] && row[t] < MAX_HOPS)
+					hist[row[t]] += g->ca_src[t];
+			unsigned over1 = 0, over2 = 0, bar = 0;
+			for (unsigned h = 0; h < MAX_HOPS; h++) {
+				if ((double)hist[h] > thd1) {
+					over1++;
+					bar = h;
+				}
+				over2 += (double)hist[h] > thd2;
+			}
+			if (over1 == 1 && over2 == 1) {
+				cand_bar[s] = (uint8_t)bar;
+				ncand++;
+				if (bar < best_bar)
+					best_bar = (uint8_t)bar;
+			}
+		}
+	}
+	char list[512];
+	if (ncand) {
+		uint32_t nroots = 0;
+		for (uint32_t s = 0; s < S; s++)
+			if (g->comp[s] == c && cand_bar[s] == best_bar) {
+				is_root[s] = 1;
+				nroots++;
+			}
+		free(cand_bar);
+		root_list(g, is_root, c, list, sizeof(list));
+		core->log(core, IBSM_LOG_INFO,
+			  "roots by hop histogram: %u of %u switches see over 90%% of the %llu CAs "
+			  "at one distance; the %u seeing them at %u hops are the roots: %s",
+			  ncand, members, (unsigned long long)cas, nroots, best_bar, list);
+		return UPDN_ROOT_HISTOGRAM;
+	}
+	free(cand_bar);
+
+	/* fall-back: least eccentricity toward the CA switches (all switches when the
+	 * component has no CA), then least total CA distance, then GUID */
+	struct centre_key *k = malloc((size_t)members * sizeof(*k));
+	if (!k)
+		return 0;
+	uint32_t nk = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		if (g->comp[s] != c)
+			continue;
+		const uint8_t *row = hops + (size_t)s * S;
+		uint32_t ecc = 0;
+		uint64_t sum = 0;
+		for (uint32_t t = 0; t < S; t++) {
+			if (g->comp[t] != c || row[t] == 0xFF)
+				continue;
+			if (cas && !g->ca_src[t])
+				continue;
+			if (row[t] > ecc)
+				ecc = row[t];
+			sum += (uint64_t)row[t] * (cas ? g->ca_src[t] : 1);
+		}
+		k[nk++] = (struct centre_key){ .s = s, .ecc = ecc, .sum = sum, .guid = g->guid[s] };
+	}
+	qsort(k, nk, sizeof(*k), centre_cmp);
+	is_root[k[0].s] = 1;
+	if (centre && ncentre && *ncentre == 0) {
+		for (uint32_t i = 0; i < nk && i < max_centre; i++)
+			centre[i] = k[i].s;
+		*ncentre = nk < max_centre ? nk : max_centre;
+	}
+	core->log(core, IBSM_LOG_INFO,
+		  "roots: %s among %u switches (%llu CAs); root by least eccentricity (%u hops), "
+		  "least total distance, then GUID: 0x%016llx",
+		  centre_only ? "one central root" : "the hop histogram finds none", members,
+		  (unsigned long long)cas, k[0].ecc, (unsigned long long)k[0].guid);
+	free(k);
+	return UPDN_ROOT_CENTRE;
+}
+
+uint32_t updn_pick_roots(const struct ibsm_core *core, const struct updn_graph *g,
+			 const uint8_t *hops, const struct updn_guids *file, uint8_t *is_root,
+			 uint8_t *how, uint32_t *centre, uint32_t *ncentre, uint32_t max_centre,
+			 int centre_only)
+{
+	uint32_t S = g->S;
+	memset(is_root, 0, S);
+	memset(how, 0, g->ncomp);
+	if (ncentre)
+		*ncentre = 0;
+	if (file && file->n) {
+		/* binary search of the sorted file GUIDs for every switch */
+		uint64_t *sorted = malloc((size_t)file->n * sizeof(*sorted));
+		uint8_t *hit = calloc(file->n, 1);
+		if (sorted && hit) {
+			memcpy(sorted, file->v, (size_t)file->n * sizeof(*sorted));
+			qsort(sorted, file->n, sizeof(*sorted), u64_cmp);
+			for (uint32_t s = 0; s < S; s++) {
+				uint64_t *p = bsearch(&g->guid[s], sorted, file->n, sizeof(*sorted),
+						      u64_cmp);
+				if (!p)
+					continue;
+				/* mark every copy of a duplicated GUID as found */
+				while (p > sorted && p[-1] == g->guid[s])
+					p--;
+				for (; p < sorted + file->n && *p == g->guid[s]; p++)
+					hit[p - sorted] = 1;
+				is_root[s] = 1;
+				how[g->comp[s]] = UPDN_ROOT_FILE;
+			}
+			uint32_t unknown = 0;
+			for (uint32_t i = 0; i < file->n; i++) {
+				if (hit[i] || (i > 0 && sorted[i] == sorted[i - 1]))
+					continue;
+				if (unknown++ < LOG_ROOTS_MAX)
+					core->log(core, IBSM_LOG_INFO,
+						  "root GUID 0x%016llx is no switch of this fabric "
+						  "(scope); ignored", (unsigned long long)sorted[i]);
+			}
+			if (unknown > LOG_ROOTS_MAX)
+				core->log(core, IBSM_LOG_INFO,
+					  "%u root GUIDs in all are no switch of this fabric", unknown);
+		}
+		free(sorted);
+		free(hit);
+		for (uint32_t c = 0; c < g->ncomp; c++) {
+			if (how[c] != UPDN_ROOT_FILE)
+				continue;
+			char list[512];
+			uint32_t n = 0;
+			for (uint32_t s = 0; s < S; s++)
+				n += is_root[s] && g->comp[s] == c;
+			root_list(g, is_root, c, list, sizeof(list));
+			core->log(core, IBSM_LOG_INFO, "roots from the root GUID file: %u: %s", n,
+				  list);
+		}
+	}
+	for (uint32_t c = 0; c < g->ncomp; c++)
+		if (!how[c])
+			how[c] = pick_component(core, g, hops, c, is_root, centre, ncentre,
+						max_centre, centre_only);
+	uint32_t n = 0;
+	for (uint32_t s = 0; s < S; s++)
+		n += is_root[s];
+	return n;
+}

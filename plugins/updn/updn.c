@@ -1,0 +1,986 @@
+/* updn.c - the up/down routing engine: deadlock-free routes on any topology. Switches are
+ * ranked by BFS from the roots (roots.c); every switch link gets one strict direction (toward
+ * the lower rank, then the lower GUID), so "up" is a DAG orientation and no CA-to-CA route
+ * may take an up step after a down step.
+ *
+ * Per destination switch t, a level-by-level BFS from t gives every switch its up/down
+ * distance and its mode: DOWN when it reaches t by down steps only (so packets arriving from
+ * above may pass it), UP otherwise (it goes up, and nobody above may route through it). A
+ * switch's exit candidates follow its mode, so the tables are strictly up/down whatever
+ * port is chosen. The choice balances link load by the number of CA sources behind each
+ * route: per destination LID, switches decide farthest first, each adding the sources routed
+ * through it to the load of the link it picks (the least loaded candidate).
+ *
+ * Switch LIDs that no up/down path reaches (a spine on a degraded tree) are routed anyway
+ * through up-down-up turns, counted and logged; CA LIDs never are, except on switches with no
+ * CA behind them, whose routes no CA-to-CA traffic can use. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <ibsm/fabric.h>
+#include <ibsm/routing.h>
+#include "updn.h"
+
+#define UPDN_EXPORT __attribute__((visibility("default")))
+#define INF 0xFFFF
+#define F_DOWN 0x1  /* reaches the destination by down steps only */
+#define F_FREE 0x2  /* no direction rule (connect_roots destinations) */
+#define F_FB   0x4  /* reached only by the fall-back (up-down-up) extension */
+#define MAX_CENTRE 64
+/* fall-back roots compared: at most MAX_CENTRE, and switches x (links + switches) summed
+ * over the candidates below this */
+#define EVAL_BUDGET 100000000ull
+#define CANCEL_EVERY 64
+
+struct updn {
+	const struct ibsm_core *core;
+	char *roots_path;             /* the -a file as last read (bad lines logged once) */
+	struct timespec roots_mtime;
+	off_t roots_size;
+};
+
+struct dest {
+	uint32_t port;      /* port id */
+	uint32_t sw;        /* switch it hangs off */
+	uint16_t base;
+	uint8_t first, end; /* LID offsets [first, end) */
+	uint8_t exit;       /* port of sw that delivers it; 0 for the switch's own LID */
+	uint8_t is_ca;
+};
+
+struct ctx {
+	const struct ibsm_core *core;
+	const struct ibsm_fabric *f;
+	const struct ibsm_scope *sc;
+	struct updn_graph g;
+	uint8_t *row_ok;       /* [S] row in scope */
+	uint8_t *is_root;      /* [S] */
+	uint32_t *rank;        /* [S] */
+	uint32_t *ord;         /* [S] position in (rank, GUID) order: smaller = higher */
+	uint32_t *rnode;       /* [L] node id at the far end */
+	uint64_t *rsys;        /* [L] its system image GUID (node GUID if none) */
+	uint32_t *comp_size;   /* [ncomp] */
+	int connect_roots;
+	/* destinations, grouped by switch: dests of switch t are [doff[t], doff[t + 1]) */
+	struct dest *dests;
+	uint32_t ndests, *doff;
+	uint8_t max_end;
+	/* per destination switch scratch */
+	uint16_t *dist;        /* [S] */
+	uint8_t *flag;         /* [S] F_* */
+	uint32_t *order;       /* [S] reached switches, t first, by distance */
+	uint32_t nord, nstrict;
+	uint32_t *cand_off;    /* [S] start of s's candidates in cand */
+	uint8_t *cand_n;       /* [S] */
+	uint32_t *cand;        /* [L] link ids */
+	uint32_t *sub;         /* [S] CA sources routed through s */
+	uint32_t *choice;      /* [128 * S] link chosen at s for offset k of the current dest */
+	/* [L] routes per link: at most sources x LIDs < 49152^2 < 2^32 */
+	uint32_t *load_ca, *load_sw, *load0;
+	/* one destination switch's entries, [slot * S + s], before they go to the rows */
+	uint8_t *gbuf;
+	uint16_t *glid;        /* [slot] LID */
+	uint32_t gslots;
+	/* output */
+	uint8_t *lft;
+	uint32_t stride;
+	uint64_t routed, udu, off_updn, ca_no_path;
+};
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int fail(struct ibsm_routes *out, int rc, const char *why)
+{
+	snprintf(out->why, sizeof(out->why), "%s", why);
+	return rc;
+}
+
+/* ---- the switch graph of the scope ---- */
+
+struct lk {
+	uint32_t peer;
+	uint8_t port;
+};
+
+static int lk_cmp(const void *x, const void *y)
+{
+	const struct lk *a = x, *b = y;
+	return (int)a->port - (int)b->port;
+}
+
+static void graph_free(struct updn_graph *g)
+{
+	free(g->off);
+	free(g->peer);
+	free(g->port);
+	free(g->guid);
+	free(g->ca_src);
+	free(g->comp);
+	memset(g, 0, sizeof(*g));
+}
+
+static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+		       struct updn_graph *g)
+{
+	uint32_t S = f->n_switches, maxadj = 0;
+	memset(g, 0, sizeof(*g));
+	g->S = S;
+	for (uint32_t s = 0; s < S; s++)
+		maxadj = f->switches[s].nadj > maxadj ? f->switches[s].nadj : maxadj;
+	g->off = malloc(((size_t)S + 1) * sizeof(*g->off));
+	g->guid = malloc((S ? S : 1) * sizeof(*g->guid));
+	g->ca_src = calloc(S ? S : 1, sizeof(*g->ca_src));
+	g->comp = malloc((S ? S : 1) * sizeof(*g->comp));
+	g->peer = malloc(((size_t)f->n_adj + 1) * sizeof(*g->peer));
+	g->port = malloc((size_t)f->n_adj + 1);
+	struct lk *tmp = malloc(((size_t)maxadj + 1) * sizeof(*tmp));
+	if (!g->off || !g->guid || !g->ca_src || !g->comp || !g->peer || !g->port || !tmp) {
+		free(tmp);
+		graph_free(g);
+		return -ENOMEM;
+	}
+	uint32_t L = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		const struct ibsm_switch *sw = &f->switches[s];
+		const struct ibsm_node *node = &f->nodes[sw->node];
+		g->off[s] = L;
+		g->guid[s] = node->guid;
+		uint32_t n = 0;
+		for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj && a < f->n_adj; a++) {
+			const struct ibsm_adj *adj = &f->adj[a];
+			if (adj->peer_sw >= S || adj->peer_sw == s || adj->port == 0 ||
+			    adj->port == IBSM_NO_PORT || adj->port > node->nports ||
+			    !ibsm_scope_link(f, sc, s, adj))
+				continue;
+			tmp[n].peer = adj->peer_sw;
+			tmp[n].port = adj->port;
+			n++;
+		}
+		qsort(tmp, n, sizeof(*tmp), lk_cmp);
+		for (uint32_t i = 0; i < n; i++) {
+			g->peer[L] = tmp[i].peer;
+			g->port[L] = tmp[i].port;
+			L++;
+		}
+		for (unsigned p = 1; p <= node->nports; p++) {
+			uint32_t me = node->port0 + p, q = f->ports[me].peer;
+			if (q == IBSM_NONE || f->nodes[f->ports[q].node].type == IBSM_SWITCH ||
+			    f->ports[q].num == 0)
+				continue;
+			if (ibsm_bit(&sc->ports, me) && ibsm_bit(&sc->ports, q))
+				g->ca_src[s]++;
+		}
+	}
+	g->off[S] = L;
+	g->L = L;
+	free(tmp);
+	/* components */
+	uint32_t *queue = malloc((S ? S : 1) * sizeof(*queue));
+	if (!queue) {
+		graph_free(g);
+		return -ENOMEM;
+	}
+	for (uint32_t s = 0; s < S; s++)
+		g->comp[s] = UINT32_MAX;
+	for (uint32_t s0 = 0; s0 < S; s0++) {
+		if (g->comp[s0] != UINT32_MAX)
+			continue;
+		uint32_t c = g->ncomp++, head = 0, n = 0;
+		g->comp[s0] = c;
+		queue[n++] = s0;
+		while (head < n) {
+			uint32_t x = queue[head++];
+			for (uint32_t l = g->off[x]; l < g->off[x + 1]; l++)
+				if (g->comp[g->peer[l]] == UINT32_MAX) {
+					g->comp[g->peer[l]] = c;
+					queue[n++] = g->peer[l];
+				}
+		}
+	}
+	free(queue);
+	return 0;
+}
+
+/* ---- destinations (as minhop: CA ports grouped by switch, then the switch's own LID) ---- */
+
+static int dest_make(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t stride,
+		     uint32_t p, uint32_t sw, uint8_t exit, int is_ca, struct dest *d)
+{
+	const struct ibsm_port *port = &f->ports[p];
+	if (!ibsm_bit(&sc->dests, p) || port->lid == 0 || port->lmc > 7)
+		return 0;
+	unsigned nl = 1u << port->lmc;
+	unsigned first = sc->path_bit_first;
+	unsigned end = sc->path_bit_count ? first + sc->path_bit_count : nl;
+	if (end > nl)
+		end = nl;
+	unsigned k = first;
+	while (k < end && port->lid + k <= f->max_lid && port->lid + k < stride && f->lid_port &&
+	       f->lid_port[port->lid + k] == p)
+		k++;
+	end = k;
+	if (first >= end)
+		return 0;
+	d->port = p;
+	d->sw = sw;
+	d->base = port->lid;
+	d->first = (uint8_t)first;
+	d->end = (uint8_t)end;
+	d->exit = exit;
+	d->is_ca = (uint8_t)is_ca;
+	return 1;
+}
+
+static int build_dests(struct ctx *c)
+{
+	const struct ibsm_fabric *f = c->f;
+	uint32_t S = f->n_switches;
+	c->dests = malloc(((size_t)f->n_ports + 1) * sizeof(*c->dests));
+	c->doff = malloc(((size_t)S + 1) * sizeof(*c->doff));
+	if (!c->dests || !c->doff)
+		return -ENOMEM;
+	uint32_t nd = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
+		c->doff[s] = nd;
+		for (unsigned p = 1; p <= n->nports; p++) {
+			uint32_t me = n->port0 + p, q = f->ports[me].peer;
+			if (q == IBSM_NONE || f->ports[q].num == 0 ||
+			    f->nodes[f->ports[q].node].type == IBSM_SWITCH)
+				continue;
+			if (!ibsm_bit(&c->sc->ports, me) || !ibsm_bit(&c->sc->ports, q))
+				continue;
+			nd += (uint32_t)dest_make(f, c->sc, c->stride, q, s, (uint8_t)p, 1,
+						  &c->dests[nd]);
+		}
+		nd += (uint32_t)dest_make(f, c->sc, c->stride, n->port0, s, 0, 0, &c->dests[nd]);
+	}
+	c->doff[S] = nd;
+	c->ndests = nd;
+	for (uint32_t i = 0; i < nd; i++)
+		if (c->dests[i].end > c->max_end)
+			c->max_end = c->dests[i].end;
+	return 0;
+}
+
+/* ---- ranking ---- */
+
+static int rank_cmp(const void *x, const void *y, void *arg)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	const struct ctx *c = arg;
+	if (c->rank[a] != c->rank[b])
+		return c->rank[a] < c->rank[b] ? -1 : 1;
+	if (c->g.guid[a] != c->g.guid[b])
+		return c->g.guid[a] < c->g.guid[b] ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* BFS from the roots; then the strict order (rank, GUID) that orients every link. */
+static uint32_t rank_switches(struct ctx *c)
+{
+	uint32_t S = c->g.S, head = 0, n = 0, max_rank = 0;
+	uint32_t *q = c->order; /* scratch */
+	for (uint32_t s = 0; s < S; s++) {
+		c->rank[s] = UINT32_MAX;
+		if (c->is_root[s]) {
+			c->rank[s] = 0;
+			q[n++] = s;
+		}
+	}
+	while (head < n) {
+		uint32_t x = q[head++];
+		for (uint32_t l = c->g.off[x]; l < c->g.off[x + 1]; l++) {
+			uint32_t s = c->g.peer[l];
+			if (c->rank[s] == UINT32_MAX) {
+				c->rank[s] = c->rank[x] + 1;
+				max_rank = c->rank[s] > max_rank ? c->rank[s] : max_rank;
+				q[n++] = s;
+			}
+		}
+	}
+	uint32_t *tmp = q;
+	for (uint32_t s = 0; s < S; s++)
+		tmp[s] = s;
+	qsort_r(tmp, S, sizeof(*tmp), rank_cmp, c);
+	for (uint32_t i = 0; i < S; i++)
+		c->ord[tmp[i]] = i;
+	return max_rank;
+}
+
+/* ---- per destination switch: distances, modes, candidates ---- */
+
+static void bfs(struct ctx *c, uint32_t t, int free_mode)
+{
+	const struct updn_graph *g = &c->g;
+	for (uint32_t i = 0; i < c->nord; i++)
+		c->dist[c->order[i]] = INF;
+	uint32_t n = 0, head = 0;
+	c->dist[t] = 0;
+	c->flag[t] = F_DOWN | (free_mode ? F_FREE : 0);
+	c->order[n++] = t;
+	while (head < n) {
+		uint32_t level_end = n;
+		for (; head < level_end; head++) {
+			uint32_t x = c->order[head];
+			uint16_t d = c->dist[x];
+			int x_down = c->flag[x] & F_DOWN;
+			for (uint32_t l = g->off[x]; l < g->off[x + 1]; l++) {
+				uint32_t s = g->peer[l];
+				int up_step = c->ord[s] > c->ord[x]; /* packet s -> x goes up */
+				if (!free_mode && !up_step && !x_down)
+					continue; /* down into a switch that goes up again */
+				if (c->dist[s] == INF) {
+					c->dist[s] = (uint16_t)(d + 1);
+					c->flag[s] = free_mode ? F_FREE | F_DOWN : 0;
+					c->order[n++] = s;
+				} else if (c->dist[s] != d + 1) {
+					continue;
+				}
+				if (!up_step)
+					c->flag[s] |= F_DOWN;
+			}
+		}
+	}
+	c->nord = c->nstrict = n;
+}
+
+/* Candidate exits of order[from .. nord). */
+static void candidates(struct ctx *c, uint32_t from, uint32_t *pool_used)
+{
+	const struct updn_graph *g = &c->g;
+	uint32_t used = *pool_used;
+	for (uint32_t i = from; i < c->nord; i++) {
+		uint32_t s = c->order[i];
+		uint16_t d = c->dist[s];
+		uint8_t fl = c->flag[s];
+		c->cand_off[s] = used;
+		uint32_t n = 0;
+		if (d == 0) {
+			c->cand_n[s] = 0;
+			continue;
+		}
+		for (uint32_t l = g->off[s]; l < g->off[s + 1]; l++) {
+			uint32_t x = g->peer[l];
+			if (c->dist[x] != d - 1)
+				continue;
+			if (!(fl & (F_FREE | F_FB))) {
+				if (fl & F_DOWN) {
+					if (c->ord[x] < c->ord[s] || !(c->flag[x] & F_DOWN))
+						continue;
+				} else if (c->ord[x] > c->ord[s]) {
+					continue;
+				}
+			}
+			c->cand[used + n++] = l;
+		}
+		c->cand_n[s] = (uint8_t)(n > 255 ? 255 : n);
+		used += n;
+	}
+	*pool_used = used;
+}
+
+/* Reaches the switches the up/down BFS missed, by any step (up-down-up turns). For CA
+ * destinations (ca_only) only through switches without CA sources. */
+static void extend(struct ctx *c, int ca_only, uint32_t *pool_used)
+{
+	const struct updn_graph *g = &c->g;
+	for (uint32_t i = c->nstrict; i < c->nord; i++)
+		c->dist[c->order[i]] = INF;
+	c->nord = c->nstrict;
+	uint32_t t = c->order[0];
+	if (c->nstrict >= c->comp_size[g->comp[t]])
+		return;
+	uint32_t ia = 0, ib = c->nstrict, n = c->nstrict;
+	while (ia < c->nstrict || ib < n) {
+		uint32_t u;
+		if (ib < n && (ia >= c->nstrict || c->dist[c->order[ib]] < c->dist[c->order[ia]]))
+			u = c->order[ib++];
+		else
+			u = c->order[ia++];
+		for (uint32_t l = g->off[u]; l < g->off[u + 1]; l++) {
+			uint32_t s = g->peer[l];
+			if (c->dist[s] != INF || (ca_only && g->ca_src[s]))
+				continue;
+			c->dist[s] = (uint16_t)(c->dist[u] + 1);
+			c->flag[s] = F_FB;
+			c->order[n++] = s;
+		}
+	}
+	c->nord = n;
+	candidates(c, c->nstrict, pool_used);
+}
+
+/* ---- one destination LID: the tree, farthest switches first ---- */
+
+static uint32_t choose(const struct ctx *c, uint32_t s, const struct dest *d, unsigned k,
+		       const uint32_t *load)
+{
+	const uint32_t *cand = c->cand + c->cand_off[s];
+	unsigned n = c->cand_n[s];
+	if (n == 1)
+		return cand[0];
+	uint32_t S = c->g.S;
+	if (k == d->first) {
+		uint32_t best = cand[0], bl = load[best];
+		for (unsigned i = 1; i < n; i++)
+			if (load[cand[i]] < bl) {
+				bl = load[cand[i]];
+				best = cand[i];
+			}
+		return best;
+	}
+	/* LMC: prefer a far end on another system image, then another node, than the earlier
+	 * LIDs of d took from this switch; then the least load */
+	uint32_t best = cand[0];
+	unsigned bcls = 3;
+	uint32_t bl = UINT32_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t l = cand[i];
+		unsigned cls = 0;
+		for (unsigned j = d->first; j < k; j++) {
+			uint32_t pl = c->choice[(size_t)j * S + s];
+			if (pl == UINT32_MAX)
+				continue;
+			if (c->rnode[pl] == c->rnode[l])
+				cls = 2;
+			else if (c->rsys[pl] == c->rsys[l] && cls < 1)
+				cls = 1;
+		}
+		if (cls < bcls || (cls == bcls && load[l] < bl)) {
+			bcls = cls;
+			bl = load[l];
+			best = l;
+		}
+	}
+	return best;
+}
+
+static void route_lid(struct ctx *c, const struct dest *d, unsigned k, int write)
+{
+	const struct updn_graph *g = &c->g;
+	uint32_t S = g->S;
+	uint32_t *load = d->is_ca ? c->load_ca : c->load_sw;
+	uint32_t *choice = c->choice + (size_t)k * S;
+	for (uint32_t i = 0; i < c->nord; i++)
+		c->sub[c->order[i]] = g->ca_src[c->order[i]];
+	for (uint32_t i = c->nord; i-- > 1;) {
+		uint32_t s = c->order[i];
+		if (c->cand_n[s] == 0) {
+			choice[s] = UINT32_MAX;
+			continue;
+		}
+		uint32_t l = choose(c, s, d, k, load);
+		choice[s] = l;
+		load[l] += (uint32_t)c->sub[s];
+		if (d->is_ca && k == 0)
+			c->load0[l] += (uint32_t)c->sub[s];
+		c->sub[g->peer[l]] += c->sub[s];
+	}
+	if (!write)
+		return;
+	/* the row entries go to the group buffer (written row by row: fewer cache misses) */
+	uint8_t *col = c->gbuf + (size_t)c->gslots * S;
+	c->glid[c->gslots++] = (uint16_t)(d->base + k);
+	memset(col, IBSM_NO_PORT, S);
+	for (uint32_t i = 0; i < c->nord; i++) {
+		uint32_t s = c->order[i];
+		if (i == 0) {
+			col[s] = d->exit;
+			continue;
+		}
+		if (choice[s] == UINT32_MAX)
+			continue;
+		col[s] = g->port[choice[s]];
+		if ((c->flag[s] & F_FB) && c->row_ok[s]) {
+			if (d->is_ca)
+				c->off_updn++;
+			else
+				c->udu++;
+		}
+	}
+}
+
+/* Writes the buffered entries of one destination switch's LIDs, row by row. */
+static void flush_group(struct ctx *c)
+{
+	uint32_t S = c->g.S, n = c->gslots;
+	uint64_t routed = 0;
+	const uint8_t *buf = c->gbuf;
+	const uint16_t *lid = c->glid;
+	for (uint32_t s = 0; s < S; s++) {
+		if (!c->row_ok[s])
+			continue;
+		uint8_t *row = c->lft + (size_t)s * c->stride;
+		for (uint32_t j = 0; j < n; j++) {
+			uint8_t p = buf[(size_t)j * S + s];
+			if (p != IBSM_NO_PORT) {
+				row[lid[j]] = p;
+				routed++;
+			}
+		}
+	}
+	c->routed += routed;
+	c->gslots = 0;
+}
+
+/* CA sources that up/down cannot serve toward switch t's CA LIDs (logged). */
+static uint64_t ca_unserved(const struct ctx *c, uint32_t t)
+{
+	uint64_t n = 0;
+	if (c->nord >= c->comp_size[c->g.comp[t]])
+		return 0;
+	for (uint32_t s = 0; s < c->g.S; s++)
+		n += c->row_ok[s] && c->g.ca_src[s] && c->dist[s] == INF &&
+		     c->g.comp[s] == c->g.comp[t];
+	return n;
+}
+
+/* Every destination; write = 0: only the CA loads of offset 0 (to compare roots). */
+static int route_all(struct ctx *c, int write, int full)
+{
+	uint32_t S = c->g.S;
+	memset(c->load_ca, 0, (size_t)c->g.L * sizeof(*c->load_ca));
+	memset(c->load_sw, 0, (size_t)c->g.L * sizeof(*c->load_sw));
+	memset(c->load0, 0, (size_t)c->g.L * sizeof(*c->load0));
+	c->routed = c->udu = c->off_updn = c->ca_no_path = 0;
+	c->nord = 0;
+	for (uint32_t s = 0; s < S; s++)
+		c->dist[s] = INF;
+	for (uint32_t t = 0; t < S; t++) {
+		uint32_t d0 = c->doff[t], d1 = c->doff[t + 1];
+		if (d0 == d1)
+			continue;
+		if (write && t % CANCEL_EVERY == 0 && c->core->cancelled &&
+		    c->core->cancelled(c->core))
+			return -ECANCELED;
+		uint32_t pool = 0;
+		bfs(c, t, 0);
+		candidates(c, 0, &pool);
+		uint32_t strict_pool = pool;
+		int extended = -1; /* -1 none, 1 CA-only, 0 all */
+		for (uint32_t i = d0; i < d1; i++) {
+			const struct dest *d = &c->dests[i];
+			if (!d->is_ca && !full)
+				continue;
+			if (!d->is_ca && c->connect_roots && c->is_root[t]) {
+				bfs(c, t, 1);
+				pool = 0;
+				candidates(c, 0, &pool);
+				extended = -1;
+			} else {
+				int want = d->is_ca ? 1 : 0;
+				if (extended != want) {
+					pool = strict_pool;
+					extend(c, want, &pool);
+					extended = want;
+				}
+			}
+			unsigned end = full ? d->end : d->first + 1u;
+			for (unsigned k = d->first; k < end; k++)
+				route_lid(c, d, k, write);
+			if (write && d->is_ca)
+				c->ca_no_path += (end - d->first) * ca_unserved(c, t);
+		}
+		if (write)
+			flush_group(c);
+	}
+	return 0;
+}
+
+static void balance(const struct ctx *c, uint64_t *max, double *mean, double *ratio)
+{
+	uint64_t m = 0, sum = 0;
+	for (uint32_t l = 0; l < c->g.L; l++) {
+		sum += c->load0[l];
+		m = c->load0[l] > m ? c->load0[l] : m;
+	}
+	*max = m;
+	*mean = c->g.L ? (double)sum / c->g.L : 0;
+	*ratio = *mean > 0 ? (double)m / *mean : 0;
+}
+
+/* Fall-back roots: of the most central candidates, the one whose busiest switch link carries
+ * the fewest CA routes (ties: the more central). */
+static void compare_roots(struct ctx *c, const uint32_t *centre, uint32_t ncentre,
+			  struct updn_result *res)
+{
+	uint64_t best = UINT64_MAX;
+	uint32_t best_i = 0;
+	for (uint32_t i = 0; i < ncentre; i++) {
+		for (uint32_t j = 0; j < ncentre; j++)
+			c->is_root[centre[j]] = 0;
+		c->is_root[centre[i]] = 1;
+		rank_switches(c);
+		route_all(c, 0, 0);
+		uint64_t mx;
+		double mean, ratio;
+		balance(c, &mx, &mean, &ratio);
+		c->core->log(c->core, IBSM_LOG_VERBOSE,
+			     "root candidate 0x%016llx: switch-link load max %llu, max/mean %.3f",
+			     (unsigned long long)c->g.guid[centre[i]], (unsigned long long)mx, ratio);
+		if (mx < best) {
+			best = mx;
+			best_i = i;
+		}
+	}
+	for (uint32_t j = 0; j < ncentre; j++)
+		c->is_root[centre[j]] = 0;
+	c->is_root[centre[best_i]] = 1;
+	res->roots_tried = ncentre;
+	c->core->log(c->core, IBSM_LOG_INFO,
+		     "of the %u most central switches, root 0x%016llx gives the least loaded "
+		     "busiest link", ncentre, (unsigned long long)c->g.guid[centre[best_i]]);
+}
+
+/* ---- the root file, read again only when it changed ---- */
+
+static int load_roots(struct updn *u, struct updn_guids *rf, const char **path_out)
+{
+	const struct ibsm_core *core = u->core;
+	const char *path = core->config ? core->config(core, "root_guid_file") : NULL;
+	*path_out = NULL;
+	if (!path || !*path || !strcmp(path, "(null)"))
+		return 0;
+	*path_out = path;
+	struct stat st;
+	int seen = 0;
+	if (stat(path, &st) == 0 && u->roots_path && !strcmp(u->roots_path, path) &&
+	    st.st_mtim.tv_sec == u->roots_mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == u->roots_mtime.tv_nsec && st.st_size == u->roots_size)
+		seen = 1;
+	int rc = updn_guids_load(core, path, seen ? IBSM_LOG_VERBOSE : IBSM_LOG_ERROR, rf);
+	if (rc < 0)
+		return rc;
+	free(u->roots_path);
+	u->roots_path = strdup(path);
+	if (stat(path, &st) == 0) {
+		u->roots_mtime = st.st_mtim;
+		u->roots_size = st.st_size;
+	}
+	return 0;
+}
+
+/* ---- the engine ---- */
+
+static void ctx_free(struct ctx *c)
+{
+	graph_free(&c->g);
+	free(c->row_ok);
+	free(c->is_root);
+	free(c->rank);
+	free(c->ord);
+	free(c->rnode);
+	free(c->rsys);
+	free(c->comp_size);
+	free(c->dests);
+	free(c->doff);
+	free(c->dist);
+	free(c->flag);
+	free(c->order);
+	free(c->cand_off);
+	free(c->cand_n);
+	free(c->cand);
+	free(c->sub);
+	free(c->choice);
+	free(c->load_ca);
+	free(c->load_sw);
+	free(c->load0);
+	free(c->gbuf);
+	free(c->glid);
+}
+
+static void result_free(void *result)
+{
+	struct updn_result *r = result;
+	if (!r)
+		return;
+	free(r->rank);
+	free(r->is_root);
+	free(r->how);
+	free(r);
+}
+
+static int updn_setup(const struct ibsm_core *core, void **inst)
+{
+	struct updn *u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->core = core;
+	*inst = u;
+	return 0;
+}
+
+static void updn_teardown(void *inst)
+{
+	struct updn *u = inst;
+	if (!u)
+		return;
+	free(u->roots_path);
+	free(u);
+}
+
+static int config_true(const struct ibsm_core *core, const char *key)
+{
+	const char *v = core->config ? core->config(core, key) : NULL;
+	return v && (!strcasecmp(v, "TRUE") || !strcmp(v, "1") || !strcasecmp(v, "yes"));
+}
+
+static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+		      struct ibsm_routes *out, void **result)
+{
+	struct updn *u = inst;
+	const struct ibsm_core *core = u->core;
+	double t0 = now_seconds();
+	*result = NULL;
+	if (f->max_lid && out->stride < f->max_lid + 1) {
+		snprintf(out->why, sizeof(out->why),
+			 "LFT row stride %u is shorter than max LID %u + 1", out->stride,
+			 f->max_lid);
+		return -EINVAL;
+	}
+	struct ctx c = { .core = core, .f = f, .sc = sc, .lft = out->lft, .stride = out->stride };
+	struct updn_guids rf = { 0 };
+	struct updn_result *res = calloc(1, sizeof(*res));
+	uint8_t *hops = NULL, *how = NULL;
+	int rc = 0;
+	if (!res)
+		return fail(out, -ENOMEM, "out of memory");
+	res->generation = f->generation;
+	c.connect_roots = config_true(core, "connect_roots");
+
+	rc = graph_build(f, sc, &c.g);
+	if (rc < 0) {
+		rc = fail(out, rc, "out of memory");
+		goto done;
+	}
+	uint32_t S = c.g.S, L = c.g.L;
+	res->S = S;
+	c.row_ok = calloc(S ? S : 1, 1);
+	c.is_root = calloc(S ? S : 1, 1);
+	c.rank = malloc((S ? S : 1) * sizeof(*c.rank));
+	c.ord = malloc((S ? S : 1) * sizeof(*c.ord));
+	c.rnode = malloc((L ? L : 1) * sizeof(*c.rnode));
+	c.rsys = malloc((L ? L : 1) * sizeof(*c.rsys));
+	c.comp_size = calloc(c.g.ncomp ? c.g.ncomp : 1, sizeof(*c.comp_size));
+	c.dist = malloc((S ? S : 1) * sizeof(*c.dist));
+	c.flag = calloc(S ? S : 1, 1);
+	c.order = malloc((S ? S : 1) * sizeof(*c.order));
+	c.cand_off = malloc((S ? S : 1) * sizeof(*c.cand_off));
+	c.cand_n = calloc(S ? S : 1, 1);
+	c.cand = malloc((L ? L : 1) * sizeof(*c.cand));
+	c.sub = malloc((S ? S : 1) * sizeof(*c.sub));
+	c.load_ca = malloc((L ? L : 1) * sizeof(*c.load_ca));
+	c.load_sw = malloc((L ? L : 1) * sizeof(*c.load_sw));
+	c.load0 = malloc((L ? L : 1) * sizeof(*c.load0));
+	how = calloc(c.g.ncomp ? c.g.ncomp : 1, 1);
+	if (!c.row_ok || !c.is_root || !c.rank || !c.ord || !c.rnode || !c.rsys || !c.comp_size ||
+	    !c.dist || !c.flag || !c.order || !c.cand_off || !c.cand_n || !c.cand || !c.sub ||
+	    !c.load_ca || !c.load_sw || !c.load0 || !how) {
+		rc = fail(out, -ENOMEM, "out of memory");
+		goto done;
+	}
+	for (uint32_t s = 0; s < S; s++) {
+		c.row_ok[s] = (uint8_t)ibsm_bit(&sc->switches, s);
+		res->rows += c.row_ok[s];
+		c.comp_size[c.g.comp[s]]++;
+	}
+	for (uint32_t l = 0; l < L; l++) {
+		const struct ibsm_node *rn = &f->nodes[f->switches[c.g.peer[l]].node];
+		c.rnode[l] = f->switches[c.g.peer[l]].node;
+		c.rsys[l] = rn->sysimg_guid ? rn->sysimg_guid : rn->guid;
+	}
+	rc = build_dests(&c);
+	if (rc < 0) {
+		rc = fail(out, rc, "out of memory");
+		goto done;
+	}
+	res->dests = c.ndests;
+	c.choice = malloc(((size_t)(c.max_end ? c.max_end : 1)) * (S ? S : 1) * sizeof(*c.choice));
+	uint32_t maxgroup = 1;
+	for (uint32_t t = 0; t < S; t++) {
+		uint32_t n = 0;
+		for (uint32_t i = c.doff[t]; i < c.doff[t + 1]; i++)
+			n += c.dests[i].end - c.dests[i].first;
+		maxgroup = n > maxgroup ? n : maxgroup;
+	}
+	c.gbuf = malloc((size_t)maxgroup * (S ? S : 1));
+	c.glid = malloc((size_t)maxgroup * sizeof(*c.glid));
+	if (!c.choice || !c.gbuf || !c.glid) {
+		rc = fail(out, -ENOMEM, "out of memory");
+		goto done;
+	}
+	if (res->rows == 0 || c.ndests == 0 || S == 0)
+		goto done;
+
+	/* roots: the file, then detection where it left a component without one */
+	const char *roots_path = NULL;
+	if (load_roots(u, &rf, &roots_path) < 0)
+		core->log(core, IBSM_LOG_ERROR, "root GUID file unreadable; detecting roots");
+	int need_hops = 1;
+	if (rf.n) {
+		/* hops are needed only if some component gets no root from the file */
+		uint8_t *covered = calloc(c.g.ncomp, 1);
+		if (covered) {
+			uint32_t ncov = 0;
+			for (uint32_t s = 0; s < S; s++)
+				for (uint32_t i = 0; i < rf.n; i++)
+					if (rf.v[i] == c.g.guid[s] && !covered[c.g.comp[s]]) {
+						covered[c.g.comp[s]] = 1;
+						ncov++;
+					}
+			need_hops = ncov < c.g.ncomp;
+			free(covered);
+		}
+		if (need_hops && roots_path)
+			core->log(core, IBSM_LOG_INFO,
+				  "root GUID file %s leaves %s without a root; detecting there",
+				  roots_path, c.g.ncomp > 1 ? "some components" : "the fabric");
+	}
+	for (int attempt = 0;; attempt++) {
+		/* 0: the file (detection where it has no root), 1: detection, 2: one central
+		 * root per component, which always connects every pair */
+		if (attempt == 1 && !rf.n)
+			attempt = 2;
+		if ((attempt > 0 || need_hops) && !hops) {
+			hops = malloc((size_t)S * S);
+			if (!hops) {
+				rc = fail(out, -ENOMEM, "no memory for the hop matrix");
+				goto done;
+			}
+			rc = core->switch_hops(core, f, sc, hops);
+			if (rc < 0) {
+				snprintf(out->why, sizeof(out->why), "switch hop matrix failed: %s",
+					 strerror(-rc));
+				goto done;
+			}
+		}
+		uint32_t centre[MAX_CENTRE], ncentre = 0;
+		uint64_t per_eval = (uint64_t)S * (L + S) + 1;
+		uint32_t max_centre = EVAL_BUDGET / per_eval > MAX_CENTRE ? MAX_CENTRE
+					: (uint32_t)(EVAL_BUDGET / per_eval);
+		res->nroots = updn_pick_roots(core, &c.g, hops, attempt == 0 ? &rf : NULL,
+					      c.is_root, how, centre, &ncentre,
+					      max_centre ? max_centre : 1, attempt == 2);
+		if (ncentre > 1)
+			compare_roots(&c, centre, ncentre, res);
+		res->max_rank = rank_switches(&c);
+		core->log(core, IBSM_LOG_VERBOSE, "ranked %u switches from %u roots, max rank %u",
+			  S, res->nroots, res->max_rank);
+		if (c.connect_roots)
+			core->log(core, IBSM_LOG_INFO,
+				  "connect_roots: routes to the %u root switches' LIDs are plain "
+				  "min-hop", res->nroots);
+		memset(c.choice, 0xFF,
+		       (size_t)(c.max_end ? c.max_end : 1) * S * sizeof(*c.choice));
+		rc = route_all(&c, 1, 1);
+		if (rc < 0) {
+			rc = fail(out, rc, "cancelled");
+			goto done;
+		}
+		if (!c.ca_no_path || attempt == 2)
+			break;
+		core->log(core, IBSM_LOG_ERROR,
+			  "the roots %s leave %llu (switch with CAs, CA LID) pairs without an "
+			  "up/down path; routing again with %s",
+			  attempt == 0 ? "of the root GUID file" : "found by the hop histogram",
+			  (unsigned long long)c.ca_no_path,
+			  attempt == 0 && rf.n ? "detected roots" : "one central root");
+		for (uint32_t s = 0; s < S; s++)
+			if (c.row_ok[s])
+				memset(c.lft + (size_t)s * c.stride, IBSM_NO_PORT, c.stride);
+	}
+	res->routed = c.routed;
+	res->udu_entries = c.udu;
+	res->off_updn = c.off_updn;
+	res->ca_no_path = c.ca_no_path;
+	balance(&c, &res->load_max, &res->load_mean, &res->balance);
+	{
+		uint64_t want = 0;
+		for (uint32_t i = 0; i < c.ndests; i++)
+			want += c.dests[i].end - c.dests[i].first;
+		want *= res->rows;
+		res->unrouted = want > c.routed ? want - c.routed : 0;
+	}
+
+done:
+	res->seconds = now_seconds() - t0;
+	free(hops);
+	updn_guids_clear(&rf);
+	if (rc == 0) {
+		res->rank = c.rank;
+		res->is_root = c.is_root;
+		res->how = malloc(S ? S : 1);
+		if (res->how)
+			for (uint32_t s = 0; s < S; s++)
+				res->how[s] = how[c.g.comp[s]];
+		c.rank = NULL;
+		c.is_root = NULL;
+	}
+	free(how);
+	ctx_free(&c);
+	if (rc < 0) {
+		result_free(res);
+		return rc;
+	}
+	if (res->udu_entries)
+		core->log(core, IBSM_LOG_INFO,
+			  "%llu switch-LID routes (switch, LID entries) use up-down-up turns: no "
+			  "up/down path reaches those switches",
+			  (unsigned long long)res->udu_entries);
+	if (res->off_updn)
+		core->log(core, IBSM_LOG_VERBOSE,
+			  "%llu CA-LID entries on switches without CAs leave up/down (no CA route "
+			  "passes there)", (unsigned long long)res->off_updn);
+	if (res->ca_no_path)
+		core->log(core, IBSM_LOG_ERROR,
+			  "%llu (switch with CAs, CA LID) pairs have no up/down path; left unrouted",
+			  (unsigned long long)res->ca_no_path);
+	if (res->unrouted)
+		core->log(core, IBSM_LOG_INFO, "%llu (switch, LID) pairs have no path in scope",
+			  (unsigned long long)res->unrouted);
+	core->log(core, IBSM_LOG_INFO,
+		  "up/down: %u roots, max rank %u; %llu LFT entries on %u switches to %u end "
+		  "ports in %.3f s; switch-link load max %llu, max/mean %.2f",
+		  res->nroots, res->max_rank, (unsigned long long)res->routed, res->rows,
+		  res->dests, res->seconds, (unsigned long long)res->load_max, res->balance);
+	*result = res;
+	return 0;
+}
+
+static uint8_t updn_path_sl(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t dlid)
+{
+	(void)result;
+	(void)slid;
+	(void)dlid;
+	return sl_hint;
+}
+
+static int updn_dump(const void *result, const char *dir, const char *suffix)
+{
+	(void)result;
+	(void)dir;
+	(void)suffix;
+	return 0;
+}
+
+UPDN_EXPORT const struct ibsm_engine ibsm_engine = {
+	IBSM_ENGINE_INIT("updn"),
+	.caps = IBSM_CAP_LMC,
+	.setup = updn_setup,
+	.teardown = updn_teardown,
+	.route = updn_route,
+	.result_free = result_free,
+	.path_sl = updn_path_sl,
+	.dump = updn_dump,
+};
