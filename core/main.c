@@ -165,6 +165,7 @@ static int parse_args(int argc, char **argv, struct sm_options *o)
 	if (cache) {
 		g_free(o->cache_dir);
 		o->cache_dir = cache;
+		o->cache_dir_explicit = 1;
 	}
 	if (o->window < 1 || o->window > 255) {
 		fprintf(stderr, "ibsm: -n %d: SMPs in flight must be 1-255\n", o->window);
@@ -322,6 +323,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/* Offline, a fabric file is not the live fabric: use a guid2lid only when a cache is named
+	 * (OSM_CACHE_DIR or --cache-dir), never the system one by default. */
+	if (opt.fabric_file && !opt.cache_dir_explicit) {
+		g_free(opt.cache_dir);
+		opt.cache_dir = NULL;
+	}
 	/* the cache must be writable, or LIDs would not survive a restart */
 	if (opt.cache_dir && (g_mkdir_with_parents(opt.cache_dir, 0755) < 0 ||
 			      access(opt.cache_dir, W_OK) < 0)) {

@@ -21,6 +21,7 @@ void options_defaults(struct sm_options *o)
 	o->max_reverse_hops = 0;
 	const char *c = g_getenv("OSM_CACHE_DIR");
 	o->cache_dir = g_strdup(c && *c ? c : "/var/cache/ibsm");
+	o->cache_dir_explicit = c && *c;
 	const char *t = g_getenv("OSM_TMP_DIR");
 	o->tmp_dir = g_strdup(t && *t ? t : "/var/log");
 	o->subnet_timeout = 18;

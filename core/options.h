@@ -31,6 +31,7 @@ struct sm_options {
 	char *plugin_dir;           /* --plugin-dir */
 	char *fabric_file;          /* --fabric (offline) */
 	char *cache_dir;            /* OSM_CACHE_DIR or default /var/cache/ibsm */
+	int cache_dir_explicit;     /* from OSM_CACHE_DIR or --cache-dir, not the default */
 	char *tmp_dir;              /* OSM_TMP_DIR or default /var/log */
 	int progress;               /* --progress: per-phase progress lines on stderr */
 	int dump_routes;            /* write fdbs/lfts dumps (routing log flag, or --dump) */
