@@ -3,7 +3,7 @@
 a partially populated one and (with the roots given, -a) a degraded 2-level tree; each is
 judged with infiniband-diags (every CA port reaches every CA and switch LID), the log must say
 ftree routed, and opensm-ftree-ca-order.dump must list every compute node (dummies for the
-missing ones). Then `-R ftree,minhop` on a torus: ftree declines naming the rule, minhop
+missing ones). Then `-R ftree,updn` on a torus: ftree declines naming the rule, updn
 routes."""
 import os
 import sys
@@ -49,13 +49,14 @@ for name, args, cns, dummies, extra in CASES:
 net = h.need_fabric(tap, "torus-4x4.net")
 with h.Sim(net) as sim:
     log = sim.path("ibsm.log")
-    r = sim.run_sm(["--once", "-f", log, "-R", "ftree,minhop"], timeout=90)
-    tap.ok(r.rc == 0 and not r.crashed(), "torus: ibsm --once -R ftree,minhop exits 0",
+    r = sim.run_sm(["--once", "-f", log, "-R", "ftree,updn"], timeout=90)
+    tap.ok(r.rc == 0 and not r.crashed(), "torus: ibsm --once -R ftree,updn exits 0",
            r.describe())
     text = h.read(log)
     tap.ok("routing engine ftree declined: fat-tree rule" in text,
            "torus: the log says why ftree declined (the rule broken)", h.tail(log))
-    tap.ok("routed by minhop" in text, "torus: minhop routed", h.tail(log))
+    tap.ok("routed by updn" in text and "routed by minhop" not in text,
+           "torus: updn (the next engine of the chain) routed, not the minhop fallback", h.tail(log))
     h.fabric_checks(tap, sim, diag_log=log)
 
 tap.done()
