@@ -559,6 +559,20 @@ def summarize(live, sizes, sm_names):
     return summary
 
 
+# OpenSM 3.3.23's routing phase recorded on this machine kind (shared perf baseline, minhop /
+# ftree alike within noise): shown only where this run measured nothing live.
+OPENSM_ROUTING_BASELINE = {2048: "0.3-0.4*", 4096: "1.1-1.6*", 8192: "6-9*", 16384: "58.7*"}
+
+
+def opensm_routing(summary, sm_a, hosts, engine):
+    per = summary.get(hosts) if summary else None
+    if per and sm_a in per:
+        ph = per[sm_a].get("phases", {}).get("routing")
+        if ph and ph.get("seconds") and ph["seconds"].get("median") is not None:
+            return fmt_spread(ph["seconds"], "%.3f")
+    return OPENSM_ROUTING_BASELINE.get(hosts, "-")
+
+
 def markdown(meta, labels, summary, offline, sm_a, sm_b):
     """The report; labels: hosts -> "hosts / switches"."""
     out = []
@@ -637,14 +651,18 @@ def markdown(meta, labels, summary, offline, sm_a, sm_b):
             offline = {meta.get("engine", "minhop"): offline}
         for engine, per_size in offline.items():
             w("## ibsm offline routing, engine %s (`--fabric`, no MADs)\n" % engine)
-            w("| hosts / switches | routing phase (s) | total wall (s) | CPU (s) | peak RSS (MiB) "
-              "| ok/failed |")
-            w("|---|---|---|---|---|---|")
+            w("OpenSM's routing phase beside it: measured in this run's live bring-ups where "
+              "there were any (engine %s), else OpenSM 3.3.23's recorded baseline on this machine "
+              "kind (marked *).\n" % meta["engine"])
+            w("| hosts / switches | routing phase (s) | OpenSM routing phase (s) | total wall (s) "
+              "| CPU (s) | peak RSS (MiB) | ok/failed |")
+            w("|---|---|---|---|---|---|---|")
             for hosts, runs in per_size.items():
                 hosts = int(hosts)
                 ok = [r for r in runs if "error" not in r]
-                w("| %s | %s | %s | %s | %s | %d/%d |" % (
+                w("| %s | %s | %s | %s | %s | %s | %d/%d |" % (
                     labels.get(hosts, str(hosts)), fmt_spread(spread([r["routing_s"] for r in ok]), "%.3f"),
+                    opensm_routing(summary, sm_a, hosts, engine),
                     fmt_spread(spread([r["wall_s"] for r in ok])),
                     fmt_spread(spread([r["cpu_s"] for r in ok])),
                     fmt_spread(spread([r["rss_kib"] / 1024 for r in ok]), "%.0f"),
