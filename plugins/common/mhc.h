@@ -7,10 +7,9 @@
 #define MHC_H
 
 #include <stdint.h>
-#include <time.h>
-#include <sys/types.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "guid_file.h"
 
 /* ---- the equalize-ignore file -------------------------------------------------------------
  * A line is either an end-port GUID (routes to that port do not count in the balance) or a
@@ -23,7 +22,7 @@ struct mhc_ignore_entry {
 
 struct mhc_ignore {
 	struct mhc_ignore_entry *v;
-	uint32_t n;
+	uint32_t n, cap;
 	uint32_t bad_lines;
 };
 
@@ -40,22 +39,14 @@ void mhc_ignore_clear(struct mhc_ignore *ig);
 uint32_t mhc_ignore_mark(const struct mhc_ignore *ig, const struct ibsm_fabric *f,
 			 uint8_t *dest_ignored, uint8_t *exit_ignored);
 
-/* The ignore file as an engine instance last read it: its bad lines are logged as errors
- * once, then quietly while the file stays unchanged (route() runs every sweep). Zeroed to
- * start; mhc_ignore_cache_clear frees it. */
-struct mhc_ignore_cache {
-	char *path;
-	struct timespec mtime;
-	off_t size;
-};
-
-/* Reads the configured port_prof_ignore_file (if any) and marks what it names in f:
- * *dest_ign and *exit_ign become calloc'd [n_ports] arrays (NULL when no file is set or it
+/* Reads the configured port_prof_ignore_file (if any) and marks what it names in f. Its bad
+ * lines are logged as errors once, then quietly while stamp says the file is unchanged
+ * (route() runs every sweep; the stamp lives in the engine instance). *dest_ign and
+ * *exit_ign become calloc'd [n_ports] arrays (NULL when no file is set or it
  * cannot be read: routing goes on without it, as OpenSM does). Returns 0 or -ENOMEM. */
-int mhc_ignore_apply(const struct ibsm_core *core, struct mhc_ignore_cache *cache,
+int mhc_ignore_apply(const struct ibsm_core *core, struct guid_file_stamp *stamp,
 		     const struct ibsm_fabric *f, uint8_t **dest_ign, uint8_t **exit_ign,
 		     uint32_t *matched);
-void mhc_ignore_cache_clear(struct mhc_ignore_cache *cache);
 
 /* ---- the LFT fill ------------------------------------------------------------------------- */
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "engine_glue.h"
 #include "mhc.h"
 
 #define MAX_THREADS 64
@@ -372,25 +373,12 @@ static int dest_make(const struct ibsm_fabric *f, const struct ibsm_scope *sc, u
 		     uint32_t p, uint32_t sw, uint8_t exit, int is_ca, const uint8_t *dest_ign,
 		     struct dest *d)
 {
-	const struct ibsm_port *port = &f->ports[p];
-	if (!ibsm_bit(&sc->dests, p) || port->lid == 0 || port->lmc > 7)
-		return 0;
-	unsigned nl = 1u << port->lmc;
-	unsigned first = sc->path_bit_first;
-	unsigned end = sc->path_bit_count ? first + sc->path_bit_count : nl;
-	if (end > nl)
-		end = nl;
-	/* every LID routed must be in the table and belong to this port */
-	unsigned k = first;
-	while (k < end && port->lid + k <= f->max_lid && port->lid + k < stride &&
-	       f->lid_port && f->lid_port[port->lid + k] == p)
-		k++;
-	end = k;
-	if (first >= end)
+	unsigned first, end;
+	if (!engine_dest_offsets(f, sc, stride, p, &first, &end))
 		return 0;
 	d->port = p;
 	d->sw = sw;
-	d->base = port->lid;
+	d->base = f->ports[p].lid;
 	d->first = (uint8_t)first;
 	d->end = (uint8_t)end;
 	d->exit = exit;

@@ -17,18 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "engine_glue.h"
 #include "mhc.h"
 
 #define DOR_EXPORT __attribute__((visibility("default")))
 #define NO_DIM 0xFF
-
-struct dor {
-	const struct ibsm_core *core;
-	struct mhc_ignore_cache ignore;
-};
 
 /* What the cabling says: read-only while the rows are filled (the narrow hook's context). */
 struct dims {
@@ -45,13 +40,6 @@ struct dor_result {
 	unsigned ndims, rings;
 	double seconds;
 };
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Is the directed adjacency a of switch s a usable switch-to-switch link (as the fill sees)? */
 static int usable(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t s,
@@ -281,43 +269,20 @@ static unsigned dor_narrow(const void *ctx, const struct ibsm_fabric *f, uint32_
 	return k;
 }
 
-static int dor_setup(const struct ibsm_core *core, void **inst)
-{
-	struct dor *m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	m->core = core;
-	*inst = m;
-	return 0;
-}
-
-static void dor_teardown(void *inst)
-{
-	struct dor *m = inst;
-	if (!m)
-		return;
-	mhc_ignore_cache_clear(&m->ignore);
-	free(m);
-}
-
 static int dor_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		     struct ibsm_routes *out, void **result)
 {
-	struct dor *m = inst;
+	struct engine_inst *m = inst;
 	const struct ibsm_core *core = m->core;
-	double t0 = now_seconds();
+	double t0 = engine_now_seconds();
 	*result = NULL;
-	if (f->max_lid && out->stride < f->max_lid + 1) {
-		snprintf(out->why, sizeof(out->why),
-			 "LFT row stride %u is shorter than max LID %u + 1", out->stride,
-			 f->max_lid);
-		return -EINVAL;
-	}
+	int rc = engine_check_stride(f, out);
+	if (rc < 0)
+		return rc;
 	struct dims *d = malloc(sizeof(*d));
 	struct dor_result *res = calloc(1, sizeof(*res));
 	uint8_t *dest_ign = NULL, *exit_ign = NULL;
 	uint32_t matched = 0;
-	int rc;
 	if (!d || !res) {
 		snprintf(out->why, sizeof(out->why), "out of memory");
 		rc = -ENOMEM;
@@ -327,7 +292,7 @@ static int dor_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_
 	rc = dims_build(core, f, sc, d, out);
 	if (rc < 0)
 		goto done;
-	rc = mhc_ignore_apply(core, &m->ignore, f, &dest_ign, &exit_ign, &matched);
+	rc = mhc_ignore_apply(core, &m->stamp, f, &dest_ign, &exit_ign, &matched);
 	if (rc < 0) {
 		snprintf(out->why, sizeof(out->why), "out of memory");
 		goto done;
@@ -341,7 +306,7 @@ static int dor_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_
 		goto done;
 	res->ndims = d->ndims;
 	res->rings = d->rings;
-	res->seconds = now_seconds() - t0;
+	res->seconds = engine_now_seconds() - t0;
 	if (res->st.unreachable)
 		core->log(core, IBSM_LOG_INFO, "%llu (switch, LID) pairs have no path in scope",
 			  (unsigned long long)res->st.unreachable);
@@ -359,36 +324,14 @@ done:
 	return rc;
 }
 
-static void dor_result_free(void *result)
-{
-	free(result);
-}
-
-static uint8_t dor_path_sl(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t dlid)
-{
-	(void)result;
-	(void)slid;
-	(void)dlid;
-	return sl_hint;
-}
-
-/* dor has nothing of its own to dump; the core writes the LFT dumps. */
-static int dor_dump(const void *result, const char *dir, const char *suffix)
-{
-	(void)result;
-	(void)dir;
-	(void)suffix;
-	return 0;
-}
-
 /* No IBSM_CAP_LMC: with LMC > 0 every LID of a port follows the same dimension order (only
  * parallel links differ), as in OpenSM; spreading over other paths would break the order. */
 DOR_EXPORT const struct ibsm_engine ibsm_engine = {
 	IBSM_ENGINE_INIT("dor"),
-	.setup = dor_setup,
-	.teardown = dor_teardown,
+	.setup = engine_inst_setup,
+	.teardown = engine_inst_teardown,
 	.route = dor_route,
-	.result_free = dor_result_free,
-	.path_sl = dor_path_sl,
-	.dump = dor_dump,
+	.result_free = free,
+	.path_sl = engine_path_sl_hint,
+	.dump = engine_dump_nothing, /* nothing of its own; the core writes the LFT dumps */
 };

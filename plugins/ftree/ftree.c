@@ -7,18 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "engine_glue.h"
 #include "ftree.h"
 
 #define FTREE_EXPORT __attribute__((visibility("default")))
 #define DUMP_NAME "opensm-ftree-ca-order.dump"
-
-struct ftree_inst {
-	const struct ibsm_core *core;
-};
 
 /* What dump() needs, copied out of the fabric generation. */
 struct ftree_result {
@@ -28,28 +24,6 @@ struct ftree_result {
 	struct ftree_stats st;
 	uint32_t levels;
 };
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int ftree_setup(const struct ibsm_core *core, void **inst)
-{
-	struct ftree_inst *m = calloc(1, sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	m->core = core;
-	*inst = m;
-	return 0;
-}
-
-static void ftree_teardown(void *inst)
-{
-	free(inst);
-}
 
 static void result_free(void *r)
 {
@@ -63,19 +37,10 @@ static void result_free(void *r)
 	free(res);
 }
 
-/* A configured file name, or NULL when unset ("(null)" is opensm.conf's unset). */
-static const char *conf_path(const struct ibsm_core *core, const char *key)
+static int load_list(const struct ibsm_core *core, const char *key, struct guid_list *g,
+		     const struct guid_list **out, struct ibsm_routes *r)
 {
-	const char *v = core->config ? core->config(core, key) : NULL;
-	if (!v || !*v || !strcmp(v, "(null)"))
-		return NULL;
-	return v;
-}
-
-static int load_list(const struct ibsm_core *core, const char *key, struct ftree_guids *g,
-		     const struct ftree_guids **out, struct ibsm_routes *r)
-{
-	const char *path = conf_path(core, key);
+	const char *path = engine_config_path(core, key);
 	*out = NULL;
 	if (!path)
 		return 0;
@@ -94,16 +59,13 @@ static int load_list(const struct ibsm_core *core, const char *key, struct ftree
 static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		       struct ibsm_routes *out, void **result)
 {
-	struct ftree_inst *m = inst;
+	struct engine_inst *m = inst;
 	const struct ibsm_core *core = m->core;
-	double t0 = now_seconds();
+	double t0 = engine_now_seconds();
 	*result = NULL;
-	if (f->max_lid && out->stride < f->max_lid + 1) {
-		snprintf(out->why, sizeof(out->why),
-			 "LFT row stride %u is shorter than max LID %u + 1", out->stride,
-			 f->max_lid);
-		return -EINVAL;
-	}
+	int rc = engine_check_stride(f, out);
+	if (rc < 0)
+		return rc;
 	unsigned nbits = sc->path_bit_count ? sc->path_bit_count : 1u << f->lmc;
 	if (nbits > 1) {
 		snprintf(out->why, sizeof(out->why),
@@ -113,12 +75,11 @@ static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibs
 		return -EINVAL;
 	}
 
-	struct ftree_guids roots = { 0 }, cns = { 0 }, ios = { 0 };
+	struct guid_list roots = { 0 }, cns = { 0 }, ios = { 0 };
 	struct ftree_opts o = { 0 };
 	struct ftree_topo t;
 	struct ftree_order order = { 0 };
 	struct ftree_result *res = NULL;
-	int rc;
 	memset(&t, 0, sizeof(t));
 	if ((rc = load_list(core, "root_guid_file", &roots, &o.roots, out)) < 0 ||
 	    (rc = load_list(core, "cn_guid_file", &cns, &o.cns, out)) < 0 ||
@@ -188,28 +149,20 @@ static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibs
 	core->log(core, IBSM_LOG_INFO,
 		  "ftree routed %u CA LIDs and %u switch LIDs: %llu LFT entries in %.3f s "
 		  "(%u threads)", st->ca_dests, st->sw_dests, (unsigned long long)st->entries,
-		  now_seconds() - t0, st->threads);
+		  engine_now_seconds() - t0, st->threads);
 
 done:
 	free(order.port);
 	ftree_topo_free(&t);
-	ftree_guids_clear(&roots);
-	ftree_guids_clear(&cns);
-	ftree_guids_clear(&ios);
+	guid_list_clear(&roots);
+	guid_list_clear(&cns);
+	guid_list_clear(&ios);
 	if (rc < 0) {
 		result_free(res);
 		return rc;
 	}
 	*result = res;
 	return 0;
-}
-
-static uint8_t ftree_path_sl(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t dlid)
-{
-	(void)result;
-	(void)slid;
-	(void)dlid;
-	return sl_hint;
 }
 
 /* OpenSM's compute-node order: per leaf in index order, "0x%04x\t<description>" for each
@@ -252,10 +205,10 @@ static int ftree_dump(const void *result, const char *dir, const char *suffix)
 FTREE_EXPORT const struct ibsm_engine ibsm_engine = {
 	IBSM_ENGINE_INIT("ftree"),
 	.caps = 0,
-	.setup = ftree_setup,
-	.teardown = ftree_teardown,
+	.setup = engine_inst_setup,
+	.teardown = engine_inst_teardown,
 	.route = ftree_route,
 	.result_free = result_free,
-	.path_sl = ftree_path_sl,
+	.path_sl = engine_path_sl_hint,
 	.dump = ftree_dump,
 };

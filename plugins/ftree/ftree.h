@@ -9,25 +9,18 @@
 #include <stdint.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "guid_file.h"
 
 #define FTREE_MIN_LEVELS 2
 #define FTREE_MAX_LEVELS 8
 
 /* ---- GUID lists (guids.c) ---- */
 
-/* A sorted set of GUIDs read from a file: one GUID a line (0x-prefixed or not), '#' starts a
- * comment, blank lines skipped, anything else is a bad line (logged, skipped). */
-struct ftree_guids {
-	uint64_t *v;
-	uint32_t n;
-	uint32_t bad_lines;
-};
-
-/* Reads path (sorted, deduplicated). Returns 0, or a negative errno when the file cannot be
- * read (logged at IBSM_LOG_ERROR). */
-int ftree_guids_load(const struct ibsm_core *core, const char *path, struct ftree_guids *g);
-int ftree_guids_has(const struct ftree_guids *g, uint64_t guid);
-void ftree_guids_clear(struct ftree_guids *g);
+/* Reads path into g as a sorted set (guid_list_has looks GUIDs up): one GUID a line
+ * (0x-prefixed or not), '#' starts a comment, blank lines skipped, anything else is a bad line
+ * (logged, skipped). Returns 0, or a negative errno when the file cannot be read (logged at
+ * IBSM_LOG_ERROR). */
+int ftree_guids_load(const struct ibsm_core *core, const char *path, struct guid_list *g);
 
 /* ---- the tree (topo.c) ---- */
 
@@ -77,7 +70,7 @@ struct ftree_topo {
 
 /* Options read from the core's configuration. */
 struct ftree_opts {
-	const struct ftree_guids *roots, *cns, *ios; /* NULL: not given */
+	const struct guid_list *roots, *cns, *ios; /* NULL: not given */
 	unsigned max_reverse_hops;
 };
 

@@ -242,9 +242,9 @@ int ftree_topo_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 			ca->port = q;
 			ca->sw = s;
 			ca->exit = (uint8_t)p;
-			ca->io = o->ios && (ftree_guids_has(o->ios, pg) || ftree_guids_has(o->ios, ng));
+			ca->io = o->ios && (guid_list_has(o->ios, pg) || guid_list_has(o->ios, ng));
 			if (o->cns)
-				ca->cn = ftree_guids_has(o->cns, pg) || ftree_guids_has(o->cns, ng);
+				ca->cn = guid_list_has(o->cns, pg) || guid_list_has(o->cns, ng);
 			else
 				ca->cn = !ca->io;
 			if (ca->cn) {
@@ -263,7 +263,7 @@ int ftree_topo_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 	if (o->roots) {
 		t->roots_given = 1;
 		for (uint32_t s = 0; s < S; s++)
-			if (in[s] && ftree_guids_has(o->roots, sw_guid(f, s))) {
+			if (in[s] && guid_list_has(o->roots, sw_guid(f, s))) {
 				seed[s] = 1;
 				t->nroots++;
 			}

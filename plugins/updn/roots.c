@@ -1,7 +1,8 @@
 /* roots.c - where updn's up/down orientation starts: the root GUID file (-a, one switch GUID
- * per line, bad lines reported with file:line and skipped), OpenSM's hop-histogram root
- * detection, and the deterministic fall-back for fabrics where the histogram finds nothing
- * (tori, meshes, irregular graphs): the most central switch, never "give up". */
+ * per line, bad lines reported with file:line and skipped; the lines are read by
+ * plugins/common/guid_file.c), OpenSM's hop-histogram root detection, and the deterministic
+ * fall-back for fabrics where the histogram finds nothing (tori, meshes, irregular graphs):
+ * the most central switch, never "give up". */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -13,93 +14,37 @@
 #define MAX_HOPS 64 /* histogram bars; IB paths are at most 64 hops */
 #define LOG_ROOTS_MAX 8
 
-void updn_guids_clear(struct updn_guids *g)
+/* One line of the file (comment cut, not blank): 0 taken, 1 bad with *why, or -ENOMEM. */
+static int take_line(void *ctx, char *s, const char **why)
 {
-	free(g->v);
-	g->v = NULL;
-	g->n = 0;
-	g->bad_lines = 0;
-}
-
-/* One line (comment already cut): 1 with *guid, 0 blank, -1 with *why. */
-static int parse_line(char *s, uint64_t *guid, const char **why)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	if (!*s)
-		return 0;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		s += 2;
-	uint64_t v = 0;
-	int digits = 0;
-	for (; isxdigit((unsigned char)*s); s++, digits++) {
-		int c = tolower((unsigned char)*s);
-		v = v << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
-	}
-	if (digits == 0 || digits > 16) {
-		*why = digits ? "GUID longer than 16 hex digits" : "expected a hex GUID";
-		return -1;
-	}
+	uint64_t v;
+	if (guid_parse_hex(&s, &v, why) < 0)
+		return 1;
 	while (isspace((unsigned char)*s))
 		s++;
 	if (*s) {
 		*why = "junk after the GUID";
-		return -1;
+		return 1;
 	}
 	if (v == 0) {
 		*why = "GUID 0";
-		return -1;
+		return 1;
 	}
-	*guid = v;
-	return 1;
+	return guid_list_add(ctx, v);
 }
 
 int updn_guids_load(const struct ibsm_core *core, const char *path, int bad_level,
-		    struct updn_guids *g)
+		    struct guid_list *g)
 {
-	updn_guids_clear(g);
-	FILE *fp = fopen(path, "r");
-	if (!fp) {
-		int rc = -errno;
-		core->log(core, IBSM_LOG_ERROR, "root GUID file %s: %s", path, strerror(-rc));
-		return rc;
-	}
-	char *line = NULL;
-	size_t cap = 0, alloc = 0;
-	unsigned lineno = 0;
-	int rc = 0;
-	while (getline(&line, &cap, fp) >= 0) {
-		lineno++;
-		char *hash = strchr(line, '#');
-		if (hash)
-			*hash = 0;
-		uint64_t guid;
-		const char *why = NULL;
-		int r = parse_line(line, &guid, &why);
-		if (r < 0) {
-			g->bad_lines++;
-			core->log(core, bad_level, "%s:%u: %s; line skipped", path, lineno, why);
-			continue;
-		}
-		if (r == 0)
-			continue;
-		if (g->n == alloc) {
-			size_t na = alloc ? alloc * 2 : 16;
-			uint64_t *nv = realloc(g->v, na * sizeof(*nv));
-			if (!nv) {
-				rc = -ENOMEM;
-				break;
-			}
-			g->v = nv;
-			alloc = na;
-		}
-		g->v[g->n++] = guid;
-	}
-	free(line);
-	fclose(fp);
-	if (rc < 0) {
+	guid_list_clear(g);
+	struct guid_file_reader rd = { .bad_level = bad_level, .take = take_line, .ctx = g };
+	int rc = guid_file_read(core, path, &rd);
+	g->bad_lines = rd.bad_lines;
+	if (rc == -ENOMEM) {
 		core->log(core, IBSM_LOG_ERROR, "root GUID file %s: out of memory", path);
-		updn_guids_clear(g);
+		guid_list_clear(g);
+	} else if (rc < 0) {
+		core->log(core, IBSM_LOG_ERROR, "root GUID file %s: %s", path, strerror(-rc));
 	}
 	return rc;
 }
@@ -254,7 +199,7 @@ static uint8_t pick_component(const struct ibsm_core *core, const struct updn_gr
 }
 
 uint32_t updn_pick_roots(const struct ibsm_core *core, const struct updn_graph *g,
-			 const uint8_t *hops, const struct updn_guids *file, uint8_t *is_root,
+			 const uint8_t *hops, const struct guid_list *file, uint8_t *is_root,
 			 uint8_t *how, uint32_t *centre, uint32_t *ncentre, uint32_t max_centre,
 			 int centre_only)
 {

@@ -20,10 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "engine_glue.h"
 #include "updn.h"
 
 #define UPDN_EXPORT __attribute__((visibility("default")))
@@ -36,13 +35,6 @@
  * over the candidates below this */
 #define EVAL_BUDGET 100000000ull
 #define CANCEL_EVERY 64
-
-struct updn {
-	const struct ibsm_core *core;
-	char *roots_path;             /* the -a file as last read (bad lines logged once) */
-	struct timespec roots_mtime;
-	off_t roots_size;
-};
 
 struct dest {
 	uint32_t port;      /* port id */
@@ -91,13 +83,6 @@ struct ctx {
 	uint32_t stride;
 	uint64_t routed, udu, off_updn, ca_no_path;
 };
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int fail(struct ibsm_routes *out, int rc, const char *why)
 {
@@ -216,24 +201,12 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 static int dest_make(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t stride,
 		     uint32_t p, uint32_t sw, uint8_t exit, int is_ca, struct dest *d)
 {
-	const struct ibsm_port *port = &f->ports[p];
-	if (!ibsm_bit(&sc->dests, p) || port->lid == 0 || port->lmc > 7)
-		return 0;
-	unsigned nl = 1u << port->lmc;
-	unsigned first = sc->path_bit_first;
-	unsigned end = sc->path_bit_count ? first + sc->path_bit_count : nl;
-	if (end > nl)
-		end = nl;
-	unsigned k = first;
-	while (k < end && port->lid + k <= f->max_lid && port->lid + k < stride && f->lid_port &&
-	       f->lid_port[port->lid + k] == p)
-		k++;
-	end = k;
-	if (first >= end)
+	unsigned first, end;
+	if (!engine_dest_offsets(f, sc, stride, p, &first, &end))
 		return 0;
 	d->port = p;
 	d->sw = sw;
-	d->base = port->lid;
+	d->base = f->ports[p].lid;
 	d->first = (uint8_t)first;
 	d->end = (uint8_t)end;
 	d->exit = exit;
@@ -645,29 +618,18 @@ static void compare_roots(struct ctx *c, const uint32_t *centre, uint32_t ncentr
 
 /* ---- the root file, read again only when it changed ---- */
 
-static int load_roots(struct updn *u, struct updn_guids *rf, const char **path_out)
+static int load_roots(struct engine_inst *u, struct guid_list *rf, const char **path_out)
 {
 	const struct ibsm_core *core = u->core;
-	const char *path = core->config ? core->config(core, "root_guid_file") : NULL;
-	*path_out = NULL;
-	if (!path || !*path || !strcmp(path, "(null)"))
-		return 0;
+	const char *path = engine_config_path(core, "root_guid_file");
 	*path_out = path;
-	struct stat st;
-	int seen = 0;
-	if (stat(path, &st) == 0 && u->roots_path && !strcmp(u->roots_path, path) &&
-	    st.st_mtim.tv_sec == u->roots_mtime.tv_sec &&
-	    st.st_mtim.tv_nsec == u->roots_mtime.tv_nsec && st.st_size == u->roots_size)
-		seen = 1;
+	if (!path)
+		return 0;
+	int seen = guid_file_stamp_same(&u->stamp, path);
 	int rc = updn_guids_load(core, path, seen ? IBSM_LOG_VERBOSE : IBSM_LOG_ERROR, rf);
 	if (rc < 0)
 		return rc;
-	free(u->roots_path);
-	u->roots_path = strdup(path);
-	if (stat(path, &st) == 0) {
-		u->roots_mtime = st.st_mtim;
-		u->roots_size = st.st_size;
-	}
+	guid_file_stamp_note(&u->stamp, path);
 	return 0;
 }
 
@@ -711,25 +673,6 @@ static void result_free(void *result)
 	free(r);
 }
 
-static int updn_setup(const struct ibsm_core *core, void **inst)
-{
-	struct updn *u = calloc(1, sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	u->core = core;
-	*inst = u;
-	return 0;
-}
-
-static void updn_teardown(void *inst)
-{
-	struct updn *u = inst;
-	if (!u)
-		return;
-	free(u->roots_path);
-	free(u);
-}
-
 static int config_true(const struct ibsm_core *core, const char *key)
 {
 	const char *v = core->config ? core->config(core, key) : NULL;
@@ -739,21 +682,17 @@ static int config_true(const struct ibsm_core *core, const char *key)
 static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		      struct ibsm_routes *out, void **result)
 {
-	struct updn *u = inst;
+	struct engine_inst *u = inst;
 	const struct ibsm_core *core = u->core;
-	double t0 = now_seconds();
+	double t0 = engine_now_seconds();
 	*result = NULL;
-	if (f->max_lid && out->stride < f->max_lid + 1) {
-		snprintf(out->why, sizeof(out->why),
-			 "LFT row stride %u is shorter than max LID %u + 1", out->stride,
-			 f->max_lid);
-		return -EINVAL;
-	}
+	int rc = engine_check_stride(f, out);
+	if (rc < 0)
+		return rc;
 	struct ctx c = { .core = core, .f = f, .sc = sc, .lft = out->lft, .stride = out->stride };
-	struct updn_guids rf = { 0 };
+	struct guid_list rf = { 0 };
 	struct updn_result *res = calloc(1, sizeof(*res));
 	uint8_t *hops = NULL, *how = NULL;
-	int rc = 0;
 	if (!res)
 		return fail(out, -ENOMEM, "out of memory");
 	res->generation = f->generation;
@@ -914,9 +853,9 @@ static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm
 	}
 
 done:
-	res->seconds = now_seconds() - t0;
+	res->seconds = engine_now_seconds() - t0;
 	free(hops);
-	updn_guids_clear(&rf);
+	guid_list_clear(&rf);
 	if (rc == 0) {
 		res->rank = c.rank;
 		res->is_root = c.is_root;
@@ -958,29 +897,13 @@ done:
 	return 0;
 }
 
-static uint8_t updn_path_sl(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t dlid)
-{
-	(void)result;
-	(void)slid;
-	(void)dlid;
-	return sl_hint;
-}
-
-static int updn_dump(const void *result, const char *dir, const char *suffix)
-{
-	(void)result;
-	(void)dir;
-	(void)suffix;
-	return 0;
-}
-
 UPDN_EXPORT const struct ibsm_engine ibsm_engine = {
 	IBSM_ENGINE_INIT("updn"),
 	.caps = IBSM_CAP_LMC,
-	.setup = updn_setup,
-	.teardown = updn_teardown,
+	.setup = engine_inst_setup,     /* engine_inst's stamp: the -a file as last read */
+	.teardown = engine_inst_teardown,
 	.route = updn_route,
 	.result_free = result_free,
-	.path_sl = updn_path_sl,
-	.dump = updn_dump,
+	.path_sl = engine_path_sl_hint,
+	.dump = engine_dump_nothing,
 };

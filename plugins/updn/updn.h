@@ -7,20 +7,14 @@
 #include <stdint.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "../common/guid_file.h"
 
-/* One "-a" file, parsed: switch node GUIDs, one per line ('#' starts a comment). */
-struct updn_guids {
-	uint64_t *v;
-	uint32_t n;
-	uint32_t bad_lines;
-};
-
-/* Reads path into g (emptied first). Bad lines are logged as "path:line: why" at level
+/* Reads an "-a" file, switch node GUIDs one per line ('#' starts a comment), into g (emptied
+ * first, in file order). Bad lines are logged as "path:line: why" at level
  * bad_level and skipped. Returns 0, or a negative errno if the file cannot be read (logged at
  * IBSM_LOG_ERROR; g is then empty). */
 int updn_guids_load(const struct ibsm_core *core, const char *path, int bad_level,
-		    struct updn_guids *g);
-void updn_guids_clear(struct updn_guids *g);
+		    struct guid_list *g);
 
 /* The switch graph of one scope: usable switch-to-switch links, sorted by local port. */
 struct updn_graph {
@@ -46,7 +40,7 @@ enum updn_root_how { UPDN_ROOT_FILE = 1, UPDN_ROOT_HISTOGRAM, UPDN_ROOT_CENTRE }
  * filled; how[comp] says which rule applied. hops is the S x S switch hop matrix (may be NULL
  * when the file covers every component). Returns the number of roots. */
 uint32_t updn_pick_roots(const struct ibsm_core *core, const struct updn_graph *g,
-			 const uint8_t *hops, const struct updn_guids *file, uint8_t *is_root,
+			 const uint8_t *hops, const struct guid_list *file, uint8_t *is_root,
 			 uint8_t *how, uint32_t *centre, uint32_t *ncentre, uint32_t max_centre,
 			 int centre_only);
 

@@ -266,6 +266,16 @@ uint32_t fx_ca_port(const struct ibsm_fabric *f, uint32_t nth_ca, uint8_t num)
 	return IBSM_NONE;
 }
 
+uint16_t fx_ca_lid(const struct fabric *f, uint32_t nth_ca)
+{
+	return f->ports[fx_ca_port(&f->pub, nth_ca, 1)].lid;
+}
+
+uint16_t fx_switch_lid(const struct fabric *f, uint32_t sw)
+{
+	return f->ports[fx_switch_port(&f->pub, sw, 0)].lid;
+}
+
 /* ---- bit sets ---------------------------------------------------------------------------- */
 
 struct ibsm_bits fx_bits_new(uint32_t nbits)
@@ -473,6 +483,11 @@ void fx_run_clear(struct fx_run *run)
 		run->engine->teardown(run->inst);
 	g_free(run->routes.lft);
 	memset(run, 0, sizeof(*run));
+}
+
+uint8_t fx_run_entry(const struct fx_run *run, uint32_t sw, uint32_t lid)
+{
+	return run->routes.lft[(size_t)sw * run->routes.stride + lid];
 }
 
 /* ---- judging ----------------------------------------------------------------------------- */

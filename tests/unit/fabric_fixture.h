@@ -60,6 +60,8 @@ uint32_t fx_switch_port(const struct ibsm_fabric *f, uint32_t sw, uint8_t num); 
 uint32_t fx_ca_port(const struct ibsm_fabric *f, uint32_t nth_ca, uint8_t num); /* port id */
 int fx_is_end_port(const struct ibsm_fabric *f, uint32_t port);   /* switch port 0, linked CA port */
 int fx_is_ca_port(const struct ibsm_fabric *f, uint32_t port);    /* linked non-switch port */
+uint16_t fx_ca_lid(const struct fabric *f, uint32_t nth_ca);      /* base LID of its port 1 */
+uint16_t fx_switch_lid(const struct fabric *f, uint32_t sw);      /* LID of its port 0 */
 
 /* ---- bit sets for scopes ------------------------------------------------------------------ */
 struct ibsm_bits fx_bits_new(uint32_t nbits);            /* all clear */
@@ -106,6 +108,8 @@ struct fx_run {
 int fx_route(const struct ibsm_engine *e, struct fx_core *c, const struct ibsm_fabric *f,
 	     const struct ibsm_scope *s, struct fx_run *run);
 void fx_run_clear(struct fx_run *run);
+/* The LFT entry of switch sw for lid that the run wrote. */
+uint8_t fx_run_entry(const struct fx_run *run, uint32_t sw, uint32_t lid);
 
 /* ---- judging tables ---------------------------------------------------------------------- */
 enum fx_walk { FX_DELIVERED = 0, FX_LOOP, FX_BLACK_HOLE, FX_WRONG_PORT };

@@ -127,11 +127,6 @@ static void hypercube(struct grid *g, unsigned n, unsigned hosts, int bad_s, int
 	g->f = fx_finish(&x, 0);
 }
 
-static uint8_t entry(const struct fx_run *r, uint32_t sw, uint32_t lid)
-{
-	return r->routes.lft[(size_t)sw * r->routes.stride + lid];
-}
-
 static uint32_t next_switch(const struct ibsm_fabric *f, uint32_t s, uint8_t port)
 {
 	uint32_t peer = f->ports[fx_switch_port(f, s, port)].peer;
@@ -163,7 +158,7 @@ static unsigned check_dimension_order(const struct grid *g, const struct fx_run 
 				unsigned steps = 0;
 				while (s != dst) {
 					g_assert_cmpuint(++steps, <=, 64);
-					uint8_t p = entry(r, s, lid);
+					uint8_t p = fx_run_entry(r, s, lid);
 					g_assert_cmpuint(p, !=, IBSM_NO_PORT);
 					int dim = g->port_dim[p];
 					g_assert_cmpint(dim, >=, 0);
@@ -187,7 +182,7 @@ static unsigned check_dimension_order(const struct grid *g, const struct fx_run 
 					checked++;
 				}
 				/* the last switch delivers to the host */
-				uint8_t p = entry(r, s, lid);
+				uint8_t p = fx_run_entry(r, s, lid);
 				g_assert_cmpuint(f->ports[fx_switch_port(f, s, p)].peer, ==, bp);
 			}
 		}
@@ -275,7 +270,7 @@ static void test_dimensions_from_cabling(void)
 	unsigned from[] = { 2, 0 }, to[] = { 0, 2 };
 	uint32_t host = sw_at(&g, to);
 	uint16_t lid = g.f->ports[fx_ca_port(&g.f->pub, host, 1)].lid;
-	g_assert_cmpuint(entry(&r, sw_at(&g, from), lid), ==, 4);
+	g_assert_cmpuint(fx_run_entry(&r, sw_at(&g, from), lid), ==, 4);
 	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, "0:1,4 1:2,3"), ==, 1);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
@@ -300,7 +295,7 @@ static void test_parallel_links_share(void)
 	for (uint32_t s = 0; s < g.nsw; s++) {
 		unsigned cnt[32] = { 0 };
 		for (uint32_t h = 0; h < g.nsw * H; h++) {
-			uint8_t p = entry(&r, s, f->ports[fx_ca_port(f, h, 1)].lid);
+			uint8_t p = fx_run_entry(&r, s, f->ports[fx_ca_port(f, h, 1)].lid);
 			if (p <= 4 * P)
 				cnt[p]++;
 		}
@@ -321,7 +316,7 @@ static void test_parallel_links_share(void)
 	 * x > 0 (24 LIDs), y+ only m0,1 (6 LIDs) */
 	unsigned x = 0, y = 0;
 	for (uint32_t h = H; h < g.nsw * H; h++) {
-		uint8_t p = entry(&r, 0, f->ports[fx_ca_port(f, h, 1)].lid);
+		uint8_t p = fx_run_entry(&r, 0, f->ports[fx_ca_port(f, h, 1)].lid);
 		x += p >= 1 && p <= P;
 		y += p >= 2 * P + 1 && p <= 3 * P;
 	}
@@ -352,7 +347,7 @@ static void test_lmc(void)
 			uint16_t base = f->ports[fx_ca_port(f, h, 1)].lid;
 			g_assert_cmpuint(base % 4, ==, 0);
 			for (unsigned o = 0; o < 4; o++) {
-				uint8_t p = entry(&r, s, base + o);
+				uint8_t p = fx_run_entry(&r, s, base + o);
 				if (p <= 8)
 					cnt[p]++;
 			}
@@ -414,7 +409,7 @@ static void test_miscabled_mesh(void)
 			fx_bits_set(&sc.ports, p);
 	g_assert_cmpint(fx_route(dor, &c, &f->pub, &sc, &r), ==, 0);
 	for (uint32_t l = 1; l <= f->pub.max_lid; l++)
-		g_assert_cmpuint(entry(&r, 2, l), !=, 3);
+		g_assert_cmpuint(fx_run_entry(&r, 2, l), !=, 3);
 	struct fx_walk_stats st;
 	fx_walk_all(&f->pub, r.routes.lft, r.routes.stride, &st);
 	g_assert_cmpuint(st.delivered, ==, st.pairs);
@@ -483,16 +478,16 @@ static void test_scope(void)
 		fx_bits_set(&sc.dests, fx_ca_port(f, h, 1));
 	g_assert_cmpint(fx_route(dor, &c, f, &sc, &part), ==, 0);
 	for (uint32_t s = 0; s < f->n_switches; s++) {
-		g_assert_cmpuint(entry(&part, s, f->ports[fx_switch_port(f, s, 0)].lid), ==,
+		g_assert_cmpuint(fx_run_entry(&part, s, f->ports[fx_switch_port(f, s, 0)].lid), ==,
 				 IBSM_NO_PORT);
 		for (uint32_t h = 0; h < n_cas; h++) {
 			uint16_t base = f->ports[fx_ca_port(f, h, 1)].lid;
 			for (unsigned o = 0; o < 4; o++) {
-				uint8_t e = entry(&part, s, base + o);
+				uint8_t e = fx_run_entry(&part, s, base + o);
 				if (h % 2 || o == 0 || o == 3)
 					g_assert_cmpuint(e, ==, IBSM_NO_PORT);
 				else
-					g_assert_cmpuint(e, ==, entry(&full, s, base + o));
+					g_assert_cmpuint(e, ==, fx_run_entry(&full, s, base + o));
 			}
 		}
 	}

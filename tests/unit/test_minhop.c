@@ -11,21 +11,6 @@
 
 static const struct ibsm_engine *minhop, *halfbit;
 
-static uint16_t ca_lid(const struct fabric *f, uint32_t nth)
-{
-	return f->ports[fx_ca_port(&f->pub, nth, 1)].lid;
-}
-
-static uint16_t sw_lid(const struct fabric *f, uint32_t sw)
-{
-	return f->ports[fx_switch_port(&f->pub, sw, 0)].lid;
-}
-
-static uint8_t entry(const struct fx_run *r, uint32_t sw, uint32_t lid)
-{
-	return r->routes.lft[(size_t)sw * r->routes.stride + lid];
-}
-
 /* Routes f with a full scope and checks every end port reaches every LID on a shortest path. */
 static void check_minhop_all_pairs(struct fabric *f, const char *what)
 {
@@ -45,7 +30,7 @@ static void check_minhop_all_pairs(struct fabric *f, const char *what)
 	g_assert_cmpuint(st.loops + st.black_holes + st.wrong, ==, 0);
 	/* a switch's own LID leaves by port 0 */
 	for (uint32_t s = 0; s < f->pub.n_switches; s++)
-		g_assert_cmpuint(entry(&r, s, sw_lid(f, s)), ==, 0);
+		g_assert_cmpuint(fx_run_entry(&r, s, fx_switch_lid(f, s)), ==, 0);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
 	fabric_free(f);
@@ -103,14 +88,14 @@ static void test_balance_fat_tree(void)
 		for (uint32_t h = 0; h < k * k; h++) {
 			if (h / k == leaf)
 				continue;
-			uint8_t p = entry(&r, leaf, ca_lid(f, h));
+			uint8_t p = fx_run_entry(&r, leaf, fx_ca_lid(f, h));
 			g_assert_cmpuint(p, >, k);
 			g_assert_cmpuint(p, <=, 2 * k);
 			ca[p]++;
 		}
 		for (uint32_t other = 0; other < k; other++)
 			if (other != leaf)
-				sw[entry(&r, leaf, sw_lid(f, other))]++;
+				sw[fx_run_entry(&r, leaf, fx_switch_lid(f, other))]++;
 		unsigned cmin = ~0u, cmax = 0, smin = ~0u, smax = 0;
 		for (unsigned p = k + 1; p <= 2 * k; p++) {
 			cmin = MIN(cmin, ca[p]);
@@ -154,19 +139,19 @@ static void test_lmc_spreading(void)
 			for (uint32_t h = 0; h < k * k; h++) {
 				if (h / k == leaf)
 					continue;
-				uint16_t base = ca_lid(f, h);
+				uint16_t base = fx_ca_lid(f, h);
 				g_assert_cmpuint(base % 4, ==, 0);
 				unsigned seen = 0;
 				for (unsigned o = 0; o < 4; o++) {
-					uint8_t p = entry(&r, leaf, base + o);
+					uint8_t p = fx_run_entry(&r, leaf, base + o);
 					g_assert_cmpuint(p, >, k);
 					g_assert_cmpuint(p, <=, 2 * k);
 					g_assert_false(seen & (1u << (p - k - 1)));
 					seen |= 1u << (p - k - 1);
 				}
 				if (paired) {
-					unsigned s0 = entry(&r, leaf, base) - k - 1;
-					unsigned s1 = entry(&r, leaf, base + 1) - k - 1;
+					unsigned s0 = fx_run_entry(&r, leaf, base) - k - 1;
+					unsigned s1 = fx_run_entry(&r, leaf, base + 1) - k - 1;
 					g_assert_cmpuint(s0 / 2, !=, s1 / 2);
 				}
 			}
@@ -237,16 +222,16 @@ static void test_scope_path_bits_and_dests(void)
 		fx_bits_set(&sc.dests, fx_switch_port(&f->pub, s, 0));
 	g_assert_cmpint(fx_route(minhop, &c, &f->pub, &sc, &r), ==, 0);
 	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
-		g_assert_cmpuint(entry(&r, s, sw_lid(f, s)), ==, IBSM_NO_PORT);
+		g_assert_cmpuint(fx_run_entry(&r, s, fx_switch_lid(f, s)), ==, IBSM_NO_PORT);
 		for (uint32_t h = 0; h < n_cas; h++) {
-			uint16_t base = ca_lid(f, h);
-			g_assert_cmpuint(entry(&r, s, base), ==, IBSM_NO_PORT);
-			g_assert_cmpuint(entry(&r, s, base + 3), ==, IBSM_NO_PORT);
+			uint16_t base = fx_ca_lid(f, h);
+			g_assert_cmpuint(fx_run_entry(&r, s, base), ==, IBSM_NO_PORT);
+			g_assert_cmpuint(fx_run_entry(&r, s, base + 3), ==, IBSM_NO_PORT);
 			for (unsigned o = 1; o <= 2; o++) {
 				if (h % 2)
-					g_assert_cmpuint(entry(&r, s, base + o), ==, IBSM_NO_PORT);
+					g_assert_cmpuint(fx_run_entry(&r, s, base + o), ==, IBSM_NO_PORT);
 				else
-					g_assert_cmpuint(entry(&r, s, base + o), !=, IBSM_NO_PORT);
+					g_assert_cmpuint(fx_run_entry(&r, s, base + o), !=, IBSM_NO_PORT);
 			}
 		}
 	}
@@ -258,7 +243,7 @@ static void test_scope_path_bits_and_dests(void)
 				unsigned nh;
 				uint32_t sp = fx_ca_port(&f->pub, src, 1), dp = fx_ca_port(&f->pub, h, 1);
 				g_assert_cmpint(fx_walk(&f->pub, r.routes.lft, r.routes.stride, sp,
-							(uint16_t)(ca_lid(f, h) + o), &nh), ==, FX_DELIVERED);
+							(uint16_t)(fx_ca_lid(f, h) + o), &nh), ==, FX_DELIVERED);
 				g_assert_cmpint((int)nh, ==, fx_end_hops(&f->pub, hops, sp, dp));
 			}
 	g_free(hops);
@@ -283,12 +268,12 @@ static void test_scope_ports(void)
 		if (p != cut)
 			fx_bits_set(&sc.ports, p);
 	g_assert_cmpint(fx_route(minhop, &c, &f->pub, &sc, &r), ==, 0);
-	g_assert_cmpuint(entry(&r, 0, sw_lid(f, 1)), ==, 1);
-	g_assert_cmpuint(entry(&r, 1, sw_lid(f, 0)), ==, 2);
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_switch_lid(f, 1)), ==, 1);
+	g_assert_cmpuint(fx_run_entry(&r, 1, fx_switch_lid(f, 0)), ==, 2);
 	for (uint32_t l = 1; l <= f->pub.max_lid; l++) {
-		g_assert_cmpuint(entry(&r, 0, l), !=, 2);
-		g_assert_cmpuint(entry(&r, 1, l), !=, 1);
-		g_assert_cmpuint(entry(&r, 0, l), !=, IBSM_NO_PORT);
+		g_assert_cmpuint(fx_run_entry(&r, 0, l), !=, 2);
+		g_assert_cmpuint(fx_run_entry(&r, 1, l), !=, 1);
+		g_assert_cmpuint(fx_run_entry(&r, 0, l), !=, IBSM_NO_PORT);
 	}
 	fx_run_clear(&r);
 	/* the host of switch 2 loses its link: nobody routes to it, the rest still is */
@@ -301,8 +286,8 @@ static void test_scope_ports(void)
 			fx_bits_set(&sc.ports, p);
 	g_assert_cmpint(fx_route(minhop, &c, &f->pub, &sc, &r), ==, 0);
 	for (uint32_t s = 0; s < 6; s++) {
-		g_assert_cmpuint(entry(&r, s, ca_lid(f, 2)), ==, IBSM_NO_PORT);
-		g_assert_cmpuint(entry(&r, s, ca_lid(f, 3)), !=, IBSM_NO_PORT);
+		g_assert_cmpuint(fx_run_entry(&r, s, fx_ca_lid(f, 2)), ==, IBSM_NO_PORT);
+		g_assert_cmpuint(fx_run_entry(&r, s, fx_ca_lid(f, 3)), !=, IBSM_NO_PORT);
 	}
 	fx_run_clear(&r);
 	fx_bits_free(&sc.ports);
@@ -324,11 +309,11 @@ static void test_unreachable(void)
 	struct fx_run r;
 	fx_core_init(&c);
 	g_assert_cmpint(fx_route(minhop, &c, &f->pub, NULL, &r), ==, 0);
-	g_assert_cmpuint(entry(&r, 0, ca_lid(f, 0)), ==, 1);
-	g_assert_cmpuint(entry(&r, 1, ca_lid(f, 1)), ==, 3);
-	g_assert_cmpuint(entry(&r, 0, ca_lid(f, 1)), ==, IBSM_NO_PORT);
-	g_assert_cmpuint(entry(&r, 1, ca_lid(f, 0)), ==, IBSM_NO_PORT);
-	g_assert_cmpuint(entry(&r, 0, sw_lid(f, 1)), ==, IBSM_NO_PORT);
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_ca_lid(f, 0)), ==, 1);
+	g_assert_cmpuint(fx_run_entry(&r, 1, fx_ca_lid(f, 1)), ==, 3);
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_ca_lid(f, 1)), ==, IBSM_NO_PORT);
+	g_assert_cmpuint(fx_run_entry(&r, 1, fx_ca_lid(f, 0)), ==, IBSM_NO_PORT);
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_switch_lid(f, 1)), ==, IBSM_NO_PORT);
 	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_INFO, "no path"), ==, 1);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
@@ -360,8 +345,8 @@ static uint8_t leaf0_exit_to_host3(const char *ignore_text, struct fx_core *c)
 		fx_core_set(c, "port_prof_ignore_file", path);
 	}
 	g_assert_cmpint(fx_route(minhop, c, &f->pub, NULL, &r), ==, 0);
-	g_assert_cmpuint(entry(&r, 0, ca_lid(f, 2)), ==, 3);
-	uint8_t p = entry(&r, 0, ca_lid(f, 3));
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_ca_lid(f, 2)), ==, 3);
+	uint8_t p = fx_run_entry(&r, 0, fx_ca_lid(f, 3));
 	fx_run_clear(&r);
 	if (path) {
 		unlink(path);
@@ -419,7 +404,7 @@ static void test_ignore_file_bad_lines(void)
 	struct fabric *f = fx_kary_ntree(2, 2, 0);
 	struct fx_run r;
 	g_assert_cmpint(fx_route(minhop, &c, &f->pub, NULL, &r), ==, 0);
-	g_assert_cmpuint(entry(&r, 0, ca_lid(f, 3)), ==, 4);
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_ca_lid(f, 3)), ==, 4);
 	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_ERROR, "/nonexistent/ignore-guids"), ==, 1);
 	fx_run_clear(&r);
 	fabric_free(f);
@@ -526,7 +511,7 @@ static void test_halfbit(void)
 	for (uint32_t s = 0; s < 5; s++)
 		for (uint32_t l = 1; l <= f->pub.max_lid; l++) {
 			uint32_t p = f->pub.lid_port[l];
-			uint8_t e = entry(&r, s, l);
+			uint8_t e = fx_run_entry(&r, s, l);
 			if (s >= 3 || p == IBSM_NONE || l != f->ports[p].lid + 1u) {
 				g_assert_cmpuint(e, ==, IBSM_NO_PORT);
 				continue;
@@ -550,7 +535,7 @@ static void test_halfbit(void)
 	g_assert_cmpint(fx_route(halfbit, &c, &f->pub, &sc, &r), ==, 0);
 	for (uint32_t s = 0; s < 5; s++)
 		for (uint32_t h = 0; h < 5; h++)
-			g_assert_cmpuint(entry(&r, s, ca_lid(f, h) + 1) != IBSM_NO_PORT, ==,
+			g_assert_cmpuint(fx_run_entry(&r, s, fx_ca_lid(f, h) + 1) != IBSM_NO_PORT, ==,
 					 s == 1 || s == 3);
 	fx_run_clear(&r);
 	sc.path_bit_first = 2;

@@ -14,21 +14,6 @@
 
 static const struct ibsm_engine *updn;
 
-static uint16_t ca_lid(const struct fabric *f, uint32_t nth)
-{
-	return f->ports[fx_ca_port(&f->pub, nth, 1)].lid;
-}
-
-static uint16_t sw_lid(const struct fabric *f, uint32_t sw)
-{
-	return f->ports[fx_switch_port(&f->pub, sw, 0)].lid;
-}
-
-static uint8_t entry(const struct fx_run *r, uint32_t sw, uint32_t lid)
-{
-	return r->routes.lft[(size_t)sw * r->routes.stride + lid];
-}
-
 static uint64_t sw_guid(const struct fabric *f, uint32_t s)
 {
 	return f->nodes[f->switches[s].node].guid;
@@ -80,7 +65,7 @@ static unsigned check_updown(const struct fabric *f, const struct fx_run *r)
 			uint32_t s = ibsm_port_switch(pf, src);
 			int went_down = 0;
 			for (unsigned n = 0; n <= pf->n_switches; n++) {
-				uint8_t out = entry(r, s, lid);
+				uint8_t out = fx_run_entry(r, s, lid);
 				const struct ibsm_node *node = &pf->nodes[f->switches[s].node];
 				uint32_t peer = pf->ports[node->port0 + out].peer;
 				const struct ibsm_node *pn = &pf->nodes[pf->ports[peer].node];
@@ -377,8 +362,8 @@ static void test_switch_lids_degraded(void)
 			fx_bits_set(&sc.ports, p);
 	route_ok(f, &c, &sc, &r);
 	const struct updn_result *res = res_of(&r);
-	g_assert_cmpuint(entry(&r, 0, sw_lid(f, k)), !=, IBSM_NO_PORT);
-	g_assert_cmpuint(entry(&r, 0, sw_lid(f, k)), !=, k + 1);
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_switch_lid(f, k)), !=, IBSM_NO_PORT);
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_switch_lid(f, k)), !=, k + 1);
 	struct fx_walk_stats st;
 	fx_walk_all(&f->pub, r.routes.lft, r.routes.stride, &st);
 	g_assert_cmpuint(st.delivered, ==, st.pairs);
@@ -389,7 +374,7 @@ static void test_switch_lids_degraded(void)
 	/* leaf 0 reaches spine 0 through another spine and leaf: 3 links */
 	unsigned hops;
 	g_assert_cmpint(fx_walk(&f->pub, r.routes.lft, r.routes.stride, fx_switch_port(&f->pub, 0, 0),
-				sw_lid(f, k), &hops), ==, FX_DELIVERED);
+				fx_switch_lid(f, k), &hops), ==, FX_DELIVERED);
 	g_assert_cmpuint(hops, ==, 3);
 	fx_run_clear(&r);
 
@@ -401,7 +386,7 @@ static void test_switch_lids_degraded(void)
 	for (uint32_t s = 1; s < k; s++)
 		for (uint32_t t = k; t < 2 * k; t++) {
 			g_assert_cmpint(fx_walk(&f->pub, r.routes.lft, r.routes.stride,
-						fx_switch_port(&f->pub, s, 0), sw_lid(f, t), &hops), ==,
+						fx_switch_port(&f->pub, s, 0), fx_switch_lid(f, t), &hops), ==,
 					FX_DELIVERED);
 			g_assert_cmpuint(hops, ==, hm[s * f->pub.n_switches + t]);
 		}
@@ -458,13 +443,13 @@ static void test_scope(void)
 		fx_bits_set(&sc.dests, fx_switch_port(&f->pub, s, 0));
 	route_ok(f, &c, &sc, &r);
 	for (uint32_t s = 0; s < 4; s++) {
-		g_assert_cmpuint(entry(&r, s, sw_lid(f, s)), ==, IBSM_NO_PORT);
+		g_assert_cmpuint(fx_run_entry(&r, s, fx_switch_lid(f, s)), ==, IBSM_NO_PORT);
 		for (uint32_t h = 0; h < 8; h++) {
-			uint16_t base = ca_lid(f, h);
-			g_assert_cmpuint(entry(&r, s, base), ==, IBSM_NO_PORT);
-			g_assert_cmpuint(entry(&r, s, base + 3), ==, IBSM_NO_PORT);
+			uint16_t base = fx_ca_lid(f, h);
+			g_assert_cmpuint(fx_run_entry(&r, s, base), ==, IBSM_NO_PORT);
+			g_assert_cmpuint(fx_run_entry(&r, s, base + 3), ==, IBSM_NO_PORT);
 			for (unsigned o = 1; o <= 2; o++)
-				g_assert_cmpuint(entry(&r, s, base + o) != IBSM_NO_PORT, ==, h % 2 == 0);
+				g_assert_cmpuint(fx_run_entry(&r, s, base + o) != IBSM_NO_PORT, ==, h % 2 == 0);
 		}
 	}
 	for (uint32_t src = 0; src < 8; src++)
@@ -473,7 +458,7 @@ static void test_scope(void)
 				unsigned nh;
 				g_assert_cmpint(fx_walk(&f->pub, r.routes.lft, r.routes.stride,
 							fx_ca_port(&f->pub, src, 1),
-							(uint16_t)(ca_lid(f, h) + o), &nh), ==,
+							(uint16_t)(fx_ca_lid(f, h) + o), &nh), ==,
 						FX_DELIVERED);
 			}
 	fx_run_clear(&r);
@@ -490,9 +475,9 @@ static void test_scope(void)
 			fx_bits_set(&sc.ports, p);
 	route_ok(f, &c, &sc, &r);
 	for (uint32_t l = 1; l <= f->pub.max_lid; l++) {
-		g_assert_cmpuint(entry(&r, 0, l), !=, 2);
-		g_assert_cmpuint(entry(&r, 1, l), !=, 1);
-		g_assert_cmpuint(entry(&r, 0, l), !=, IBSM_NO_PORT);
+		g_assert_cmpuint(fx_run_entry(&r, 0, l), !=, 2);
+		g_assert_cmpuint(fx_run_entry(&r, 1, l), !=, 1);
+		g_assert_cmpuint(fx_run_entry(&r, 0, l), !=, IBSM_NO_PORT);
 	}
 	check_updown(f, &r);
 	fx_run_clear(&r);
@@ -529,18 +514,18 @@ static void test_lmc(void)
 			for (uint32_t h = 0; h < k * k; h++) {
 				if (h / k == leaf)
 					continue;
-				uint16_t base = ca_lid(f, h);
+				uint16_t base = fx_ca_lid(f, h);
 				unsigned seen = 0;
 				for (unsigned o = 0; o < 4; o++) {
-					uint8_t p = entry(&r, leaf, base + o);
+					uint8_t p = fx_run_entry(&r, leaf, base + o);
 					g_assert_cmpuint(p, >, k);
 					g_assert_cmpuint(p, <=, 2 * k);
 					g_assert_false(seen & (1u << (p - k - 1)));
 					seen |= 1u << (p - k - 1);
 				}
 				if (paired) {
-					unsigned s0 = entry(&r, leaf, base) - k - 1;
-					unsigned s1 = entry(&r, leaf, base + 1) - k - 1;
+					unsigned s0 = fx_run_entry(&r, leaf, base) - k - 1;
+					unsigned s1 = fx_run_entry(&r, leaf, base + 1) - k - 1;
 					g_assert_cmpuint(s0 / 2, !=, s1 / 2);
 				}
 			}
@@ -598,9 +583,9 @@ static void test_islands_and_bad_stride(void)
 	const struct updn_result *res = res_of(&r);
 	g_assert_cmpuint(res->is_root[0] + res->is_root[1], ==, 1);
 	g_assert_cmpuint(res->is_root[2] + res->is_root[3], ==, 1);
-	g_assert_cmpuint(entry(&r, 0, ca_lid(f, 1)), ==, 1);
-	g_assert_cmpuint(entry(&r, 0, ca_lid(f, 2)), ==, IBSM_NO_PORT);
-	g_assert_cmpuint(entry(&r, 2, ca_lid(f, 3)), ==, 1);
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_ca_lid(f, 1)), ==, 1);
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_ca_lid(f, 2)), ==, IBSM_NO_PORT);
+	g_assert_cmpuint(fx_run_entry(&r, 2, fx_ca_lid(f, 3)), ==, 1);
 	g_assert_cmpuint(res->ca_no_path, ==, 0);
 	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_INFO, "no path in scope"), ==, 1);
 	fx_run_clear(&r);
