@@ -48,9 +48,8 @@ static void print_summary(struct sm *sm, double seconds, const char *what)
 int main(int argc, char **argv)
 {
 	struct sm_options opt;
-	options_defaults(&opt);
 	int show_version = 0;
-	if (cli_parse(argc, argv, &opt, &show_version) < 0) {
+	if (options_build(argc, argv, &opt, &show_version) < 0) {
 		options_free(&opt);
 		return 1;
 	}

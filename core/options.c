@@ -3,6 +3,7 @@
 #include <glib.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli.h"
 #include "options.h"
 #include <ibsm/routing.h>
 
@@ -45,4 +46,10 @@ void options_free(struct sm_options *o)
 	g_free(o->cache_dir);
 	g_free(o->tmp_dir);
 	memset(o, 0, sizeof(*o));
+}
+
+int options_build(int argc, char **argv, struct sm_options *o, int *show_version)
+{
+	options_defaults(o);
+	return cli_parse(argc, argv, o, show_version);
 }

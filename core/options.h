@@ -42,6 +42,9 @@ struct sm_options {
 
 void options_defaults(struct sm_options *o);
 void options_free(struct sm_options *o);
+/* Defaults, then the configuration file, then the command line (a flag beats the file).
+ * Returns 0, or -1 after printing the problem. Called again on SIGHUP with the same argv. */
+int options_build(int argc, char **argv, struct sm_options *o, int *show_version);
 
 #define IBSM_DEBUG_ROUTING 0x40
 
