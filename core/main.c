@@ -13,6 +13,7 @@
 #include <infiniband/umad.h>
 #include "cli.h"
 #include "engines.h"
+#include "loop.h"
 #include "port_select.h"
 #include "log.h"
 #include "sm.h"
@@ -151,48 +152,31 @@ int main(int argc, char **argv)
 	if (opt.progress)
 		fprintf(stderr, "ibsm: bringing up the subnet from %s port %d (GUID 0x%016" PRIx64 ")\n",
 			lp.ca, lp.port, lp.guid);
-	int res = sweep_heavy(&sm, &err);
-	/* An incomplete sweep (lost SMPs, a port that did not come up) is swept again at once,
-	 * a few times, as a master SM must until the subnet is stable. */
-	for (int again = 0; again < SWEEP_RETRIES && res == SWEEP_INCOMPLETE && !sm.stop; again++) {
-		LOG_I("SM-0009", "sweep incomplete: sweeping again (%d of %d)", again + 1, SWEEP_RETRIES);
-		sm_log_stats(&sm);
-		res = sweep_heavy(&sm, &err);
-	}
-	if (res < 0) {
-		report_error("SM-0006", err->message);
-		g_clear_error(&err);
-		rc = 1;
-	} else if (res == SWEEP_STANDBY) {
-		rc = 2;
-	} else if (res == SWEEP_INCOMPLETE) {
-		rc = 1;
-	}
-	if (res == SWEEP_UP)
-		print_summary(&sm, sm_now() - sm.t_start, "SUBNET UP");
-	sm_log_stats(&sm);
-
 	if (!opt.once) {
-		/* serve SMInfo and traps; re-sweep every -s seconds or on a trap */
-		double next = sm_now() + (opt.sweep_interval > 0 ? opt.sweep_interval : 1e9);
-		rc = 0;
-		while (!sm.stop) {
-			transport_poll(sm.t, 100, 0);
-			if (sm.stop)
-				break;
-			if (sm_now() >= next || sm.trap_pending) {
-				sm.trap_pending = 0;
-				res = sweep_heavy(&sm, &err);
-				if (res < 0) {
-					LOG_E("SM-0006", "%s", err->message);
-					g_clear_error(&err);
-				}
-				next = sm_now() + (opt.sweep_interval > 0 ? opt.sweep_interval : 1e9);
-				if (res == SWEEP_INCOMPLETE)
-					next = sm_now() + 1.0; /* not stable yet: again soon */
-			}
+		/* the daemon: the event loop does the first heavy sweep and everything after */
+		rc = loop_run(&sm, argc, argv);
+		LOG_I("SM-0007", "exiting");
+	} else {
+		int res = sweep_heavy(&sm, &err);
+		/* An incomplete sweep (lost SMPs, a port that did not come up) is swept again at
+		 * once, a few times, as a master SM must until the subnet is stable. */
+		for (int again = 0; again < SWEEP_RETRIES && res == SWEEP_INCOMPLETE && !sm.stop; again++) {
+			LOG_I("SM-0009", "sweep incomplete: sweeping again (%d of %d)", again + 1, SWEEP_RETRIES);
+			sm_log_stats(&sm);
+			res = sweep_heavy(&sm, &err);
 		}
-		LOG_I("SM-0007", "exiting on signal");
+		if (res < 0) {
+			report_error("SM-0006", err->message);
+			g_clear_error(&err);
+			rc = 1;
+		} else if (res == SWEEP_STANDBY) {
+			rc = 2;
+		} else if (res == SWEEP_INCOMPLETE) {
+			rc = 1;
+		}
+		if (res == SWEEP_UP)
+			print_summary(&sm, sm_now() - sm.t_start, "SUBNET UP");
+		sm_log_stats(&sm);
 	}
 	transport_free(sm.t);
 	umad_dev_close(sm.dev);

@@ -333,3 +333,23 @@ void fabric_index_lids(struct fabric *f)
 	f->pub.lid_port = f->lid_port;
 	f->pub.max_lid = max;
 }
+
+uint64_t fabric_topology_signature(const struct fabric *f)
+{
+	/* FNV-1a over every linked port: its GUID and number and its peer's; ids are GUID-sorted,
+	 * so the same cabling gives the same value in every generation */
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
+		const struct ibsm_port *port = &f->ports[p];
+		if (port->peer == IBSM_NONE)
+			continue;
+		const struct ibsm_port *q = &f->ports[port->peer];
+		uint64_t v[4] = { f->nodes[port->node].guid, port->num, f->nodes[q->node].guid, q->num };
+		for (int i = 0; i < 4; i++)
+			for (int b = 0; b < 8; b++) {
+				h ^= (v[i] >> (8 * b)) & 0xff;
+				h *= 0x100000001b3ULL;
+			}
+	}
+	return h ^ f->pub.n_nodes;
+}

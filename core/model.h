@@ -93,6 +93,8 @@ uint32_t fabric_node_by_guid(const struct fabric *f, uint64_t guid);
 uint32_t fabric_port_by_guid(const struct fabric *f, uint64_t port_guid);
 /* Is port id an end port (CA/router port with a link, or switch port 0)? */
 int fabric_is_end_port(const struct fabric *f, uint32_t port);
+/* A value that changes when any link, node or port number changes (not LIDs or states). */
+uint64_t fabric_topology_signature(const struct fabric *f);
 /* Rebuilds lid_port and max_lid from ports[].lid / lmc (after LID assignment). */
 void fabric_index_lids(struct fabric *f);
 

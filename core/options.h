@@ -38,6 +38,13 @@ struct sm_options {
 	uint8_t subnet_timeout;     /* PortInfo.SubnetTimeout */
 	uint64_t subnet_prefix;
 	uint8_t hoq_life, leaf_hoq_life, vl_stall_count, packet_life;
+	int daemon;                 /* -B: run in the background (done by main) */
+	char *pid_file;             /* --pid_file (default /var/run/ibsm.pid) */
+	char *partition_config_file;/* -P (stored for the partition manager) */
+	int qos;                    /* -Q (stored for QoS) */
+	char *qos_policy_file;      /* -Y (stored for QoS) */
+	char *config_file;          /* the configuration file read, NULL = none */
+	char *create_config;        /* -c FILE: template written there (options_build_err) */
 };
 
 void options_defaults(struct sm_options *o);
@@ -45,6 +52,12 @@ void options_free(struct sm_options *o);
 /* Defaults, then the configuration file, then the command line (a flag beats the file).
  * Returns 0, or -1 after printing the problem. Called again on SIGHUP with the same argv. */
 int options_build(int argc, char **argv, struct sm_options *o, int *show_version);
+/* The same, without printing: on error returns -1 with *err set ("FILE:LINE:COL: ...") and
+ * logs it (CFG-0001 file, CFG-0002 command line). With -c FILE it writes the template and
+ * returns 0 with o->create_config set (options_build() then exits 0); the caller exits. */
+struct _GError;
+int options_build_err(int argc, char **argv, struct sm_options *o, int *show_version,
+		      struct _GError **err);
 
 #define IBSM_DEBUG_ROUTING 0x40
 

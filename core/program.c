@@ -427,6 +427,7 @@ int program_fabric(struct sm *sm, struct fabric *f, const uint8_t *lft, uint32_t
 		}
 	}
 	g_free(g.state);
+	sm->sweep_writes = g.sets + n_blocks;
 	if (not_active)
 		LOG_E("PRG-0003", "%u linked ports are not ACTIVE", not_active);
 	return not_active || sm->stop ? -EIO : 0;

@@ -33,8 +33,12 @@ struct sm {
 	uint16_t master_lid;
 	struct fabric *fabric;       /* last complete generation */
 	uint32_t smp_failures;       /* SMPs that failed for good in this sweep */
+	uint64_t topology_sig;       /* of the last discovered generation */
+	int topology_changed;        /* this sweep's cabling differs from the last one */
+	uint32_t sweep_writes;       /* Sets (PortInfo, SwitchInfo, LFT blocks) this sweep sent */
 	volatile int stop;
 	int trap_pending;             /* a trap asked for a heavy sweep */
+	void (*on_subnet_up)(struct sm *sm); /* e.g. sd_notify READY after the first one */
 	struct phase_stat phases[SM_MAX_PHASES];
 	int n_phases;
 	double t_start;

@@ -175,6 +175,11 @@ int sweep_heavy(struct sm *sm, GError **err)
 		sm_phase_end(sm, "failed");
 		return -1;
 	}
+	uint64_t sig = fabric_topology_signature(f);
+	sm->topology_changed = sig != sm->topology_sig;
+	if (sm->topology_changed && sm->topology_sig)
+		LOG_I("SWP-0007", "topology changed since the last sweep");
+	sm->topology_sig = sig;
 	fabric_free(sm->fabric);
 	sm->fabric = f;
 	sm_phase_end(sm, "%u nodes, %u switches, %u ports", f->pub.n_nodes, f->pub.n_switches,
@@ -205,6 +210,9 @@ int sweep_heavy(struct sm *sm, GError **err)
 	memset(&rr, 0, sizeof(rr));
 	if (route_phase(sm, f, &rr, err) < 0)
 		return -1;
+	double t0 = sm_now();
+	uint64_t smp0 = transport_stats(sm->t)->sent;
+	int first = sm->first_master_sweep;
 	int rc = program_fabric(sm, f, rr.lft, rr.stride);
 	sm->first_master_sweep = 0;
 	sm->opt->reassign_lids = 0; /* -r applies to the first master sweep only */
@@ -213,8 +221,10 @@ int sweep_heavy(struct sm *sm, GError **err)
 		LOG_E("LID-0101", "%s", e2->message);
 		g_clear_error(&e2);
 	}
-	if (rc == 0 && !sm->smp_failures)
+	if (rc == 0 && !sm->smp_failures && (first || sm->sweep_writes || sm->topology_changed))
 		LOG_I("SWP-0002", "SUBNET UP");
+	else if (rc == 0 && !sm->smp_failures)
+		LOG_I("SWP-0006", "heavy sweep: nothing changed, nothing written");
 	else
 		LOG_E("SWP-0004", "sweep incomplete: %u SMPs failed for good; not all ports ACTIVE: %s",
 		      sm->smp_failures, rc ? "yes" : "no");
@@ -224,5 +234,7 @@ int sweep_heavy(struct sm *sm, GError **err)
 	g_strlcpy(sm->summary_engine, rr.engine, sizeof(sm->summary_engine));
 	write_dumps(sm, f, &rr);
 	routing_run_clear(&rr);
+	LOG_I("SWP-0005", "heavy sweep %u: %u writes, %" PRIu64 " SMPs programming, %.3f s total",
+	      sm->generation, sm->sweep_writes, transport_stats(sm->t)->sent - smp0, sm_now() - t0 + 0.0);
 	return rc == 0 && !sm->smp_failures ? SWEEP_UP : SWEEP_INCOMPLETE;
 }

@@ -37,6 +37,9 @@ struct transport {
 	int umad_len;
 	unsolicited_fn unsolicited;
 	void *unsolicited_ctx;
+	void (*tick)(void *ctx);
+	void *tick_ctx;
+	int64_t last_tick_us;
 	struct transport_stats stats;
 };
 
@@ -89,6 +92,12 @@ void transport_set_unsolicited(struct transport *t, unsolicited_fn fn, void *ctx
 {
 	t->unsolicited = fn;
 	t->unsolicited_ctx = ctx;
+}
+
+void transport_set_tick(struct transport *t, void (*fn)(void *ctx), void *ctx)
+{
+	t->tick = fn;
+	t->tick_ctx = ctx;
 }
 
 void transport_submit(struct transport *t, const struct smp_req *r)
@@ -302,6 +311,13 @@ static void step(struct transport *t, int max_wait_ms)
 		}
 	}
 	run_timers(t);
+	if (t->tick) {
+		int64_t now = g_get_monotonic_time();
+		if (now - t->last_tick_us >= 50000) {
+			t->last_tick_us = now;
+			t->tick(t->tick_ctx);
+		}
+	}
 }
 
 void transport_drain(struct transport *t, volatile int *stop)

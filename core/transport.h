@@ -60,6 +60,9 @@ struct transport_cfg {
 struct transport *transport_new(const struct transport_io *io, const struct transport_cfg *cfg);
 void transport_free(struct transport *t);
 void transport_set_unsolicited(struct transport *t, unsolicited_fn fn, void *ctx);
+/* Called from every I/O step (at most every ~50 ms): lets the event loop dispatch its signal
+ * and timer sources during a long drain. The hook must not submit or drain. */
+void transport_set_tick(struct transport *t, void (*fn)(void *ctx), void *ctx);
 /* Queues a request (copied). Never blocks. */
 void transport_submit(struct transport *t, const struct smp_req *r);
 /* Runs I/O until nothing is queued or in flight (or *stop becomes non-zero). */
