@@ -1,158 +1,135 @@
 /* cli.c - OpenSM's command-line flags (and ours) parsed into struct sm_options with
- * GOptionContext; reentrant, because SIGHUP re-applies the command line over a re-read config. */
-#include <errno.h>
+ * GOptionContext, one entry per row of the option table; reentrant for SIGHUP. */
 #include <glib.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "config.h"
 
-static gboolean parse_debug(const char *name, const char *value, gpointer data, GError **err)
+struct cli_state {
+	struct sm_options *o;
+	struct cli_extra *x;
+	int verbose_count, max_verbose;
+};
+
+void cli_extra_clear(struct cli_extra *x)
 {
-	(void)name;
-	struct sm_options *o = data;
-	char *end;
-	unsigned long v = strtoul(value, &end, 0);
-	if (*end || end == value) {
-		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "bad -D value '%s'", value);
+	g_free(x->config_file);
+	g_free(x->create_config);
+	memset(x, 0, sizeof(*x));
+}
+
+/* "-l" or "--lmc" -> the table row */
+static const struct config_key *key_for_flag(const char *name)
+{
+	size_t n;
+	const struct config_key *ks = config_keys(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!ks[i].long_flag)
+			continue;
+		if (name[1] == '-' ? !strcmp(name + 2, ks[i].long_flag) : (name[1] == ks[i].short_flag && !name[2]))
+			return &ks[i];
+	}
+	return NULL;
+}
+
+static gboolean on_setting(const char *name, const char *value, gpointer data, GError **err)
+{
+	struct cli_state *st = data;
+	const struct config_key *k = key_for_flag(name);
+	if (!k) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "%s: no such option", name);
 		return FALSE;
 	}
-	o->debug_flags = (uint32_t)v;
+	GError *e = NULL;
+	if (!value || !*value) {
+		if (!k->arg) {
+			value = k->flag_value;
+		} else {
+			g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: empty value", name);
+			return FALSE;
+		}
+	}
+	if (config_set(st->o, k, value, &e) < 0) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: %s", name, value, e->message);
+		g_error_free(e);
+		return FALSE;
+	}
+	if (!strcmp(k->key, "guid"))
+		st->o->guid_given = 1; /* on the command line, -g 0 lists the ports and asks */
 	return TRUE;
 }
 
-/* per parse: the command line is parsed again on SIGHUP */
-static int verbose_count;
-static gboolean opt_verbose(const char *n, const char *v, gpointer d, GError **e)
+static gboolean on_verbose(const char *n, const char *v, gpointer data, GError **e)
 {
-	(void)n; (void)v; (void)d; (void)e;
-	verbose_count++;
+	(void)n; (void)v; (void)e;
+	((struct cli_state *)data)->verbose_count++;
 	return TRUE;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
+int cli_parse(int argc, char **argv, struct sm_options *o, struct cli_extra *x, GError **err)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 0);
-	if (errno || *end || end == s)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-int cli_parse(int argc, char **argv, struct sm_options *o, int *show_version_out)
-{
-	char *guid_str = NULL, *lmc_str = NULL;
-	int max_verbose = 0, show_version = 0;
-	verbose_count = 0;
-	char *log_file = NULL, *engine = NULL, *cache = NULL;
-	int prio = -1, lmc = -1;
-	GOptionEntry entries[] = {
-		{ "guid", 'g', 0, G_OPTION_ARG_STRING, &guid_str, "Port GUID to bind (0: list ports and ask)", "GUID" },
-		{ "lmc", 'l', 0, G_OPTION_ARG_INT, &lmc, "LMC: 2^LMC LIDs per CA port (0-7)", "LMC" },
-		{ "priority", 'p', 0, G_OPTION_ARG_INT, &prio, "SM priority (0-15)", "PRIO" },
-		{ "reassign_lids", 'r', 0, G_OPTION_ARG_NONE, &o->reassign_lids, "Reassign all LIDs", NULL },
-		{ "routing_engine", 'R', 0, G_OPTION_ARG_STRING, &engine, "Routing engines, in order: a,b,c[,no_fallback]", "NAMES" },
-		{ "root_guid_file", 'a', 0, G_OPTION_ARG_FILENAME, &o->root_guid_file, "Root switch GUIDs (updn, ftree)", "FILE" },
-		{ "cn_guid_file", 'u', 0, G_OPTION_ARG_FILENAME, &o->cn_guid_file, "Compute node GUIDs (ftree)", "FILE" },
-		{ "io_guid_file", 'G', 0, G_OPTION_ARG_FILENAME, &o->io_guid_file, "I/O node GUIDs (ftree)", "FILE" },
-		{ "max_reverse_hops", 'H', 0, G_OPTION_ARG_INT, &o->max_reverse_hops, "Reverse hops for I/O nodes (ftree)", "N" },
-		{ "ignore_guids", 'i', 0, G_OPTION_ARG_FILENAME, &o->port_prof_ignore_file, "Port GUIDs ignored by link load balancing", "FILE" },
-		{ "connect_roots", 'z', 0, G_OPTION_ARG_NONE, &o->connect_roots, "Connect roots (updn)", NULL },
-		{ "log_file", 'f', 0, G_OPTION_ARG_FILENAME, &log_file, "Log file ('-' = stderr; default /var/log/ibsm.log)", "FILE" },
-		{ "erase_log_file", 'e', 0, G_OPTION_ARG_NONE, &o->erase_log, "Truncate the log file first", NULL },
-		{ "verbose", 'v', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, opt_verbose, "More verbose (repeatable)", NULL },
-		{ "vf", 'V', 0, G_OPTION_ARG_NONE, &max_verbose, "Most verbose", NULL },
-		{ "debug", 'D', 0, G_OPTION_ARG_CALLBACK, parse_debug, "Log flags (0x1 error, 0x2 info, 0x4 verbose, 0x8 debug, 0x40 routing dumps)", "FLAGS" },
-		{ "sweep", 's', 0, G_OPTION_ARG_INT, &o->sweep_interval, "Sweep interval in seconds (0: none)", "SEC" },
-		{ "once", 'o', 0, G_OPTION_ARG_NONE, &o->once, "Bring the subnet up once, then exit", NULL },
-		{ "timeout", 't', 0, G_OPTION_ARG_INT, &o->timeout_ms, "SMP timeout in ms", "MS" },
-		{ "retries", 0, 0, G_OPTION_ARG_INT, &o->retries, "SMP retries", "N" },
-		{ "maxsmps", 'n', 0, G_OPTION_ARG_INT, &o->window, "SMPs in flight (default 64)", "N" },
-		{ "max_op_vls", 0, 0, G_OPTION_ARG_INT, &lmc_str, "Max operational VLs (1-5)", "N" },
-		{ "plugin-dir", 0, 0, G_OPTION_ARG_FILENAME, &o->plugin_dir, "Extra routing-engine plugin directory", "DIR" },
-		{ "fabric", 0, 0, G_OPTION_ARG_FILENAME, &o->fabric_file, "Offline: route this ibnetdiscover/ibsim fabric file, no MADs", "FILE" },
-		{ "progress", 0, 0, G_OPTION_ARG_NONE, &o->progress, "One line per phase on stderr", NULL },
-		{ "cache-dir", 0, 0, G_OPTION_ARG_FILENAME, &cache, "Cache dir for guid2lid (default $OSM_CACHE_DIR or /var/cache/ibsm)", "DIR" },
+	struct cli_state st = { .o = o, .x = x };
+	int show_version = 0;
+	char *config_file = NULL, *create_config = NULL;
+	size_t n;
+	const struct config_key *ks = config_keys(&n);
+	GArray *entries = g_array_new(TRUE, TRUE, sizeof(GOptionEntry));
+	for (size_t i = 0; i < n; i++) {
+		if (!ks[i].long_flag)
+			continue;
+		GOptionEntry e = { ks[i].long_flag, ks[i].short_flag, ks[i].arg ? 0 : G_OPTION_FLAG_NO_ARG,
+				   G_OPTION_ARG_CALLBACK, (gpointer)on_setting, ks[i].doc, ks[i].arg };
+		g_array_append_val(entries, e);
+	}
+	GOptionEntry extra[] = {
+		{ "verbose", 'v', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_verbose, "More verbose (repeatable)", NULL },
+		{ "vf", 'V', 0, G_OPTION_ARG_NONE, &st.max_verbose, "Most verbose", NULL },
+		{ "config", 'F', 0, G_OPTION_ARG_FILENAME, &config_file,
+		  "Configuration file, YAML or opensm.conf (default " IBSM_DEFAULT_CONFIG " if it exists)", "FILE" },
+		{ "create-config", 'c', 0, G_OPTION_ARG_FILENAME, &create_config,
+		  "Write a commented configuration template with the current settings ('-': stdout), then exit", "FILE" },
 		{ "version", 0, 0, G_OPTION_ARG_NONE, &show_version, "Print the version", NULL },
-		{ NULL, 0, 0, 0, NULL, NULL, NULL }
 	};
+	g_array_append_vals(entries, extra, G_N_ELEMENTS(extra));
 	GOptionContext *ctx = g_option_context_new("- InfiniBand subnet manager");
-	GOptionGroup *grp = g_option_group_new("ibsm", "ibsm", "ibsm", o, NULL);
-	g_option_group_add_entries(grp, entries);
+	GOptionGroup *grp = g_option_group_new("ibsm", "ibsm", "ibsm", &st, NULL);
+	g_option_group_add_entries(grp, (const GOptionEntry *)(void *)entries->data);
 	g_option_context_set_main_group(ctx, grp);
 	g_option_context_set_summary(ctx, "Discovers the fabric, assigns LIDs, routes with plugin engines, "
 				     "programs every switch and brings ports to ACTIVE.");
-	GError *err = NULL;
-	int max_vls = 0;
-	(void)max_vls;
-	if (!g_option_context_parse(ctx, &argc, &argv, &err)) {
-		fprintf(stderr, "ibsm: %s (see --help)\n", err->message);
-		g_error_free(err);
-		g_option_context_free(ctx);
-		return -1;
+	/* parse a copy: GOption removes what it parsed, and SIGHUP parses the same argv again */
+	char **args = g_new0(char *, argc + 1);
+	for (int i = 0; i < argc; i++)
+		args[i] = g_strdup(argv[i]);
+	int rc = 0;
+	if (!g_option_context_parse_strv(ctx, &args, err)) {
+		rc = -1;
+	} else if (args[0] && args[1]) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "unexpected argument '%s'", args[1]);
+		rc = -1;
 	}
+	g_strfreev(args);
 	g_option_context_free(ctx);
-	if (argc > 1) {
-		fprintf(stderr, "ibsm: unexpected argument '%s' (see --help)\n", argv[1]);
+	g_array_free(entries, TRUE);
+	if (rc < 0) {
+		g_free(config_file);
+		g_free(create_config);
 		return -1;
 	}
-	if (show_version_out)
-		*show_version_out = show_version;
-	if (lmc >= 0) {
-		if (lmc > 7) {
-			fprintf(stderr, "ibsm: -l %d: LMC must be 0-7\n", lmc);
-			return -1;
-		}
-		o->lmc = (uint8_t)lmc;
-	}
-	if (prio >= 0) {
-		if (prio > 15) {
-			fprintf(stderr, "ibsm: -p %d: priority must be 0-15\n", prio);
-			return -1;
-		}
-		o->sm_priority = (uint8_t)prio;
-	}
-	if (guid_str) {
-		if (parse_u64(guid_str, &o->guid) < 0) {
-			fprintf(stderr, "ibsm: -g '%s': not a GUID (use 0x... or 0 to list ports)\n", guid_str);
-			return -1;
-		}
-		o->guid_given = 1;
-	}
-	if (lmc_str) {
-		fprintf(stderr, "ibsm: --max_op_vls takes a number\n");
-		return -1;
-	}
-	if (engine) {
-		g_free(o->routing_engine);
-		o->routing_engine = engine;
-	}
-	if (log_file) {
-		g_free(o->log_file);
-		o->log_file = log_file;
-	}
-	if (cache) {
-		g_free(o->cache_dir);
-		o->cache_dir = cache;
-		o->cache_dir_explicit = 1;
-	}
-	if (o->window < 1 || o->window > 255) {
-		fprintf(stderr, "ibsm: -n %d: SMPs in flight must be 1-255\n", o->window);
-		return -1;
-	}
-	if (o->timeout_ms < 1) {
-		fprintf(stderr, "ibsm: -t %d: timeout must be positive\n", o->timeout_ms);
-		return -1;
-	}
-	o->verbosity = IBSM_LOG_INFO + verbose_count;
+	x->show_version = show_version;
+	g_free(x->config_file);
+	x->config_file = config_file;
+	g_free(x->create_config);
+	x->create_config = create_config;
+
+	o->verbosity = IBSM_LOG_INFO + st.verbose_count;
 	if (o->debug_flags & 0x8)
 		o->verbosity = IBSM_LOG_DEBUG;
 	else if (o->debug_flags & 0x4 && o->verbosity < IBSM_LOG_VERBOSE)
 		o->verbosity = IBSM_LOG_VERBOSE;
-	if (max_verbose) {
+	if (st.max_verbose) {
 		o->verbosity = IBSM_LOG_DEBUG;
 		o->debug_flags |= 0xff;
 	}
@@ -160,4 +137,3 @@ int cli_parse(int argc, char **argv, struct sm_options *o, int *show_version_out
 		o->dump_routes = 1;
 	return 0;
 }
-

@@ -23,6 +23,7 @@
 #define SWEEP_RETRIES 4 /* extra heavy sweeps when one is incomplete */
 
 static struct sm *the_sm;
+static char **argv_saved; /* pristine command line, for SIGHUP */
 
 /* An error the operator must see: error lines always reach stderr once (log.c copies them
  * there when the log is a file), and the log file if there is one. */
@@ -50,7 +51,13 @@ int main(int argc, char **argv)
 {
 	struct sm_options opt;
 	int show_version = 0;
-	if (options_build(argc, argv, &opt, &show_version) < 0) {
+	/* GOption rewrites the argv it parses: parse shallow copies of a pristine one, so SIGHUP
+	 * can apply the same command line again */
+	argv_saved = g_strdupv(argv);
+	char **argv_work = g_memdup2(argv_saved, sizeof(char *) * ((size_t)argc + 1));
+	int build_rc = options_build(argc, argv_work, &opt, &show_version);
+	g_free(argv_work);
+	if (build_rc < 0) {
 		options_free(&opt);
 		return 1;
 	}
@@ -154,7 +161,7 @@ int main(int argc, char **argv)
 			lp.ca, lp.port, lp.guid);
 	if (!opt.once) {
 		/* the daemon: the event loop does the first heavy sweep and everything after */
-		rc = loop_run(&sm, argc, argv);
+		rc = loop_run(&sm, argc, argv_saved);
 		LOG_I("SM-0007", "exiting");
 	} else {
 		int res = sweep_heavy(&sm, &err);
@@ -185,5 +192,6 @@ int main(int argc, char **argv)
 		g_hash_table_destroy(sm.held_lft);
 	options_free(&opt);
 	log_close();
+	g_strfreev(argv_saved);
 	return rc;
 }

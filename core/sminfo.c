@@ -66,8 +66,9 @@ void sm_unsolicited(struct transport *t, void *umad, int len, void *ctx)
 		return;
 	if (method == IB_MAD_METHOD_TRAP) {
 		uint8_t *d = mad + IB_SMP_DATA_OFFS;
-		uint16_t trap_num = (uint16_t)((d[2] << 8) | d[3]);
-		uint16_t src_lid = (uint16_t)((d[4] << 8) | d[5]);
+		/* Notice: IsGeneric|Type, ProducerType (24 bits), TrapNumber, IssuerLID */
+		uint16_t trap_num = (uint16_t)((d[4] << 8) | d[5]);
+		uint16_t src_lid = (uint16_t)((d[6] << 8) | d[7]);
 		traps_received++;
 		LOG_I("TRP-0001", "trap %u from LID %u received", trap_num, src_lid);
 		respond(sm, umad, len, IB_MAD_METHOD_TRAP_REPRESS, 0, NULL);
