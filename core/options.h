@@ -10,6 +10,7 @@ struct sm_options {
 	int guid_given;             /* -g was on the command line (-g 0 lists and asks) */
 	uint8_t lmc;                /* -l 0..7 */
 	uint8_t sm_priority;        /* -p 0..15 */
+	uint64_t sm_key;            /* -k SM_Key (0: OpenSM's default, 1) */
 	int reassign_lids;          /* -r */
 	char *routing_engine;       /* -R "a,b,c" (default "minhop") */
 	char *root_guid_file;       /* -a */

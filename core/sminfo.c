@@ -14,11 +14,20 @@
 
 static uint64_t traps_received, trap_represses_sent;
 
+/* OpenSM's default SM_Key: SMs that share it recognise each other's SMInfo. */
+#define SM_KEY_DEFAULT 0x0000000000000001ULL
+
+static uint64_t our_sm_key(const struct sm *sm)
+{
+	return sm->opt->sm_key ? sm->opt->sm_key : SM_KEY_DEFAULT;
+}
+
+/* with_key: the requester presented our SM_Key, so it may see it (else the key reads 0) */
 static void fill_sminfo(const struct sm *sm, uint8_t *data, int with_key)
 {
 	memset(data, 0, SMP_DATA_SIZE);
 	mad_set_field64(data, 0, IB_SMINFO_GUID_F, sm->port_guid);
-	mad_set_field64(data, 0, IB_SMINFO_KEY_F, with_key ? 0 : 0);
+	mad_set_field64(data, 0, IB_SMINFO_KEY_F, with_key ? our_sm_key(sm) : 0);
 	mad_set_field(data, 0, IB_SMINFO_ACT_F, sm->act_count);
 	mad_set_field(data, 0, IB_SMINFO_PRIO_F, sm->opt->sm_priority);
 	mad_set_field(data, 0, IB_SMINFO_STATE_F, sm->state);
@@ -78,7 +87,10 @@ void sm_unsolicited(struct transport *t, void *umad, int len, void *ctx)
 	}
 	if (method == IB_MAD_METHOD_GET && attr == IB_ATTR_SMINFO) {
 		uint8_t data[SMP_DATA_SIZE];
-		fill_sminfo(sm, data, 0);
+		uint64_t their_key = mad_get_field64(mad + IB_SMP_DATA_OFFS, 0, IB_SMINFO_KEY_F);
+		/* OpenSM's well-known default key is no secret and OpenSM ignores an SM that hides
+		 * it; a key configured with -k goes only to a requester that presents it */
+		fill_sminfo(sm, data, !sm->opt->sm_key || their_key == our_sm_key(sm));
 		respond(sm, umad, len, IB_MAD_METHOD_GET_RESPONSE, 0, data);
 		return;
 	}
@@ -160,6 +172,7 @@ int sminfo_poll_others(struct sm *sm)
 		r.hops = x->dr_hops;
 		memcpy(r.path, x->dr_path, sizeof(r.path));
 		r.attr = IB_ATTR_SMINFO;
+		mad_set_field64(r.data, 0, IB_SMINFO_KEY_F, our_sm_key(sm));
 		r.done = on_sminfo;
 		r.ctx = &q;
 		transport_submit(sm->t, &r);

@@ -163,7 +163,7 @@ static void slot_send(struct transport *t, struct slot *s)
 	}
 	uint8_t data[IB_SMP_DATA_SIZE];
 	memcpy(data, r->data, sizeof(data));
-	if (mad_build_pkt(s->umad, &rpc, &pid, NULL, r->method == IB_MAD_METHOD_SET ? data : NULL) < 0) {
+	if (mad_build_pkt(s->umad, &rpc, &pid, NULL, data) < 0) { /* a Get carries data too (SMInfo: SM_Key) */
 		LOG_E("MAD-0001", "cannot encode SMP attr 0x%x", r->attr);
 	}
 	int64_t now = g_get_monotonic_time();
