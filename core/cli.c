@@ -80,7 +80,8 @@ int cli_parse(int argc, char **argv, struct sm_options *o, struct cli_extra *x, 
 		if (!ks[i].long_flag)
 			continue;
 		GOptionEntry e = { ks[i].long_flag, ks[i].short_flag, ks[i].arg ? 0 : G_OPTION_FLAG_NO_ARG,
-				   G_OPTION_ARG_CALLBACK, (gpointer)on_setting, ks[i].doc, ks[i].arg };
+				   G_OPTION_ARG_CALLBACK, (gpointer)on_setting,
+				   ks[i].flag_doc ? ks[i].flag_doc : ks[i].doc, ks[i].arg };
 		g_array_append_val(entries, e);
 	}
 	GOptionEntry extra[] = {

@@ -75,9 +75,9 @@ int options_build_err(int argc, char **argv, struct sm_options *o, int *show_ver
 	options_defaults(o);
 	char *path = x.config_file;
 	x.config_file = NULL;
-	if (!path && g_file_test(IBSM_DEFAULT_CONFIG, G_FILE_TEST_EXISTS))
+	if (!path && !x.show_version && g_file_test(IBSM_DEFAULT_CONFIG, G_FILE_TEST_EXISTS))
 		path = g_strdup(IBSM_DEFAULT_CONFIG);
-	if (path && config_load(path, o, err) < 0) {
+	if (path && !x.show_version && config_load(path, o, err) < 0) {
 		LOG_E("CFG-0001", "%s", (*err)->message);
 		g_free(path);
 		goto fail;

@@ -1,0 +1,306 @@
+/* test_config.c - the configuration chain (defaults -> file -> command line): YAML and opensm.conf
+ * files, errors with file:line:column, the --create-config template and SIGHUP reentrancy. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include "config.h"
+#include "log.h"
+#include "options.h"
+
+static char *tmpdir;
+
+static char *write_tmp(const char *name, const char *text)
+{
+	char *p = g_build_filename(tmpdir, name, NULL);
+	g_assert_true(g_file_set_contents(p, text, -1, NULL));
+	return p;
+}
+
+/* options_build_err with "ibsm" + the NULL-terminated args */
+static int build(struct sm_options *o, GError **err, ...)
+{
+	GPtrArray *a = g_ptr_array_new();
+	g_ptr_array_add(a, (char *)"ibsm");
+	va_list ap;
+	va_start(ap, err);
+	for (char *s; (s = va_arg(ap, char *));)
+		g_ptr_array_add(a, s);
+	va_end(ap);
+	g_ptr_array_add(a, NULL);
+	int show_version = 0;
+	int rc = options_build_err((int)a->len - 1, (char **)a->pdata, o, &show_version, err);
+	g_ptr_array_free(a, TRUE);
+	return rc;
+}
+
+static char *logged(void)
+{
+	char *p = g_build_filename(tmpdir, "log", NULL), *text = NULL;
+	g_assert_true(g_file_get_contents(p, &text, NULL, NULL));
+	g_free(p);
+	return text;
+}
+
+static void log_to_tmp(void)
+{
+	char *p = g_build_filename(tmpdir, "log", NULL);
+	g_unlink(p);
+	g_assert_cmpint(log_open(p, 0), ==, 0);
+	log_set_quiet(1);
+	log_set_level(IBSM_LOG_INFO);
+	g_free(p);
+}
+
+static void test_yaml_loads(void)
+{
+	char *f = write_tmp("a.yaml", "# a comment\n---\nlmc: 2\nrouting_engine: \"updn,minhop\"\n"
+					"reassign_lids: yes\nconnect_roots: TRUE\nsubnet_prefix: 0xfe80000000000001\n"
+					"sweep_interval: 0\nlog_flags: 0x43\nroot_guid_file: /etc/roots\n"
+					"accum_log_file: false\ndaemon: true\npid_file: /run/x.pid\nqos: yes\n"
+					"partition_config_file: ~\nmax_op_vls: 0x4\n");
+	struct sm_options o;
+	GError *err = NULL;
+	g_assert_cmpint(build(&o, &err, "-F", f, NULL), ==, 0);
+	g_assert_no_error(err);
+	g_assert_cmpuint(o.lmc, ==, 2);
+	g_assert_cmpstr(o.routing_engine, ==, "updn,minhop");
+	g_assert_cmpint(o.reassign_lids, ==, 1);
+	g_assert_cmpint(o.connect_roots, ==, 1);
+	g_assert_cmpuint(o.subnet_prefix, ==, 0xfe80000000000001ULL);
+	g_assert_cmpint(o.sweep_interval, ==, 0);
+	g_assert_cmpuint(o.debug_flags, ==, 0x43);
+	g_assert_cmpint(o.dump_routes, ==, 1);
+	g_assert_cmpint(o.verbosity, ==, IBSM_LOG_INFO);
+	g_assert_cmpstr(o.root_guid_file, ==, "/etc/roots");
+	g_assert_cmpint(o.erase_log, ==, 1);
+	g_assert_cmpint(o.daemon, ==, 1);
+	g_assert_cmpstr(o.pid_file, ==, "/run/x.pid");
+	g_assert_cmpint(o.qos, ==, 1);
+	g_assert_cmpstr(o.partition_config_file, ==, "/etc/ibsm/partitions.conf"); /* ~ = default */
+	g_assert_cmpuint(o.max_op_vls, ==, 4);
+	g_assert_cmpstr(o.config_file, ==, f);
+	g_assert_cmpint(o.sm_priority, ==, 0); /* untouched */
+	options_free(&o);
+	g_free(f);
+}
+
+static void test_flag_beats_file(void)
+{
+	char *f = write_tmp("b.yaml", "lmc: 2\nsm_priority: 5\nlog_file: /x/file.log\nguid: 0\n");
+	struct sm_options o;
+	GError *err = NULL;
+	g_assert_cmpint(build(&o, &err, "-l", "1", "--config", f, "-f", "-", "-Q", "-P", "/p.conf",
+			      "-Y", "/q.conf", "-B", "--pid_file", "/p.pid", NULL), ==, 0);
+	g_assert_cmpuint(o.lmc, ==, 1);
+	g_assert_cmpuint(o.sm_priority, ==, 5);
+	g_assert_cmpstr(o.log_file, ==, "-");
+	g_assert_cmpint(o.guid_given, ==, 0); /* guid 0 in a file: the first usable port */
+	g_assert_cmpint(o.qos, ==, 1);
+	g_assert_cmpstr(o.partition_config_file, ==, "/p.conf");
+	g_assert_cmpstr(o.qos_policy_file, ==, "/q.conf");
+	g_assert_cmpint(o.daemon, ==, 1);
+	g_assert_cmpstr(o.pid_file, ==, "/p.pid");
+	options_free(&o);
+	/* -g 0 on the command line lists the ports */
+	g_assert_cmpint(build(&o, &err, "-F", f, "-g", "0", "--max_op_vls", "3", NULL), ==, 0);
+	g_assert_cmpint(o.guid_given, ==, 1);
+	g_assert_cmpuint(o.max_op_vls, ==, 3);
+	options_free(&o);
+	g_free(f);
+}
+
+static void test_opensm_conf(void)
+{
+	log_to_tmp();
+	char *f = write_tmp("opensm.conf", "#\n# DEVICE ATTRIBUTES OPTIONS\n#\nguid 0x0002c90000000001\n\n"
+					   "m_key 0x0000000000000000\nlmc 1\nrouting_engine (null)\n"
+					   "reassign_lids TRUE\nsweep_on_trap TRUE\nlog_flags 0x03\n"
+					   "head_of_queue_lifetime 0x13\nmax_wire_smps 4\ndump_files_dir /var/tmp/\n");
+	struct sm_options o;
+	GError *err = NULL;
+	g_assert_cmpint(build(&o, &err, "-F", f, NULL), ==, 0);
+	g_assert_no_error(err);
+	g_assert_cmpuint(o.guid, ==, 0x0002c90000000001ULL);
+	g_assert_cmpint(o.guid_given, ==, 1);
+	g_assert_cmpuint(o.lmc, ==, 1);
+	g_assert_cmpstr(o.routing_engine, ==, "minhop");
+	g_assert_cmpint(o.reassign_lids, ==, 1);
+	g_assert_cmpuint(o.hoq_life, ==, 0x13);
+	g_assert_cmpint(o.window, ==, 4);
+	g_assert_cmpstr(o.tmp_dir, ==, "/var/tmp/");
+	options_free(&o);
+	char *text = logged();
+	g_assert_nonnull(strstr(text, "CFG-0003"));
+	g_assert_nonnull(strstr(text, "m_key, sweep_on_trap"));
+	g_free(text);
+
+	/* a key neither ibsm nor OpenSM has: file:line:col */
+	char *bad = write_tmp("bad.conf", "# x\nlmc 1\n  no_such_key 5\n");
+	g_assert_cmpint(build(&o, &err, "-F", bad, NULL), ==, -1);
+	g_assert_error(err, CONFIG_ERROR, CONFIG_ERROR_UNKNOWN_KEY);
+	char *want = g_strdup_printf("%s:3:3: unknown key 'no_such_key'", bad);
+	g_assert_cmpstr(err->message, ==, want);
+	g_clear_error(&err);
+	g_free(want);
+	options_free(&o);
+	/* a bad value names the value's column */
+	char *badv = write_tmp("badv.conf", "lmc   9\n");
+	g_assert_cmpint(build(&o, &err, "-F", badv, NULL), ==, -1);
+	g_assert_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE);
+	want = g_strdup_printf("%s:1:7: lmc:", badv);
+	g_assert_true(g_str_has_prefix(err->message, want));
+	g_clear_error(&err);
+	g_free(want);
+	options_free(&o);
+	log_close();
+	g_free(f);
+	g_free(bad);
+	g_free(badv);
+}
+
+static void test_yaml_errors(void)
+{
+	log_to_tmp();
+	struct sm_options o;
+	GError *err = NULL;
+	struct {
+		const char *text, *where;
+		int code;
+	} cases[] = {
+		{ "lmc: 1\n\nno_such_key: 3\n", ":3:1: unknown key 'no_such_key'", CONFIG_ERROR_UNKNOWN_KEY },
+		{ "lmc: 1\nsm_priority:    99\n", ":2:17: sm_priority: '99' is not a number in 0-15", CONFIG_ERROR_BAD_VALUE },
+		{ "reassign_lids: maybe\n", ":1:16: reassign_lids: 'maybe' is not a boolean", CONFIG_ERROR_BAD_VALUE },
+		{ "lmc: -1\n", ":1:6: lmc:", CONFIG_ERROR_BAD_VALUE },
+		{ "guid: 12zz\n", ":1:7: guid:", CONFIG_ERROR_BAD_VALUE },
+		{ "lmc: [1, 2]\n", ":1:6: lmc: the value must be a single scalar", CONFIG_ERROR_BAD_VALUE },
+		{ "lmc: 1\nsm_priority: 2: 3\n", ":2:15: mapping values are not allowed", CONFIG_ERROR_SYNTAX },
+		{ "lmc: 1\nsm_priority: \"abc\n", ":3:1: found unexpected end of stream", CONFIG_ERROR_SYNTAX },
+		{ "- lmc\n", ":1:1: expected a mapping", CONFIG_ERROR_SYNTAX },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		char *f = write_tmp("e.yaml", cases[i].text);
+		g_assert_cmpint(build(&o, &err, "-F", f, NULL), ==, -1);
+		g_assert_nonnull(err);
+		if (!strstr(err->message, cases[i].where) || !g_str_has_prefix(err->message, f))
+			g_error("case %zu: '%s' does not say '%s'", i, err->message, cases[i].where);
+		g_assert_error(err, CONFIG_ERROR, cases[i].code);
+		g_clear_error(&err);
+		/* the caller's struct is left valid (defaults) */
+		g_assert_cmpstr(o.routing_engine, ==, "minhop");
+		options_free(&o);
+		g_free(f);
+	}
+	char *text = logged();
+	g_assert_nonnull(strstr(text, "ERR  CFG-0001"));
+	g_assert_nonnull(strstr(text, "unknown key 'no_such_key'"));
+	g_free(text);
+	/* a missing -F file is an error; a bad flag too */
+	g_assert_cmpint(build(&o, &err, "-F", "/nonexistent/ibsm.yaml", NULL), ==, -1);
+	g_assert_nonnull(strstr(err->message, "/nonexistent/ibsm.yaml"));
+	g_clear_error(&err);
+	options_free(&o);
+	g_assert_cmpint(build(&o, &err, "-p", "16", NULL), ==, -1);
+	g_assert_nonnull(strstr(err->message, "-p 16"));
+	g_clear_error(&err);
+	options_free(&o);
+	log_close();
+}
+
+static void test_template_round_trip(void)
+{
+	char *t = g_build_filename(tmpdir, "template.yaml", NULL);
+	struct sm_options o, d;
+	GError *err = NULL;
+	char *empty = write_tmp("empty.yaml", "# nothing\n");
+	g_assert_cmpint(build(&o, &err, "-F", empty, "-c", t, NULL), ==, 0);
+	g_assert_cmpstr(o.create_config, ==, t);
+	options_free(&o);
+	char *text = NULL;
+	g_assert_true(g_file_get_contents(t, &text, NULL, NULL));
+	size_t n;
+	const struct config_key *ks = config_keys(&n);
+	for (size_t i = 0; i < n; i++) { /* every key, with its doc line */
+		char *line = g_strdup_printf("\n%s%s: ", ks[i].flags & CONFIG_F_ENV ? "# " : "", ks[i].key);
+		char *doc = g_strdup_printf("# %s", ks[i].doc);
+		if (!strstr(text, line) || !strstr(text, doc))
+			g_error("template lacks key %s or its doc", ks[i].key);
+		g_free(line);
+		g_free(doc);
+	}
+	g_free(text);
+	g_assert_cmpint(build(&o, &err, "-F", t, NULL), ==, 0);
+	options_defaults(&d);
+	for (size_t i = 0; i < n; i++) {
+		char *a = config_format(&o, &ks[i]), *b = config_format(&d, &ks[i]);
+		g_assert_cmpstr(a, ==, b);
+		g_free(a);
+		g_free(b);
+	}
+	g_assert_cmpint(o.cache_dir_explicit, ==, d.cache_dir_explicit);
+	g_assert_cmpint(o.guid_given, ==, d.guid_given);
+	options_free(&o);
+	/* a template of changed settings reads back as those settings */
+	g_assert_cmpint(build(&o, &err, "-F", empty, "-l", "3", "-R", "a b:c", "-a", "#x", "-c", t, NULL), ==, 0);
+	options_free(&o);
+	g_assert_cmpint(build(&o, &err, "-F", t, NULL), ==, 0);
+	g_assert_cmpuint(o.lmc, ==, 3);
+	g_assert_cmpstr(o.routing_engine, ==, "a b:c");
+	g_assert_cmpstr(o.root_guid_file, ==, "#x");
+	options_free(&o);
+	options_free(&d);
+	g_free(t);
+	g_free(empty);
+}
+
+static void test_reentrant(void)
+{
+	char *f = write_tmp("r.yaml", "lmc: 2\n");
+	char *argv[] = { (char *)"ibsm", (char *)"-F", f, (char *)"-p", (char *)"3", (char *)"-v", NULL };
+	char *copy[G_N_ELEMENTS(argv)];
+	memcpy(copy, argv, sizeof(argv));
+	struct sm_options cur, next;
+	GError *err = NULL;
+	int sv;
+	g_assert_cmpint(options_build_err(6, argv, &cur, &sv, &err), ==, 0);
+	g_assert_cmpmem(argv, sizeof(argv), copy, sizeof(copy)); /* argv untouched for SIGHUP */
+	g_assert_cmpuint(cur.lmc, ==, 2);
+	g_assert_cmpint(cur.verbosity, ==, IBSM_LOG_VERBOSE);
+	/* SIGHUP: a changed file is picked up */
+	g_assert_true(g_file_set_contents(f, "lmc: 1\n", -1, NULL));
+	g_assert_cmpint(options_build_err(6, argv, &next, &sv, &err), ==, 0);
+	g_assert_cmpuint(next.lmc, ==, 1);
+	g_assert_cmpuint(next.sm_priority, ==, 3);
+	g_assert_cmpint(next.verbosity, ==, IBSM_LOG_VERBOSE); /* -v counted once, not twice */
+	options_free(&next);
+	/* SIGHUP with a broken file: -1, the running options untouched */
+	g_assert_true(g_file_set_contents(f, "lmc: 1\nlmc 2 : : x\n", -1, NULL));
+	log_set_quiet(1);
+	g_assert_cmpint(options_build_err(6, argv, &next, &sv, &err), ==, -1);
+	log_set_quiet(0);
+	g_assert_nonnull(err);
+	g_assert_true(g_str_has_prefix(err->message, f));
+	g_clear_error(&err);
+	options_free(&next);
+	g_assert_cmpuint(cur.lmc, ==, 2);
+	g_assert_cmpuint(cur.sm_priority, ==, 3);
+	options_free(&cur);
+	g_free(f);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	tmpdir = g_dir_make_tmp("ibsm-config-XXXXXX", NULL);
+	g_assert_nonnull(tmpdir);
+	g_test_add_func("/config/yaml_loads", test_yaml_loads);
+	g_test_add_func("/config/flag_beats_file", test_flag_beats_file);
+	g_test_add_func("/config/opensm_conf", test_opensm_conf);
+	g_test_add_func("/config/yaml_errors", test_yaml_errors);
+	g_test_add_func("/config/template_round_trip", test_template_round_trip);
+	g_test_add_func("/config/reentrant", test_reentrant);
+	int rc = g_test_run();
+	char *cmd[] = { (char *)"rm", (char *)"-rf", tmpdir, NULL };
+	g_spawn_sync(NULL, cmd, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+	g_free(tmpdir);
+	return rc;
+}
