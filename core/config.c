@@ -19,6 +19,8 @@ static const struct config_key keys[] = {
 	  "Port GUID to bind (0: the first port in INIT/ARMED/ACTIVE; -g 0 lists ports and asks)", NULL },
 	{ "lmc", CONFIG_U8, OFF(lmc), 0, 7, 0, 'l', "lmc", "LMC", NULL,
 	  "LMC: 2^LMC LIDs per CA port (0-7); switch port 0 gets one LID", NULL },
+	{ "sm_key", CONFIG_U64, OFF(sm_key), 0, 0, 0, 'k', "sm_key", "KEY", NULL,
+	  "SM_Key (0: OpenSM's default 1, which is no secret); a set key is shown only to SMs presenting it", NULL },
 	{ "sm_priority", CONFIG_U8, OFF(sm_priority), 0, 15, 0, 'p', "priority", "PRIO", NULL,
 	  "SM priority (0-15); a master with higher priority (then lower GUID) keeps us standby", NULL },
 	{ "reassign_lids", CONFIG_BOOL, OFF(reassign_lids), 0, 1, 0, 'r', "reassign_lids", NULL, "true",
@@ -91,7 +93,7 @@ static const struct config_key keys[] = {
 
 /* opensm.conf keys (OpenSM 3.3.23) for settings ibsm does not have (yet): accepted and ignored */
 static const char *const opensm_only[] = {
-	"m_key", "m_key_lease_period", "m_key_protection_level", "m_key_lookup", "sm_key", "sa_key",
+	"m_key", "m_key_lease_period", "m_key_protection_level", "m_key_lookup", "sa_key",
 	"lmc_esp0", "sm_sl", "leaf_vl_stall_count", "force_link_speed", "force_link_speed_ext",
 	"force_link_width", "fdr10", "local_phy_errors_threshold", "overrun_errors_threshold",
 	"use_mfttop", "no_partition_enforcement", "part_enforce", "allow_both_pkeys",

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <string.h>
+#include "daemon.h"
 #include "log.h"
 #include "loop.h"
 #include "sweep.h"
@@ -27,12 +28,14 @@ struct loop {
 	double next_standby_poll;
 	int standby_misses;
 	int exit_status;
+	int notified, reloading;
 };
 
 static gboolean on_stop(gpointer data)
 {
 	struct loop *l = data;
 	LOG_I("SM-0010", "stop signal: exiting");
+	sd_notify_stopping();
 	l->sm->stop = 1;
 	g_main_loop_quit(l->ml);
 	return G_SOURCE_CONTINUE;
@@ -75,11 +78,15 @@ static void reload(struct loop *l)
 	struct sm_options fresh;
 	int show_version = 0;
 	LOG_I("SM-0013", "SIGHUP: re-reading the configuration, then a heavy sweep");
+	GError *err = NULL;
+	sd_notify_reloading();
 	char **argv = g_memdup2(l->argv, sizeof(char *) * ((size_t)l->argc + 1));
-	int rc = options_build(l->argc, argv, &fresh, &show_version);
+	int rc = options_build_err(l->argc, argv, &fresh, &show_version, &err);
 	g_free(argv);
 	if (rc < 0) {
-		LOG_E("SM-0014", "SIGHUP: the new configuration is not valid; keeping the running one");
+		LOG_E("SM-0014", "SIGHUP: the new configuration is not valid (%s); keeping the running one",
+		      err ? err->message : "?");
+		g_clear_error(&err);
 		options_free(&fresh);
 		return;
 	}
@@ -106,8 +113,17 @@ static void heavy(struct loop *l)
 		l->next_standby_poll = sm_now() + STANDBY_POLL_S;
 		l->standby_misses = 0;
 	}
-	if (res == SWEEP_UP && sm->on_subnet_up)
-		sm->on_subnet_up(sm);
+	/* systemd: READY after the first sweep whatever came of it (a standby or cut-off SM must
+	 * not be killed for missing its start timeout), and again after every reload */
+	const char *status = res == SWEEP_UP ? "SUBNET UP" : res == SWEEP_STANDBY ? "STANDBY" :
+			     "sweep incomplete, retrying";
+	if (!l->notified || l->reloading) {
+		char text[128];
+		g_snprintf(text, sizeof(text), "%s (%u nodes)", status, sm->summary_nodes);
+		sd_notify_ready(text);
+		l->notified = 1;
+		l->reloading = 0;
+	}
 }
 
 static gboolean umad_prepare(GSource *s, gint *timeout)
@@ -127,6 +143,7 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 	if (l->hup_pending) {
 		l->hup_pending = 0;
 		reload(l);
+		l->reloading = 1;
 		l->heavy_pending = 1;
 	}
 	if (sm->trap_pending) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <infiniband/umad.h>
 #include "cli.h"
+#include "daemon.h"
 #include "engines.h"
 #include "loop.h"
 #include "port_select.h"
@@ -127,6 +128,36 @@ int main(int argc, char **argv)
 		return rc;
 	}
 
+	/* -B: into the background before any libibumad call (umad2sim's receiver thread does not
+	 * survive a fork); the parent exits 0 at once */
+	if (opt.daemon && !opt.once) {
+		if (!opt.log_file || !strcmp(opt.log_file, "-")) {
+			report_error("SM-0015", "-B needs a log file (-f FILE): stderr goes to /dev/null");
+			options_free(&opt);
+			log_close();
+			return 1;
+		}
+		if (daemon_detach(&err) < 0) {
+			report_error("SM-0016", err->message);
+			g_error_free(err);
+			options_free(&opt);
+			log_close();
+			return 1;
+		}
+	}
+	/* a pid file for -B and under systemd (logrotate signals by it) */
+	int write_pid = !opt.once && opt.pid_file && *opt.pid_file &&
+			(opt.daemon || g_getenv("NOTIFY_SOCKET"));
+	if (write_pid && daemon_write_pidfile(opt.pid_file, &err) < 0) {
+		report_error("SM-0017", err->message);
+		g_error_free(err);
+		options_free(&opt);
+		log_close();
+		return 1;
+	}
+	if (opt.daemon && !opt.once)
+		daemon_stdio_to_devnull();
+
 	struct local_port lp;
 	if (umad_init() < 0 || choose_port(&opt, &lp) < 0) {
 		options_free(&opt);
@@ -163,6 +194,8 @@ int main(int argc, char **argv)
 		/* the daemon: the event loop does the first heavy sweep and everything after */
 		rc = loop_run(&sm, argc, argv_saved);
 		LOG_I("SM-0007", "exiting");
+		if (write_pid)
+			daemon_remove_pidfile(opt.pid_file);
 	} else {
 		int res = sweep_heavy(&sm, &err);
 		/* An incomplete sweep (lost SMPs, a port that did not come up) is swept again at

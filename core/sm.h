@@ -38,7 +38,6 @@ struct sm {
 	uint32_t sweep_writes;       /* Sets (PortInfo, SwitchInfo, LFT blocks) this sweep sent */
 	volatile int stop;
 	int trap_pending;             /* a trap asked for a heavy sweep */
-	void (*on_subnet_up)(struct sm *sm); /* e.g. sd_notify READY after the first one */
 	struct phase_stat phases[SM_MAX_PHASES];
 	int n_phases;
 	double t_start;
