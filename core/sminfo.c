@@ -14,6 +14,30 @@
 
 static uint64_t traps_received, trap_represses_sent;
 
+#define UNHEALTHY_TRAPS 3 /* 129-131 reports before a port counts as unhealthy */
+
+/* 128 (link state change) and 144 (capability/description change; a full sweep also re-reads
+ * NodeDescription) sweep at once; 129-131 (errors, bad P_Key/M_Key) once one port has reported
+ * UNHEALTHY_TRAPS of them; anything else is only logged. */
+static int trap_wants_sweep(uint16_t trap_num, uint16_t lid)
+{
+	static GHashTable *reports; /* issuer LID -> count */
+	if (trap_num == 128 || trap_num == 144)
+		return 1;
+	if (trap_num < 129 || trap_num > 131)
+		return 0;
+	if (!reports)
+		reports = g_hash_table_new(NULL, NULL);
+	guint n = GPOINTER_TO_UINT(g_hash_table_lookup(reports, GUINT_TO_POINTER(lid))) + 1;
+	if (n >= UNHEALTHY_TRAPS) {
+		LOG_I("TRP-0002", "LID %u reported %u error traps: unhealthy, sweeping", lid, n);
+		g_hash_table_remove(reports, GUINT_TO_POINTER(lid));
+		return 1;
+	}
+	g_hash_table_insert(reports, GUINT_TO_POINTER(lid), GUINT_TO_POINTER(n));
+	return 0;
+}
+
 /* OpenSM's default SM_Key: SMs that share it recognise each other's SMInfo. */
 #define SM_KEY_DEFAULT 0x0000000000000001ULL
 
@@ -81,8 +105,9 @@ void sm_unsolicited(struct transport *t, void *umad, int len, void *ctx)
 		traps_received++;
 		LOG_I("TRP-0001", "trap %u from LID %u received", trap_num, src_lid);
 		respond(sm, umad, len, IB_MAD_METHOD_TRAP_REPRESS, 0, NULL);
-		trap_represses_sent++;
-		sm->trap_pending = 1;
+		trap_represses_sent++; /* ibsim drops TrapRepress: counted here */
+		if (trap_wants_sweep(trap_num, src_lid))
+			sm->trap_pending = 1;
 		return;
 	}
 	if (method == IB_MAD_METHOD_GET && attr == IB_ATTR_SMINFO) {
