@@ -4,7 +4,9 @@
 For every fabric size and repetition, each SM gets a fresh ibsim (ibsim keeps LFTs and port
 states), OpenSM and ibsm alternate (the first one swaps every repetition), and the time from
 start to "SUBNET UP" in the SM's log, the SMPs sent, CPU and peak RSS at that moment are
-recorded. After each run the trivial SMP client (bench/smprate.c) measures what the
+recorded. Then the SM gets SIGHUP (by pid; --hup K times) on the unchanged fabric and the
+heavy sweep that follows is timed and its SMPs counted: the no-change resweep. After each run
+the trivial SMP client (bench/smprate.c) measures what the
 same ibsim answers per second: the ceiling. Then ibsm routes the fabrics offline
 (`--fabric`, no MADs). Medians [min-max] and ibsm/OpenSM ratios go to stdout as markdown
 and to bench/results/<date>.md and .json.
@@ -16,7 +18,7 @@ Every process is started in its own session with a parent-death signal and stopp
 
 usage: bench.py [--sizes 2048,4096,8192] [--reps 3] [--quick] [--engine minhop]
                 [--offline-sizes 2048,4096,8192,16384] [--no-offline] [--no-ceiling]
-                [--candidate ibsm|opensm] [--ibsm PATH] [--keep] [--no-save]
+                [--hup K] [--candidate ibsm|opensm] [--ibsm PATH] [--keep] [--no-save]
        bench.py --report bench/results/<date>.json      (re-render a saved run)
 """
 import argparse
@@ -295,6 +297,20 @@ class OpenSM:
         except OSError as e:
             res["smps_error"] = "console: %s" % e
 
+    # the end of a SIGHUP resweep: OpenSM logs the SUBNET UP banner after every heavy sweep
+    HUP_DONE = "SUBNET UP"
+
+    def hup_before(self, _log):
+        """QP0 MADs sent so far (console), read once the SM is idle."""
+        return self._console_counter("QP0 MADs sent")
+
+    def hup_after(self, res, before, _log, _offset):
+        time.sleep(0.3)       # the last replies of the sweep (as the perf harness does)
+        after = self._console_counter("QP0 MADs sent")
+        if before is not None and after is not None:
+            res["smps"] = after - before
+        res["writes"] = None  # OpenSM does not report them
+
     def _console_counter(self, key, timeout=10.0):
         with socket.create_connection(("127.0.0.1", self.console), timeout=timeout) as s:
             buf = b""
@@ -341,8 +357,9 @@ STATS_PHASE = re.compile(r"STATS phase=(\w+) smps=(\d+) seconds=([0-9.]+)")
 STATS_TOTAL = re.compile(r"STATS total smps=(\d+) seconds=([0-9.]+)")
 
 
-def parse_stats(*paths):
-    """ibsm's STATS lines from its log and its stdout/stderr: ({phase: {...}}, total or None)."""
+def parse_stats(*paths, until=None):
+    """ibsm's STATS lines from its log and its stdout/stderr: ({phase: {...}}, total or None);
+    each file read only up to the first `until` (the SIGHUP line: the bring-up's numbers)."""
     phases, total = {}, None
     for path in paths:
         try:
@@ -350,6 +367,8 @@ def parse_stats(*paths):
                 text = f.read()
         except OSError:
             continue
+        if until and until in text:
+            text = text[:text.index(until)]
         for name, smps, sec in STATS_PHASE.findall(text):
             phases[name] = {"smps": int(smps), "seconds": float(sec)}
         for smps, sec in STATS_TOTAL.findall(text):
@@ -357,8 +376,35 @@ def parse_stats(*paths):
     return phases, total
 
 
+STS_SENT = re.compile(r"STS-0002 STATS transport sent=(\d+)")
+SWP_DONE = re.compile(r"SWP-0005 heavy sweep \d+: (\d+) writes, (\d+) SMPs programming")
+
+
+def read_from(path, offset=0):
+    try:
+        with open(path, errors="replace") as f:
+            f.seek(offset)
+            return f.read()
+    except OSError:
+        return ""
+
+
+def wait_stats_logged(log, offset, timeout=10.0):
+    """Text of log from offset once the last heavy sweep there (SWP-0005) has its STATS total
+    line (STS-0003) after it; the text as it is after `timeout` seconds otherwise."""
+    deadline = time.monotonic() + timeout
+    while True:
+        text = read_from(log, offset)
+        last_sweep = text.rfind("SWP-0005")
+        if text.rfind("STS-0003") > last_sweep >= 0 or time.monotonic() > deadline:
+            return text
+        time.sleep(POLL_S)
+
+
 class Ibsm:
     name = "ibsm"
+    # the end of a heavy sweep; SM-0013 (SIGHUP) comes before it, STATS lines after it
+    HUP_DONE = "SWP-0005"
 
     def __init__(self, binary, engine, extra):
         self.binary, self.engine, self.extra = binary, engine, extra
@@ -369,8 +415,26 @@ class Ibsm:
     def at_up(self, res):
         pass
 
+    def hup_before(self, log):
+        """The transport's cumulative sent counter after the last sweep's STATS lines."""
+        found = STS_SENT.findall(wait_stats_logged(log, 0))
+        return int(found[-1]) if found else None
+
+    def hup_after(self, res, before, log, offset):
+        text = wait_stats_logged(log, offset)
+        if "SM-0013" not in text:
+            res["error"] = "no SM-0013 (SIGHUP) line"
+        done = SWP_DONE.search(text)
+        if done:
+            res["writes"] = int(done.group(1))
+            res["smps_programming"] = int(done.group(2))
+        res["changed"] = "SWP-0002 SUBNET UP" in text
+        found = STS_SENT.findall(text)
+        if found and before is not None:
+            res["smps"] = int(found[0]) - before
+
     def after_stop(self, res, log, out):
-        phases, total = parse_stats(log, out)
+        phases, total = parse_stats(log, out, until="SM-0013")
         res["phases"] = phases
         if total:
             res["smps"] = total["smps"]
@@ -382,8 +446,52 @@ class Ibsm:
 # ---------------------------------------------------------------- runs
 
 
-def live_run(sm, fabric, rundir, umad2sim, timeout, smprate=None):
-    """One bring-up on a fresh ibsim; returns the result dict (res['up'] False on failure)."""
+def hup_sweeps(sm, p, sim, log, k, timeout):
+    """After SUBNET UP: k times SIGHUP to the SM (by pid) on the unchanged fabric, each timed
+    from the signal to the end of the heavy sweep it triggers; its SMPs from the SM's counter
+    before and after. Returns one dict per SIGHUP ('error' in it when it failed)."""
+    runs = []
+    for _ in range(k):
+        time.sleep(1.0)       # let the previous sweep's last replies and log lines land
+        r = {}
+        runs.append(r)
+        try:
+            before = sm.hup_before(log)
+        except OSError as e:
+            r["error"] = "counter before SIGHUP: %s" % e
+            break
+        offset = os.path.getsize(log)
+        watch = LogWatch(log)
+        watch.offset = offset
+        cpu0, sim0 = proc_cpu(p.pid), sim.cpu()
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGHUP)
+        done = False
+        while time.monotonic() - t0 < timeout and p.poll() is None:
+            if watch.seen(sm.HUP_DONE):
+                done = True
+                break
+            time.sleep(POLL_S)
+        r["wall_s"] = round(time.monotonic() - t0, 3)
+        cpu1, sim1 = proc_cpu(p.pid), sim.cpu()
+        r["cpu_s"] = None if cpu0 is None or cpu1 is None else round(cpu1 - cpu0, 2)
+        r["ibsim_cpu_s"] = None if sim0 is None or sim1 is None else round(sim1 - sim0, 2)
+        if not done:
+            r["error"] = ("no end of the sweep within %ds" % timeout if p.poll() is None
+                          else "exited with status %s" % p.returncode)
+            break
+        try:
+            sm.hup_after(r, before, log, offset)
+        except OSError as e:
+            r["error"] = "counter after SIGHUP: %s" % e
+        if "error" in r:
+            break
+    return runs
+
+
+def live_run(sm, fabric, rundir, umad2sim, timeout, smprate=None, hups=0):
+    """One bring-up on a fresh ibsim, then `hups` SIGHUP resweeps; returns the result dict
+    (res['up'] False on failure)."""
     os.makedirs(rundir, exist_ok=True)
     res = {"sm": sm.name, "hosts": fabric.hosts, "up": False}
     sim = Sim(fabric, rundir)
@@ -415,6 +523,8 @@ def live_run(sm, fabric, rundir, umad2sim, timeout, smprate=None):
                                    - (res["ibsim_cpu_s"] or 0)) / max(wall, 1e-3), 2)
         if res["up"]:
             sm.at_up(res)
+            if hups:
+                res["hup"] = hup_sweeps(sm, p, sim, log, hups, timeout)
         else:
             res["error"] = ("timeout after %ds" % timeout if p.poll() is None
                             else "exited with status %s" % p.returncode)
@@ -528,6 +638,21 @@ def phase_names(live):
     return names
 
 
+def summarize_hups(runs):
+    """The SIGHUP resweeps of these runs (all of them pooled), None when there were none."""
+    hups = [h for r in runs for h in r.get("hup", [])]
+    if not hups:
+        return None
+    ok = [h for h in hups if "error" not in h]
+    return {"ok": len(ok), "failed": len(hups) - len(ok),
+            "unchanged": len([h for h in ok if h.get("changed") is False]),
+            "changed": len([h for h in ok if h.get("changed")]),
+            "wall_s": spread([h["wall_s"] for h in ok]),
+            "smps": spread([h.get("smps") for h in ok]),
+            "writes": spread([h.get("writes") for h in ok]),
+            "cpu_s": spread([h.get("cpu_s") for h in ok])}
+
+
 def summarize(live, sizes, sm_names):
     summary = {}
     for hosts in sizes:
@@ -552,6 +677,7 @@ def summarize(live, sizes, sm_names):
                 "ibsim_cpu_s": spread([r.get("ibsim_cpu_s") for r in runs]),
                 "other_load": spread([r.get("other_load") for r in runs]),
                 "phases": phases,
+                "hup": summarize_hups(runs),
             }
         per["ceiling_smps_per_s"] = spread([r.get("ceiling") for r in live
                                             if r["hosts"] == hosts and r.get("ceiling")])
@@ -571,6 +697,42 @@ def opensm_routing(summary, sm_a, hosts, engine):
         if ph and ph.get("seconds") and ph["seconds"].get("median") is not None:
             return fmt_spread(ph["seconds"], "%.3f")
     return OPENSM_ROUTING_BASELINE.get(hosts, "-")
+
+
+def markdown_hups(w, labels, summary, sm_a, sm_b):
+    w("## No-change heavy sweep (SIGHUP)\n")
+    w("After SUBNET UP the SM gets SIGHUP (re-read the configuration, heavy sweep) on the "
+      "unchanged fabric; time from the signal to the end of that sweep (OpenSM: its next "
+      "SUBNET UP banner; ibsm: SWP-0005), its SMPs from the SM's counter before and after "
+      "(OpenSM: console 'QP0 MADs sent'; ibsm: STATS transport sent=), writes as ibsm's "
+      "SWP-0005 line reports them. 'nothing changed': sweeps the SM itself called no-change "
+      "(ibsm's SWP-0006; OpenSM does not say).\n")
+    w("| hosts / switches | SM | time (s) | SMPs | writes | CPU (s) | nothing changed "
+      "| ok/failed |")
+    w("|---|---|---|---|---|---|---|---|")
+    for hosts, per in summary.items():
+        a, b = per[sm_a].get("hup"), per[sm_b].get("hup")
+        if not a and not b:
+            continue
+        label = labels[hosts]
+        for name, h in ((sm_a, a), (sm_b, b)):
+            if not h:
+                w("| %s | %s | - | - | - | - | - | 0/0 |" % (label, name))
+            else:
+                known = h["unchanged"] + h["changed"]
+                w("| %s | %s | %s | %s | %s | %s | %s | %d/%d |" % (
+                    label, name, fmt_spread(h["wall_s"]),
+                    fmt_k(h["smps"]["median"]) if h["smps"] else "-",
+                    fmt_k(h["writes"]["median"]) if h["writes"] else "-",
+                    fmt_spread(h["cpu_s"]),
+                    "%d/%d" % (h["unchanged"], known) if known else "-",
+                    h["ok"], h["failed"]))
+            label = ""
+        if a and b:
+            w("| | **%s/%s** | **%s** | **%s** | | **%s** | | |" % (
+                sm_b, sm_a, fmt_ratio(ratio(b["wall_s"], a["wall_s"])),
+                fmt_ratio(ratio(b["smps"], a["smps"])), fmt_ratio(ratio(b["cpu_s"], a["cpu_s"]))))
+    w("")
 
 
 def markdown(meta, labels, summary, offline, sm_a, sm_b):
@@ -609,6 +771,8 @@ def markdown(meta, labels, summary, offline, sm_a, sm_b):
                 fmt_ratio(ratio(b["rss_mib"], a["rss_mib"])),
                 fmt_ratio(ratio(b["ibsim_cpu_s"], a["ibsim_cpu_s"]))))
         w("")
+        if any(per[name].get("hup") for per in summary.values() for name in (sm_a, sm_b)):
+            markdown_hups(w, labels, summary, sm_a, sm_b)
         w("## Phases (seconds; SMPs where the SM reports them)\n")
         w("OpenSM's phases come from its state-manager banners (routing = LID assignment "
           "complete to 'tables configured', which includes queueing the LFT blocks; lft = "
@@ -711,6 +875,8 @@ def parse_args(argv):
     ap.add_argument("--no-offline", action="store_true", help="skip ibsm --fabric routing")
     ap.add_argument("--offline-engines", default="",
                     help="engines for the offline runs (default: minhop, updn, ftree where built)")
+    ap.add_argument("--hup", type=int, default=None, metavar="K",
+                    help="SIGHUP resweeps timed after each live bring-up (1; 0 with --quick)")
     ap.add_argument("--no-ceiling", action="store_true", help="skip the trivial SMP client")
     ap.add_argument("--candidate", choices=("ibsm", "opensm"), default="ibsm",
                     help="'opensm' runs OpenSM in the ibsm column too (checks the harness)")
@@ -730,6 +896,10 @@ def parse_args(argv):
         a.sizes, a.reps, a.offline_sizes = [2048], 1, [2048]
     if a.reps < 1:
         ap.error("--reps must be at least 1")
+    if a.hup is None:
+        a.hup = 0 if a.quick else 1
+    if a.hup < 0:
+        ap.error("--hup must be 0 or more")
     return a
 
 
@@ -799,16 +969,26 @@ def main(argv):
                             sm.name, fab.label, rep + 1, a.reps))
                         sys.stderr.flush()
                         try:
-                            r = live_run(sm, fab, rundir, umad2sim, a.timeout, smprate)
+                            r = live_run(sm, fab, rundir, umad2sim, a.timeout, smprate,
+                                         a.hup)
                         except (OSError, RuntimeError) as e:
                             r = {"sm": sm.name, "hosts": hosts, "up": False, "error": str(e)}
                         r["rep"] = rep + 1
                         live.append(r)
                         if r["up"]:
-                            sys.stderr.write("%.2f s, %s SMPs%s\n" % (
-                                r["wall_s"], fmt_k(r.get("smps")),
+                            sys.stderr.write("%.2f s, %s SMPs%s%s\n" % (
+                                r["wall_s"], fmt_k(r.get("smps")), "".join(
+                                    ", SIGHUP sweep %.2f s, %s SMPs, %s writes" % (
+                                        h["wall_s"], fmt_k(h.get("smps")), fmt_k(h.get("writes")))
+                                    for h in r.get("hup", []) if "error" not in h),
                                 ", ceiling %s/s" % fmt_k(r["ceiling"]) if r.get("ceiling")
                                 else ""))
+                            bad = [h for h in r.get("hup", []) if "error" in h]
+                            if bad:
+                                failures += 1
+                                sys.stderr.write("bench: SIGHUP sweep FAILED (%s)\n%s\n" % (
+                                    bad[0]["error"], tail_of(os.path.join(rundir, "sm.log"),
+                                                             800)))
                         else:
                             failures += 1
                             sys.stderr.write("FAILED (%s)\n%s\n" % (r.get("error"),

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "sm.h"
 #include "sweep.h"
+#include "ucast_cache.h"
 
 #define IBSM_VERSION "0.1.0"
 #define SWEEP_RETRIES 4 /* extra heavy sweeps when one is incomplete */
@@ -221,6 +222,8 @@ int main(int argc, char **argv)
 	transport_free(sm.t);
 	umad_dev_close(sm.dev);
 	fabric_free(sm.fabric);
+	ucast_cache_free(sm.ucast);
+	g_free(sm.ucast_engine);
 	if (sm.held_lft)
 		g_hash_table_destroy(sm.held_lft);
 	options_free(&opt);

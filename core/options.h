@@ -11,6 +11,7 @@ struct sm_options {
 	uint8_t lmc;                /* -l 0..7 */
 	uint8_t sm_priority;        /* -p 0..15 */
 	uint64_t sm_key;            /* -k SM_Key (0: OpenSM's default, 1) */
+	int ucast_cache;            /* -A: keep routes across sweeps when still valid */
 	int reassign_lids;          /* -r */
 	char *routing_engine;       /* -R "a,b,c" (default "minhop") */
 	char *root_guid_file;       /* -a */

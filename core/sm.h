@@ -8,6 +8,8 @@
 #include "options.h"
 #include "transport.h"
 
+struct ucast_cache;
+
 enum sm_state { SM_NOTACTIVE = 0, SM_DISCOVERING = 1, SM_STANDBY = 2, SM_MASTER = 3 };
 
 struct phase_stat {
@@ -33,6 +35,8 @@ struct sm {
 	uint16_t master_lid;
 	struct fabric *fabric;       /* last complete generation */
 	uint32_t smp_failures;       /* SMPs that failed for good in this sweep */
+	struct ucast_cache *ucast;   /* -A: the last routes, kept by switch GUID */
+	char *ucast_engine;          /* the -R they were computed with */
 	uint64_t topology_sig;       /* of the last discovered generation */
 	int topology_changed;        /* this sweep's cabling differs from the last one */
 	uint32_t sweep_writes;       /* Sets (PortInfo, SwitchInfo, LFT blocks) this sweep sent */

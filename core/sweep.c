@@ -13,6 +13,7 @@
 #include "netfile.h"
 #include "sm.h"
 #include "sweep.h"
+#include "ucast_cache.h"
 
 double sm_now(void)
 {
@@ -86,12 +87,35 @@ static int lid_phase(struct sm *sm, struct fabric *f, int offline, GError **err)
 static int route_phase(struct sm *sm, struct fabric *f, struct routing_run *rr, GError **err)
 {
 	sm_phase_begin(sm, "routing");
+	if (sm->opt->ucast_cache && sm->ucast && sm->ucast_engine &&
+	    !strcmp(sm->ucast_engine, sm->opt->routing_engine ? sm->opt->routing_engine : "")) {
+		char why[200];
+		uint32_t stride = f->pub.max_lid + 1;
+		uint8_t *lft = g_malloc((size_t)f->pub.n_switches * stride + 1);
+		if (ucast_cache_apply(sm->ucast, f, lft, stride, why, sizeof(why))) {
+			rr->lft = lft;
+			rr->stride = stride;
+			rr->n_switches = f->pub.n_switches;
+			g_strlcpy(rr->engine, "cache", sizeof(rr->engine));
+			sm_phase_end(sm, "unicast cache: routes kept");
+			return 0;
+		}
+		g_free(lft);
+		LOG_I("UCC-0001", "unicast cache: recomputing routes (%s)", why);
+	}
 	int rc = routing_run(sm->opt->routing_engine, sm->opt, f, rr, err);
 	if (rc < 0) {
 		sm_phase_end(sm, "failed");
 		return -1;
 	}
 	sm_phase_end(sm, "engine %s, %u switches x %u LIDs", rr->engine, rr->n_switches, rr->stride);
+	if (sm->opt->ucast_cache) {
+		if (!sm->ucast)
+			sm->ucast = ucast_cache_new();
+		ucast_cache_store(sm->ucast, f, rr->lft, rr->stride);
+		g_free(sm->ucast_engine);
+		sm->ucast_engine = g_strdup(sm->opt->routing_engine ? sm->opt->routing_engine : "");
+	}
 	return 0;
 }
 
