@@ -29,6 +29,7 @@ struct loop {
 	int standby_misses;
 	int exit_status;
 	int notified, reloading;
+	guint light_timer;
 };
 
 static gboolean on_stop(gpointer data)
@@ -73,6 +74,8 @@ static void transport_tick(void *ctx)
 	g_main_context_iteration(NULL, FALSE);
 }
 
+static gboolean on_light_timer(gpointer data);
+
 static void reload(struct loop *l)
 {
 	struct sm_options fresh;
@@ -92,6 +95,13 @@ static void reload(struct loop *l)
 	}
 	struct sm_options old = *l->sm->opt;
 	*l->sm->opt = fresh;
+	if (fresh.sweep_interval != old.sweep_interval) {
+		if (l->light_timer)
+			g_source_remove(l->light_timer);
+		l->light_timer = fresh.sweep_interval > 0 ?
+				 g_timeout_add_seconds((guint)fresh.sweep_interval, on_light_timer, l) : 0;
+		LOG_I("SM-0018", "sweep interval now %d s", fresh.sweep_interval);
+	}
 	/* what only applies at start stays as it was */
 	l->sm->opt->reassign_lids = 0;
 	options_free(&old);
@@ -189,13 +199,13 @@ int loop_run(struct sm *sm, int argc, char **argv)
 	l.argv = argv;
 	l.ml = g_main_loop_new(NULL, FALSE);
 	l.heavy_pending = 1; /* the first heavy sweep */
-	guint sids[5];
+	guint sids[4];
 	sids[0] = g_unix_signal_add(SIGTERM, on_stop, &l);
 	sids[1] = g_unix_signal_add(SIGINT, on_stop, &l);
 	sids[2] = g_unix_signal_add(SIGHUP, on_hup, &l);
 	sids[3] = g_unix_signal_add(SIGUSR1, on_usr1, &l);
-	sids[4] = sm->opt->sweep_interval > 0 ?
-		  g_timeout_add_seconds((guint)sm->opt->sweep_interval, on_light_timer, &l) : 0;
+	l.light_timer = sm->opt->sweep_interval > 0 ?
+			g_timeout_add_seconds((guint)sm->opt->sweep_interval, on_light_timer, &l) : 0;
 	GSource *src = g_source_new(&umad_funcs, sizeof(GSource));
 	g_source_set_callback(src, NULL, &l, NULL);
 	g_source_attach(src, NULL);
@@ -205,9 +215,10 @@ int loop_run(struct sm *sm, int argc, char **argv)
 	transport_set_tick(sm->t, NULL, NULL);
 	g_source_destroy(src);
 	g_source_unref(src);
-	for (int i = 0; i < 5; i++)
-		if (sids[i])
-			g_source_remove(sids[i]);
+	for (int i = 0; i < 4; i++)
+		g_source_remove(sids[i]);
+	if (l.light_timer)
+		g_source_remove(l.light_timer);
 	g_main_loop_unref(l.ml);
 	return l.exit_status;
 }

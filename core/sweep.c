@@ -187,6 +187,24 @@ int sweep_offline(struct sm *sm, GError **err)
 	return 0;
 }
 
+/* Nodes of the last generation that this discovery did not reach: cut off or gone. */
+static void report_lost_nodes(const struct fabric *prev, const struct fabric *f)
+{
+	if (!prev)
+		return;
+	uint32_t lost = 0;
+	for (uint32_t n = 0; n < prev->pub.n_nodes; n++) {
+		const struct ibsm_node *node = &prev->nodes[n];
+		if (fabric_node_by_guid(f, node->guid) != IBSM_NONE)
+			continue;
+		if (lost++ < 64)
+			LOG_E("SWP-0008", "%s 0x%016" PRIx64 " (%s) is unreachable: not found by this sweep",
+			      node->type == IBSM_SWITCH ? "switch" : "CA", node->guid, node->desc);
+	}
+	if (lost)
+		LOG_E("SWP-0009", "%u nodes unreachable since the last sweep", lost);
+}
+
 int sweep_heavy(struct sm *sm, GError **err)
 {
 	sm->n_phases = 0;
@@ -199,6 +217,7 @@ int sweep_heavy(struct sm *sm, GError **err)
 		sm_phase_end(sm, "failed");
 		return -1;
 	}
+	report_lost_nodes(sm->fabric, f);
 	uint64_t sig = fabric_topology_signature(f);
 	sm->topology_changed = sig != sm->topology_sig;
 	if (sm->topology_changed && sm->topology_sig)
