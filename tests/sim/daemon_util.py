@@ -1,0 +1,196 @@
+"""daemon_util.py - helpers shared by the daemon tests (14-17): ibsm running without --once is
+judged by its log (sweep and statistics lines, read from an offset so each step sees only
+what it caused) and by the LFTs the diags read (which switch ports the routes cross).
+Python 3 standard library only; harness.py does the processes and the checks."""
+
+import collections
+import os
+import re
+import signal
+import time
+
+import harness as h
+
+STS4_RE = re.compile(r"STS-0004 STATS (.*)")
+STS2_RE = re.compile(r"STS-0002 STATS transport (.*)")
+
+
+def size(path):
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def since(path, offset):
+    """The text of PATH from byte OFFSET on ('' if unreadable)."""
+    try:
+        with open(path, errors="replace") as f:
+            f.seek(offset)
+            return f.read()
+    except OSError:
+        return ""
+
+
+def wait_text(path, offset, pattern, timeout, alive=None):
+    """Wait until regex PATTERN appears in PATH after OFFSET; returns the match or None.
+    ALIVE: a callable; the wait ends early when it returns False."""
+    rx = re.compile(pattern, re.S)
+    end = time.time() + timeout
+    while True:
+        m = rx.search(since(path, offset))
+        if m or time.time() > end or (alive is not None and not alive()):
+            return m or rx.search(since(path, offset))
+        time.sleep(0.05)
+
+
+def wait_quiet(path, quiet=0.8, timeout=10.0):
+    """Wait until PATH has not grown for QUIET seconds (the SM is idle). True if it did."""
+    end = time.time() + timeout
+    last, since_t = size(path), time.time()
+    while time.time() < end:
+        time.sleep(0.1)
+        s = size(path)
+        if s != last:
+            last, since_t = s, time.time()
+        elif time.time() - since_t >= quiet:
+            return True
+    return False
+
+
+def kv(text):
+    return {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", text)}
+
+
+def last_stats(text, rx=STS4_RE):
+    """The key=value counters of the last STS-0004 (or RX) line of TEXT, {} if none."""
+    found = rx.findall(text)
+    return kv(found[-1]) if found else {}
+
+
+def all_stats(text, rx=STS4_RE):
+    return [kv(x) for x in rx.findall(text)]
+
+
+def lids(snap):
+    """{(node guid, port): LID} of every CA port and every switch (port 0)."""
+    out = {}
+    for n in snap.nodes.values():
+        if n.type == "SW":
+            out[(n.guid, 0)] = n.lid
+        else:
+            for p in n.ports.values():
+                out[(n.guid, p.num)] = p.lid
+    return out
+
+
+def compare_lids(before, after, only=None):
+    """(ok, detail): every port of BEFORE (restricted to keys in ONLY if given) has the same
+    LID in AFTER."""
+    a, b = lids(before), lids(after)
+    keys = [k for k in a if only is None or k in only]
+    bad = ["%016x[%d]: %d -> %s" % (k[0], k[1], a[k], b.get(k)) for k in sorted(keys) if a[k] != b.get(k)]
+    if not keys:
+        return False, "no ports to compare"
+    return (not bad), ("%d LIDs kept" % len(keys) if not bad else "%d LIDs changed: %s" % (len(bad), "; ".join(bad[:6])))
+
+
+def link_usage(snap):
+    """Counter {(switch guid, out port): number of (source CA port, destination CA LID) pairs
+    whose path leaves that switch through that port}, following the LFTs as they are."""
+    use = collections.Counter()
+    dests = [lid for lid, own in snap.lid_owners().items() if len(own) == 1 and own[0][0] == "CA"]
+    for p in snap.ca_ports():
+        sw = snap.nodes.get(p.peer[0])
+        if sw is None or sw.type != "SW":
+            continue
+        for lid in dests:
+            cur, seen = sw.guid, set()
+            while cur not in seen:
+                seen.add(cur)
+                lft = snap.lfts.get(cur, b"")
+                out = lft[lid] if lid < len(lft) else h.NO_PORT
+                node = snap.nodes.get(cur)
+                if out in (0, h.NO_PORT) or node is None or out not in node.ports:
+                    break
+                use[(cur, out)] += 1
+                nxt = snap.nodes.get(node.ports[out].peer[0])
+                if nxt is None or nxt.type != "SW":
+                    break
+                cur = nxt.guid
+    return use
+
+
+def lft_ports_used(snap, guid):
+    """The set of out ports the LFT of switch GUID uses for the LIDs that exist."""
+    lft = snap.lfts.get(guid, b"")
+    return {lft[lid] for lid in snap.lid_owners() if lid < len(lft)}
+
+
+def poll_fabric(sim, cond, timeout, host=None):
+    """Collect snapshots until COND(snap) is true or TIMEOUT seconds passed since the call.
+    Returns (snap, seconds until the good snapshot was taken or None)."""
+    t0 = time.time()
+    snap = None
+    while True:
+        ts = time.time()
+        snap = sim.collect(host)
+        if cond(snap):
+            return snap, ts - t0
+        if time.time() - t0 > timeout:
+            return snap, None
+        time.sleep(0.1)
+
+
+def pid_alive(pid):
+    """PID exists and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            st = f.read()
+    except OSError:
+        return False
+    return st.rsplit(")", 1)[-1].split()[0] != "Z"
+
+
+def pid_exe(pid):
+    try:
+        return os.readlink("/proc/%d/exe" % pid)
+    except OSError:
+        return ""
+
+
+class PidGuard:
+    """Stops a process we did not fork ourselves (an ibsm -B daemon) by its pid at the end of
+    the test, if it still runs ibsm (guards against pid reuse)."""
+
+    def __init__(self, pid, exe):
+        self.pid, self.exe = pid, os.path.realpath(exe)
+        h._live.append(self)
+
+    def running(self):
+        return pid_alive(self.pid) and os.path.realpath(pid_exe(self.pid)) == self.exe
+
+    def stop(self):
+        if self in h._live:
+            h._live.remove(self)
+        for sig, wait in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 2.0)):
+            if not self.running():
+                return
+            try:
+                os.kill(self.pid, sig)
+            except OSError:
+                return
+            end = time.time() + wait
+            while time.time() < end and self.running():
+                time.sleep(0.05)
+
+
+def signal_and_time(bg, sig, timeout=5.0):
+    """Send SIG to a Background and wait for its exit: (exit status or None, seconds)."""
+    t0 = time.time()
+    bg.popen.send_signal(sig)
+    try:
+        rc = bg.popen.wait(timeout)
+    except Exception:
+        rc = None
+    return rc, time.time() - t0
