@@ -1,5 +1,7 @@
 # ibsm - InfiniBand Subnet Manager. GNU make + pkg-config; everything lands in build/.
 PREFIX  ?= /usr/local
+SYSCONFDIR ?= /etc
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 DESTDIR ?=
 CC      ?= cc
 PKGS     = libibumad libibmad glib-2.0 gmodule-2.0 yaml-0.1
@@ -145,6 +147,15 @@ install: all
 	install -m 644 include/ibsm/*.h $(DESTDIR)$(PREFIX)/include/ibsm/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PLUGINDIR@|$(PLUGIN_INSTALL_DIR)|g' \
 	  etc/ibsm-plugin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/ibsm-plugin.pc
+	install -d $(DESTDIR)$(SYSCONFDIR)/ibsm $(DESTDIR)$(SYSCONFDIR)/logrotate.d \
+	  $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(PREFIX)/share/doc/ibsm
+	# the example configuration, never over an existing one
+	[ -e $(DESTDIR)$(SYSCONFDIR)/ibsm/ibsm.yaml ] || \
+	  install -m 644 etc/ibsm.yaml $(DESTDIR)$(SYSCONFDIR)/ibsm/ibsm.yaml
+	install -m 644 etc/logrotate.d/ibsm $(DESTDIR)$(SYSCONFDIR)/logrotate.d/ibsm
+	sed -e 's|/usr/sbin/ibsm|$(PREFIX)/sbin/ibsm|g' etc/ibsm.service \
+	  > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/ibsm.service
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/ibsm/README.md
 
 clean:
 	rm -rf $(B)
