@@ -77,7 +77,7 @@ $(B)/asan/tests/plugins/%.so: tests/plugins/%.c $(wildcard include/ibsm/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -g $(WARN) -Iinclude -O1 $(SAN) -fPIC -shared -fvisibility=hidden -o $@ $<
 
-$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(B)/asan/libibsmcore.a $(wildcard tests/unit/*.h)
+$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(B)/asan/libibsmcore.a $(wildcard tests/unit/*.h) $(wildcard tests/fuzz/*.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) -Itests/unit -O1 $(SAN) $(PKG_CFLAGS) \
 	  -DTEST_SRCDIR='"$(CURDIR)"' -DTEST_PLUGIN_DIR='"$(CURDIR)/$(B)/asan/plugins"' \
@@ -124,7 +124,7 @@ FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 deps-fuzz:
 	@sh tools/deps.sh $(DEPS_PKGS) clang libclang-rt-14-dev
 
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) $(wildcard core/*.h)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) $(wildcard core/*.h policy/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=gnu11 -g -O1 $(WARN) -Wno-unknown-warning-option -fsanitize=fuzzer,address,undefined \
 	  -DIBSM_LIBFUZZER -Iinclude -Icore -Ipolicy -D_GNU_SOURCE $(PKG_CFLAGS) -o $@ $< $(CORE_SRC) $(PKG_LIBS)

@@ -12,6 +12,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "loop.h"
+#include "pkey.h" /* issue 6: SIGHUP re-reads the partition file */
 #include "sweep.h"
 
 #define STANDBY_POLL_S   1.0   /* SMInfo of the master while standby */
@@ -91,6 +92,7 @@ static void reload(struct loop *l)
 		      err ? err->message : "?");
 		g_clear_error(&err);
 		options_free(&fresh);
+		pkey_policy_load(l->sm); /* issue 6: the partition file is re-read all the same */
 		return;
 	}
 	struct sm_options old = *l->sm->opt;
@@ -106,6 +108,7 @@ static void reload(struct loop *l)
 	l->sm->opt->reassign_lids = 0;
 	options_free(&old);
 	log_set_level(l->sm->opt->verbosity);
+	pkey_policy_load(l->sm); /* issue 6: re-read -P (a bad file keeps the policy in force) */
 }
 
 static void heavy(struct loop *l)

@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "engines.h"
 #include "loop.h"
+#include "pkey.h"
 #include "port_select.h"
 #include "log.h"
 #include "sm.h"
@@ -226,6 +227,7 @@ int main(int argc, char **argv)
 	g_free(sm.ucast_engine);
 	if (sm.held_lft)
 		g_hash_table_destroy(sm.held_lft);
+	pkey_state_free(&sm);
 	options_free(&opt);
 	log_close();
 	g_strfreev(argv_saved);

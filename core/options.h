@@ -42,7 +42,8 @@ struct sm_options {
 	uint8_t hoq_life, leaf_hoq_life, vl_stall_count, packet_life;
 	int daemon;                 /* -B: run in the background (done by main) */
 	char *pid_file;             /* --pid_file (default /var/run/ibsm.pid) */
-	char *partition_config_file;/* -P (stored for the partition manager) */
+	char *partition_config_file;/* -P partitions.conf (core/pkey.c; missing = default partition) */
+	int allow_both_pkeys;       /* -W, OpenSM compatibility only: `both` is always honoured */
 	int qos;                    /* -Q (stored for QoS) */
 	char *qos_policy_file;      /* -Y (stored for QoS) */
 	char *config_file;          /* the configuration file read, NULL = none */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <infiniband/mad.h>
 #include "log.h"
+#include "pkey.h" /* issue 6: P_Key tables, enforcement bits */
 #include "sm.h"
 
 #define LFT_BLOCK 64
@@ -212,6 +213,7 @@ static int switch_port_set(struct prog *g, uint32_t port)
 	int to_ca = g->f->nodes[g->f->ports[p->peer].node].type != IBSM_SWITCH;
 	mad_set_field(pi, 0, IB_PORT_HOQ_LIFE_F, to_ca ? o->leaf_hoq_life : o->hoq_life);
 	mad_set_field(pi, 0, IB_PORT_VL_STALL_COUNT_F, o->vl_stall_count);
+	pkey_enforce_bits(g->sm, g->f, port, pi); /* issue 6: partition enforcement to end ports */
 	submit_portinfo_set(g, port, pi);
 	return 1;
 }
@@ -399,6 +401,11 @@ int program_fabric(struct sm *sm, struct fabric *f, const uint8_t *lft, uint32_t
 	transport_drain(sm->t, &sm->stop);
 	sm_phase_end(sm, "%u switch ports set, %u LFT blocks read", n_sp, n_read);
 
+	/* 3b. P_Key tables of end ports and the switch ports facing them (issue 6, core/pkey.c) */
+	sm_phase_begin(sm, "pkeys");
+	uint32_t n_pk = pkey_program(sm, f);
+	sm_phase_end(sm, "%u P_Key blocks written", n_pk);
+
 	/* 4. LFT blocks that differ, with ARMED on INIT ports streaming beside them */
 	sm_phase_begin(sm, "lft");
 	uint32_t n_blocks = lft_blocks_send(&g, nblocks);
@@ -427,7 +434,7 @@ int program_fabric(struct sm *sm, struct fabric *f, const uint8_t *lft, uint32_t
 		}
 	}
 	g_free(g.state);
-	sm->sweep_writes = g.sets + n_blocks;
+	sm->sweep_writes = g.sets + n_blocks + n_pk; /* n_pk: issue 6 */
 	if (not_active)
 		LOG_E("PRG-0003", "%u linked ports are not ACTIVE", not_active);
 	return not_active || sm->stop ? -EIO : 0;

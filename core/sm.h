@@ -9,6 +9,7 @@
 #include "transport.h"
 
 struct ucast_cache;
+struct part_policy;
 
 enum sm_state { SM_NOTACTIVE = 0, SM_DISCOVERING = 1, SM_STANDBY = 2, SM_MASTER = 3 };
 
@@ -48,6 +49,10 @@ struct sm {
 	/* held LFT state, per switch GUID, to diff against (NULL rows: unknown / empty) */
 	GHashTable *held_lft;        /* uint64 node guid -> struct held_lft * */
 	uint32_t summary_nodes, summary_switches, summary_max_lid;
+	/* partitions (core/pkey.c): the policy in force (NULL until first loaded) and the P_Key
+	 * blocks whose read-back differed from what was written ("guid/port/block" -> memo) */
+	struct part_policy *part_policy;
+	GHashTable *pkey_memo;
 	char summary_engine[64];
 };
 

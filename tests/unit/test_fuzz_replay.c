@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <string.h>
 #include "../fuzz/fuzz_netfile.c"
+#include "../fuzz/fuzz_partitions.c"
 
 static int replay_dir(const char *dir, int (*target)(const uint8_t *, size_t))
 {
@@ -48,10 +49,29 @@ static void test_netfile_edge_inputs(void)
 	fuzz_netfile(junk, sizeof(junk));
 }
 
+static void test_partitions_corpus(void)
+{
+	int n = replay_dir(TEST_SRCDIR "/tests/fuzz/corpus/partitions", fuzz_partitions);
+	g_test_message("%d inputs replayed", n);
+	g_assert_cmpint(n, >=, 10);
+	const char *inputs[] = { "", ";", ":", "a", "=", ",", "#", "x:", "x:;", ":;", "mgid=",
+				 "x : mgid=", "x : mgid=::", "x : mgid=ff12::1,scope=1,scope=2,scope=3;",
+				 "x=0xffffffffffffffffffff : ALL ;", "x : 99999999999999999999999 ;",
+				 "x : defmember=full : defmember=both : 0x1 ;", "x , defmember : ALL ;" };
+	for (size_t i = 0; i < G_N_ELEMENTS(inputs); i++)
+		fuzz_partitions((const uint8_t *)inputs[i], strlen(inputs[i]));
+	GString *many = g_string_new(NULL); /* more auto keys than there are keys */
+	for (int i = 0; i < 0x8001; i++)
+		g_string_append(many, ":;");
+	fuzz_partitions((const uint8_t *)many->str, many->len);
+	g_string_free(many, TRUE);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/fuzz/netfile/corpus", test_netfile_corpus);
 	g_test_add_func("/fuzz/netfile/edge_inputs", test_netfile_edge_inputs);
+	g_test_add_func("/fuzz/partitions/corpus", test_partitions_corpus);
 	return g_test_run();
 }

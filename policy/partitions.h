@@ -1,0 +1,101 @@
+/* partitions.h - the partition policy (OpenSM's partitions.conf): parsed into partitions with
+ * member selectors, then expanded against a fabric into the P_Keys each end port must hold.
+ * Part of the policy library (linked by the core; no core internals: public fabric view only). */
+#ifndef IBSM_POLICY_PARTITIONS_H
+#define IBSM_POLICY_PARTITIONS_H
+
+#include <glib.h>
+#include <stdint.h>
+#include <ibsm/fabric.h>
+
+#define PART_DEFAULT_PKEY 0x7fff
+#define PART_FULL_BIT     0x8000
+
+enum part_membership { PART_LIMITED = 1, PART_FULL = 2, PART_BOTH = 3 };
+
+enum part_selector {
+	PART_SEL_GUID,         /* one port GUID (CA port, or switch port 0 = switch node GUID) */
+	PART_SEL_ALL,          /* every end port */
+	PART_SEL_ALL_CAS,
+	PART_SEL_ALL_VCAS,     /* virtual CA ports: none here (expands to nothing, logged) */
+	PART_SEL_ALL_SWITCHES, /* switch port 0 of every switch */
+	PART_SEL_ALL_ROUTERS,
+	PART_SEL_SELF,         /* the SM's own port */
+};
+
+struct part_member {
+	enum part_selector sel;
+	uint64_t guid;             /* PART_SEL_GUID */
+	uint8_t membership;        /* enum part_membership */
+	unsigned line, col;        /* where it was written */
+};
+
+struct part_mgroup {           /* an mgid= line, kept for the multicast work */
+	uint8_t mgid[16];
+	uint8_t rate, mtu, sl, scope, tclass;
+	uint32_t qkey, flow_label;
+	unsigned line;
+};
+
+struct partition {
+	char *name;                /* "" when omitted */
+	uint16_t pkey;             /* 15 bits; 0 = not given (auto) */
+	uint8_t indx0;             /* put this key at index 0 */
+	uint8_t ipoib;             /* IPoIB broadcast group wanted */
+	uint8_t rate, mtu, sl, scope;   /* IPoIB flags (0 = default) */
+	uint8_t defmember;         /* default membership of its port list (PART_LIMITED default) */
+	GArray *members;           /* struct part_member */
+	GArray *mgroups;           /* struct part_mgroup */
+	unsigned line;
+};
+
+struct part_policy {
+	char *source;              /* file name, or NULL for the built-in default */
+	GPtrArray *skipped;        /* char *: "FILE:LINE:COL: why" for every entry skipped */
+	GPtrArray *parts;          /* struct partition *, merged by P_Key (first name wins);
+				    * the default partition 0x7fff is always present */
+};
+
+/* Rules (policy/partitions_parse.c): definitions with the same P_Key are merged in file order
+ * (first name, first non-zero rate/mtu/sl/scope win; ipoib/indx0 OR-ed); a definition without
+ * a P_Key is never merged and gets, in file order, the lowest key from 0x0001 that no other
+ * partition uses; a P_Key's 0x8000 bit is dropped, 0 / 0x8000 / > 0xffff skip the definition.
+ * defmember (header flag, or "Name : defmember=X : list") applies to its own definition only.
+ * The default partition 0x7fff is parts[0] and always starts with ALL=limited, SELF=full; the
+ * file can only add to it (e.g. ALL=full). An unrecognized membership word means limited.
+ * Parses a partitions.conf. A structural error (unbalanced ':'/';', unknown keyword) rejects
+ * the whole file: NULL and *err = "FILE:LINE:COL: ...". A bad value or an unknown GUID only
+ * skips that entry (logged with file:line:col; the rest applies). A missing file is an error
+ * here; the caller treats "no file" as the default policy. */
+struct part_policy *part_policy_parse_file(const char *path, GError **err);
+struct part_policy *part_policy_parse_text(const char *text, size_t len, const char *name,
+					   GError **err);
+/* Only the default partition: the SM port full, every other end port limited. */
+struct part_policy *part_policy_default(void);
+void part_policy_free(struct part_policy *p);
+
+/* P_Keys of one end port, in policy order, full bit set for full members; a "both" member
+ * yields two entries (full and limited). indx0_key: the key (with its full bit) that goes to
+ * index 0, or 0 when no partition asks for index 0. */
+struct port_pkeys {
+	uint32_t n;
+	uint16_t *keys;
+	uint16_t indx0_key;
+};
+
+/* Expands the policy on fabric f: out[port id] for every end port (others n = 0). GUIDs not in
+ * the fabric are logged (with file:line) and skipped. Returns an array of f->n_ports entries
+ * (free with part_pkeys_free). */
+struct port_pkeys *part_policy_expand(const struct part_policy *p, const struct ibsm_fabric *f,
+				      uint32_t sm_port);
+void part_pkeys_free(struct port_pkeys *pk, uint32_t n_ports);
+/* Same; msgs (may be NULL) receives a "FILE:LINE:COL: ..." string for every member skipped. */
+struct port_pkeys *part_policy_expand_msgs(const struct part_policy *p,
+					   const struct ibsm_fabric *f, uint32_t sm_port,
+					   GPtrArray *msgs);
+
+#define PART_ERROR part_error_quark()
+GQuark part_error_quark(void);
+enum part_error { PART_ERROR_SYNTAX = 1, PART_ERROR_IO = 2 };
+
+#endif

@@ -1,0 +1,296 @@
+/* test_pkey.c - P_Key programming (issue 6): the index rules, block diffing, which ports get a
+ * table and whose, the PKeyTable attribute modifier, the enforcement bits of the switch-port
+ * PortInfo Set payload, capacity limits and the policy reload rules. */
+#include <string.h>
+#include <unistd.h>
+#include <infiniband/mad.h>
+#include <glib/gstdio.h>
+#include "fabric_fixture.h"
+#include "pkey.h"
+#include "sm.h"
+
+static struct port_pkeys mk(uint16_t indx0, uint32_t n, const uint16_t *keys)
+{
+	struct port_pkeys p = { .n = n, .keys = (uint16_t *)keys, .indx0_key = indx0 };
+	return p;
+}
+
+static void test_indx0(void)
+{
+	const uint16_t keys[] = { 0x7fff, 0x8010, 0x8020 };
+	struct port_pkeys w = mk(0x8020, 3, keys);
+	uint16_t cur[8] = { 0 }, out[8];
+	g_assert_cmpuint(pkey_layout(cur, 8, &w, out), ==, 0);
+	g_assert_cmphex(out[0], ==, 0x8020);
+	g_assert_cmphex(out[1], ==, 0x7fff);
+	g_assert_cmphex(out[2], ==, 0x8010);
+	g_assert_cmphex(out[3], ==, 0);
+	/* an indx0 key displaces whatever held index 0 (the default key moves) */
+	uint16_t cur2[8] = { 0x7fff, 0, 0x8010 };
+	pkey_layout(cur2, 8, &w, out);
+	g_assert_cmphex(out[0], ==, 0x8020);
+	g_assert_cmphex(out[2], ==, 0x8010);
+	g_assert_cmphex(out[1], ==, 0x7fff);
+	/* an indx0 key this port does not hold: the default key takes index 0 */
+	const uint16_t other[] = { 0x8010, 0x7fff };
+	struct port_pkeys wo = mk(0x8020, 2, other);
+	uint16_t empty[8] = { 0 };
+	pkey_layout(empty, 8, &wo, out);
+	g_assert_cmphex(out[0], ==, 0x7fff);
+	g_assert_cmphex(out[1], ==, 0x8010);
+}
+
+static void test_default_at_0(void)
+{
+	const uint16_t keys[] = { 0x8010, 0xffff };
+	struct port_pkeys w = mk(0, 2, keys);
+	uint16_t cur[8] = { 0x8010, 0, 0, 0xffff }, out[8];
+	g_assert_cmpuint(pkey_layout(cur, 8, &w, out), ==, 0);
+	g_assert_cmphex(out[0], ==, 0xffff);
+	g_assert_cmphex(out[1], ==, 0x8010);
+	g_assert_cmphex(out[3], ==, 0);
+	/* limited default member: 0x7fff at 0 */
+	const uint16_t lim[] = { 0x8010, 0x7fff };
+	struct port_pkeys wl = mk(0, 2, lim);
+	uint16_t empty[8] = { 0 };
+	pkey_layout(empty, 8, &wl, out);
+	g_assert_cmphex(out[0], ==, 0x7fff);
+	g_assert_cmphex(out[1], ==, 0x8010);
+}
+
+static void test_kept_and_lowest_free(void)
+{
+	const uint16_t keys[] = { 0xffff, 0x8010, 0x8030, 0x8040, 0x8050 };
+	struct port_pkeys w = mk(0, 5, keys);
+	/* 0x0030 is the same key as 0x8030 with the other membership: keeps index 3 too;
+	 * 0x8099 is no longer wanted and its index is freed */
+	uint16_t cur[8] = { 0xffff, 0x8099, 0, 0x0030, 0, 0x8010 }, out[8];
+	g_assert_cmpuint(pkey_layout(cur, 8, &w, out), ==, 0);
+	g_assert_cmphex(out[0], ==, 0xffff);
+	g_assert_cmphex(out[5], ==, 0x8010);
+	g_assert_cmphex(out[3], ==, 0x8030);
+	g_assert_cmphex(out[1], ==, 0x8040);
+	g_assert_cmphex(out[2], ==, 0x8050);
+	g_assert_cmphex(out[4], ==, 0);
+	/* "both": two entries; an exact match is not stolen by the other membership */
+	const uint16_t both[] = { 0xffff, 0x0020, 0x8020 };
+	struct port_pkeys wb = mk(0, 3, both);
+	uint16_t curb[8] = { 0xffff, 0, 0x8020 };
+	pkey_layout(curb, 8, &wb, out);
+	g_assert_cmphex(out[2], ==, 0x8020);
+	g_assert_cmphex(out[1], ==, 0x0020);
+	/* duplicates and invalid keys are not placed twice */
+	const uint16_t dup[] = { 0xffff, 0x8010, 0x8010, 0x0000, 0x8000 };
+	struct port_pkeys wd = mk(0, 5, dup);
+	uint16_t empty[8] = { 0 };
+	g_assert_cmpuint(pkey_layout(empty, 8, &wd, out), ==, 0);
+	g_assert_cmphex(out[1], ==, 0x8010);
+	g_assert_cmphex(out[2], ==, 0);
+}
+
+static void test_overflow(void)
+{
+	const uint16_t keys[] = { 0x8010, 0x8020, 0x7fff, 0x8030 };
+	struct port_pkeys w = mk(0, 4, keys);
+	uint16_t cur[2] = { 0 }, out[2];
+	g_assert_cmpuint(pkey_layout(cur, 2, &w, out), ==, 2);
+	g_assert_cmphex(out[0], ==, 0x7fff);
+	g_assert_cmphex(out[1], ==, 0x8010);
+	/* a key the port holds keeps its index even if an earlier new key then does not fit */
+	uint16_t cur2[2] = { 0x7fff, 0x8030 };
+	g_assert_cmpuint(pkey_layout(cur2, 2, &w, out), ==, 2);
+	g_assert_cmphex(out[1], ==, 0x8030);
+	/* capacity 0: nothing fits */
+	g_assert_cmpuint(pkey_layout(cur, 0, &w, out), ==, 4);
+}
+
+static void test_diff_blocks(void)
+{
+	uint16_t held[70] = { 0 }, want[70] = { 0 };
+	uint8_t ch[3];
+	held[0] = want[0] = 0xffff;
+	g_assert_cmpuint(pkey_diff_blocks(held, want, 70, ch), ==, 0);
+	g_assert_cmpuint(ch[0] + ch[1] + ch[2], ==, 0);
+	want[40] = 0x8010;
+	g_assert_cmpuint(pkey_diff_blocks(held, want, 70, ch), ==, 1);
+	g_assert_cmpuint(ch[0], ==, 0);
+	g_assert_cmpuint(ch[1], ==, 1);
+	g_assert_cmpuint(ch[2], ==, 0);
+	/* the last, partial block: only entries below cap count */
+	want[69] = 0x8020;
+	g_assert_cmpuint(pkey_diff_blocks(held, want, 70, ch), ==, 2);
+	g_assert_cmpuint(ch[2], ==, 1);
+	g_assert_cmpuint(pkey_diff_blocks(held, want, 69, ch), ==, 1);
+}
+
+/* two switches in a line, two hosts each; every port has a PortInfo */
+static struct fabric *line_fabric(uint16_t ca_cap, uint16_t sp0_cap, uint16_t enf_cap)
+{
+	struct fabric *f = fx_line(2, 2, 0);
+	for (uint32_t p = 0; p < f->pub.n_ports; p++)
+		f->px[p].have_portinfo = 1;
+	for (uint32_t n = 0; n < f->pub.n_nodes; n++) {
+		int sw = f->nodes[n].type == IBSM_SWITCH;
+		f->nx[n].partition_cap = sw ? sp0_cap : ca_cap;
+		f->nx[n].pkey_enf_cap = sw ? enf_cap : 0;
+	}
+	return f;
+}
+
+static void test_targets(void)
+{
+	struct fabric *f = line_fabric(16, 8, 64);
+	GArray *t = pkey_targets(f);
+	/* 4 CA ports, 2 switch port 0, 4 switch ports facing CAs; no switch-to-switch port */
+	g_assert_cmpuint(t->len, ==, 10);
+	uint32_t n_ca = 0, n_sp0 = 0, n_ext = 0;
+	for (uint32_t i = 0; i < t->len; i++) {
+		const struct pkey_target *e = &g_array_index(t, struct pkey_target, i);
+		const struct ibsm_port *p = &f->ports[e->port];
+		int sw = f->nodes[p->node].type == IBSM_SWITCH;
+		if (!sw) {
+			n_ca++;
+			g_assert_cmpuint(e->src, ==, e->port);
+			g_assert_cmpuint(e->cap, ==, 16);
+		} else if (p->num == 0) {
+			n_sp0++;
+			g_assert_cmpuint(e->src, ==, e->port);
+			g_assert_cmpuint(e->cap, ==, 8);
+		} else {
+			n_ext++;
+			/* the switch port's table is the one of the CA port it faces */
+			g_assert_cmpuint(e->src, ==, p->peer);
+			g_assert_cmpuint(f->nodes[f->ports[e->src].node].type, !=, IBSM_SWITCH);
+			g_assert_cmpuint(e->cap, ==, 64);
+			g_assert_cmpuint(p->num, >=, 3);
+		}
+	}
+	g_assert_cmpuint(n_ca, ==, 4);
+	g_assert_cmpuint(n_sp0, ==, 2);
+	g_assert_cmpuint(n_ext, ==, 4);
+	g_array_free(t, TRUE);
+	fabric_free(f);
+	/* no PartitionEnforcementCap: switch external ports get no table */
+	f = line_fabric(16, 8, 0);
+	t = pkey_targets(f);
+	g_assert_cmpuint(t->len, ==, 6);
+	g_array_free(t, TRUE);
+	fabric_free(f);
+}
+
+static void test_same_table_capacity(void)
+{
+	/* a switch port (64 entries) and its CA (4 entries) lay out the same keys, the CA drops
+	 * what does not fit */
+	const uint16_t keys[] = { 0x7fff, 0x8010, 0x8020, 0x0020, 0x8030, 0x8040 };
+	struct port_pkeys w = mk(0, 6, keys);
+	uint16_t cur[64] = { 0 }, ca[4], sw[64];
+	g_assert_cmpuint(pkey_layout(cur, 4, &w, ca), ==, 2);
+	g_assert_cmpuint(pkey_layout(cur, 64, &w, sw), ==, 0);
+	g_assert_cmpmem(ca, sizeof(ca), sw, sizeof(ca));
+	g_assert_cmphex(sw[4], ==, 0x8030);
+	g_assert_cmphex(sw[5], ==, 0x8040);
+}
+
+static void test_attr_mod(void)
+{
+	struct fabric *f = line_fabric(16, 8, 64);
+	uint32_t sp3 = fx_switch_port(&f->pub, 0, 3);
+	uint32_t sp0 = fx_switch_port(&f->pub, 0, 0);
+	uint32_t ca = fx_ca_port(&f->pub, 0, 1);
+	g_assert_cmphex(pkey_attr_mod(f, sp3, 1), ==, 0x30001);
+	g_assert_cmphex(pkey_attr_mod(f, sp0, 1), ==, 1);
+	g_assert_cmphex(pkey_attr_mod(f, ca, 0), ==, 0);
+	fabric_free(f);
+}
+
+static void test_enforcement_bits(void)
+{
+	struct fabric *f = line_fabric(16, 8, 64);
+	struct sm_options o;
+	options_defaults(&o);
+	struct sm sm = { .opt = &o };
+	uint32_t to_ca = fx_switch_port(&f->pub, 0, 3);
+	uint32_t to_sw = fx_switch_port(&f->pub, 0, 2);
+	g_assert_cmpuint(f->nodes[f->ports[f->ports[to_ca].peer].node].type, !=, IBSM_SWITCH);
+	g_assert_cmpuint(f->nodes[f->ports[f->ports[to_sw].peer].node].type, ==, IBSM_SWITCH);
+	uint8_t pi[64];
+	/* no policy in force: no bits */
+	memset(pi, 0, sizeof(pi));
+	pkey_enforce_bits(&sm, f, to_ca, pi);
+	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_INB_F), ==, 0);
+	sm.part_policy = part_policy_default();
+	memset(pi, 0, sizeof(pi));
+	mad_set_field(pi, 0, IB_PORT_OPER_VLS_F, 4);
+	pkey_enforce_bits(&sm, f, to_ca, pi);
+	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_INB_F), ==, 1);
+	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_OUTB_F), ==, 1);
+	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_OPER_VLS_F), ==, 4);
+	/* a switch-to-switch port and a CA port stay as they were */
+	memset(pi, 0, sizeof(pi));
+	pkey_enforce_bits(&sm, f, to_sw, pi);
+	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_INB_F), ==, 0);
+	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_OUTB_F), ==, 0);
+	pkey_enforce_bits(&sm, f, fx_ca_port(&f->pub, 0, 1), pi);
+	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_OUTB_F), ==, 0);
+	pkey_state_free(&sm);
+	g_assert_null(sm.part_policy);
+	options_free(&o);
+	fabric_free(f);
+}
+
+static void test_policy_reload(void)
+{
+	char *dir = g_dir_make_tmp("pkeyXXXXXX", NULL);
+	char *path = g_build_filename(dir, "partitions.conf", NULL);
+	struct sm_options o;
+	options_defaults(&o);
+	g_free(o.partition_config_file);
+	o.partition_config_file = g_strdup(path);
+	struct sm sm = { .opt = &o };
+	/* missing file: the default policy */
+	g_assert_cmpint(pkey_policy_load(&sm), ==, 0);
+	g_assert_nonnull(sm.part_policy);
+	g_assert_null(sm.part_policy->source);
+	/* a good file is taken */
+	const char *good = "Default=0x7fff : ALL=full ;\nx=0x10 : ALL ;\n";
+	g_assert_true(g_file_set_contents(path, good, -1, NULL));
+	g_assert_cmpint(pkey_policy_load(&sm), ==, 0);
+	struct part_policy *taken = sm.part_policy;
+	g_assert_cmpstr(taken->source, ==, path);
+	/* a structurally broken file keeps the policy in force */
+	g_assert_true(g_file_set_contents(path, "p1=0x10 : ALL=full\nBAD\n", -1, NULL));
+	g_assert_cmpint(pkey_policy_load(&sm), ==, -1);
+	g_assert_true(sm.part_policy == taken);
+	/* ... and with nothing in force yet, the default one */
+	struct sm fresh = { .opt = &o };
+	g_assert_cmpint(pkey_policy_load(&fresh), ==, -1);
+	g_assert_nonnull(fresh.part_policy);
+	g_assert_null(fresh.part_policy->source);
+	pkey_state_free(&fresh);
+	/* removed file: back to the default */
+	g_unlink(path);
+	g_assert_cmpint(pkey_policy_load(&sm), ==, 0);
+	g_assert_null(sm.part_policy->source);
+	pkey_state_free(&sm);
+	options_free(&o);
+	g_rmdir(dir);
+	g_free(path);
+	g_free(dir);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/pkey/indx0", test_indx0);
+	g_test_add_func("/pkey/default_at_0", test_default_at_0);
+	g_test_add_func("/pkey/kept_and_lowest_free", test_kept_and_lowest_free);
+	g_test_add_func("/pkey/overflow", test_overflow);
+	g_test_add_func("/pkey/diff_blocks", test_diff_blocks);
+	g_test_add_func("/pkey/targets", test_targets);
+	g_test_add_func("/pkey/same_table_capacity", test_same_table_capacity);
+	g_test_add_func("/pkey/attr_mod", test_attr_mod);
+	g_test_add_func("/pkey/enforcement_bits", test_enforcement_bits);
+	g_test_add_func("/pkey/policy_reload", test_policy_reload);
+	return g_test_run();
+}
