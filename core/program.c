@@ -254,6 +254,16 @@ static uint32_t held_prepare(struct prog *g, uint32_t sw, uint32_t nblocks)
 	uint32_t node = g->f->switches[sw].node;
 	uint64_t guid = g->f->nodes[node].guid;
 	struct held_lft *h = g_hash_table_lookup(g->sm->held_lft, &guid);
+	uint16_t sp0_lid_now = (uint16_t)mad_get_field(g->f->px[g->f->nodes[node].port0].portinfo, 0,
+						       IB_PORT_LID_F);
+	if (h && (!sp0_lid_now || !g->f->nx[node].lft_top)) {
+		/* no LID or no LinearFDBTop any more: the switch was reset (rebooted); what we
+		 * remembered writing is gone */
+		LOG_I("PRG-0005", "switch 0x%016" PRIx64 " (%s) lost its tables: reprogramming it",
+		      guid, g->f->nodes[node].desc);
+		g_hash_table_remove(g->sm->held_lft, &guid);
+		h = NULL;
+	}
 	if (h && h->nblocks >= nblocks)
 		return 0;
 	struct held_lft *n = g_new0(struct held_lft, 1);
