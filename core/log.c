@@ -62,7 +62,6 @@ int log_reopen(void)
 }
 
 void log_set_level(int level) { log_lvl = level; }
-int log_has_file(void) { return log_fp != NULL; }
 int log_level(void) { return log_lvl; }
 void log_set_quiet(int quiet) { log_quiet = quiet; }
 

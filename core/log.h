@@ -13,7 +13,6 @@ int log_reopen(void);
 void log_set_level(int level);
 int log_level(void);
 void log_set_quiet(int quiet); /* no copy to stderr */
-int log_has_file(void);        /* 0: the log is stderr */
 void log_msg(int level, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void log_vmsg(int level, const char *code, const char *fmt, va_list ap);
 

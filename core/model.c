@@ -353,3 +353,25 @@ uint64_t fabric_topology_signature(const struct fabric *f)
 	}
 	return h ^ f->pub.n_nodes;
 }
+
+int fabric_port_dr_path(const struct fabric *f, uint32_t port, uint8_t *hops,
+			uint8_t path[MODEL_DR_MAX])
+{
+	const struct ibsm_port *p = &f->ports[port];
+	const struct ibsm_node *n = &f->nodes[p->node];
+	const struct node_extra *x = &f->nx[p->node];
+	*hops = x->dr_hops;
+	memcpy(path, x->dr_path, MODEL_DR_MAX);
+	if (n->type == IBSM_SWITCH || port == f->pub.sm_port || p->num == 0)
+		return 0;
+	if (p->peer == IBSM_NONE)
+		return -ENOENT;
+	uint32_t pn = f->ports[p->peer].node;
+	const struct node_extra *px = &f->nx[pn];
+	if (f->nodes[pn].type != IBSM_SWITCH || px->dr_hops >= MODEL_DR_MAX - 1 || pn == p->node)
+		return -ENOENT;
+	memcpy(path, px->dr_path, MODEL_DR_MAX);
+	*hops = px->dr_hops + 1;
+	path[*hops] = f->ports[p->peer].num;
+	return 0;
+}

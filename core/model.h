@@ -93,6 +93,11 @@ uint32_t fabric_node_by_guid(const struct fabric *f, uint64_t guid);
 uint32_t fabric_port_by_guid(const struct fabric *f, uint64_t port_guid);
 /* Is port id an end port (CA/router port with a link, or switch port 0)? */
 int fabric_is_end_port(const struct fabric *f, uint32_t port);
+/* Directed route to one port: a switch's ports and our own node use the node's path; a CA
+ * (or router) port is reached through its own switch, because a CA applies attributes such as
+ * PortInfo and P_KeyTable to the port an SMP enters by. Returns 0, or -ENOENT if unreachable. */
+int fabric_port_dr_path(const struct fabric *f, uint32_t port, uint8_t *hops,
+			uint8_t path[MODEL_DR_MAX]);
 /* A value that changes when any link, node or port number changes (not LIDs or states). */
 uint64_t fabric_topology_signature(const struct fabric *f);
 /* Rebuilds lid_port and max_lid from ports[].lid / lmc (after LID assignment). */

@@ -284,26 +284,11 @@ static int pk_req(struct pk_run *r, struct smp_req *q, uint32_t ti, uint32_t blo
 {
 	const struct fabric *f = r->f;
 	uint32_t port = r->tg[ti].port;
-	const struct ibsm_port *p = &f->ports[port];
-	const struct ibsm_node *n = &f->nodes[p->node];
-	const struct node_extra *x = &f->nx[p->node];
 	memset(q, 0, sizeof(*q));
 	q->method = kind == PK_SET ? IB_MAD_METHOD_SET : IB_MAD_METHOD_GET;
 	q->dr = 1;
-	q->hops = x->dr_hops;
-	memcpy(q->path, x->dr_path, sizeof(q->path));
-	if (n->type != IBSM_SWITCH && port != f->pub.sm_port) {
-		uint32_t peer = p->peer;
-		if (peer == IBSM_NONE)
-			return -ENOENT;
-		uint32_t pn = f->ports[peer].node;
-		const struct node_extra *px = &f->nx[pn];
-		if (f->nodes[pn].type != IBSM_SWITCH || px->dr_hops >= 63 || pn == p->node)
-			return -ENOENT;
-		memcpy(q->path, px->dr_path, sizeof(q->path));
-		q->hops = px->dr_hops + 1;
-		q->path[q->hops] = f->ports[peer].num;
-	}
+	if (fabric_port_dr_path(f, port, &q->hops, q->path) < 0)
+		return -ENOENT;
 	q->attr = IB_ATTR_PKEY_TBL;
 	q->mod = pkey_attr_mod(f, port, block);
 	q->done = on_pk_done;

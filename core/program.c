@@ -42,21 +42,13 @@ static void req_init(struct prog *g, struct smp_req *r, uint32_t node, uint8_t m
 	r->dr = 1;
 	r->hops = x->dr_hops;
 	memcpy(r->path, x->dr_path, sizeof(r->path));
-	/* A CA (or router) applies PortInfo to the port the SMP enters through, so reach each of
-	 * its ports through that port's own switch; our own node is reached with 0 hops. */
+	/* a CA port's PortInfo goes through that port's own switch (fabric_port_dr_path) */
 	const struct ibsm_node *n = &g->f->nodes[node];
-	if (attr == IB_ATTR_PORT_INFO && n->type != IBSM_SWITCH && mod >= 1 && mod <= n->nports &&
-	    n->port0 + mod != g->f->pub.sm_port) {
-		uint32_t peer = g->f->ports[n->port0 + mod].peer;
-		if (peer != IBSM_NONE) {
-			uint32_t pn = g->f->ports[peer].node;
-			const struct node_extra *px = &g->f->nx[pn];
-			if (g->f->nodes[pn].type == IBSM_SWITCH && px->dr_hops < 63 &&
-			    (pn != node)) {
-				memcpy(r->path, px->dr_path, sizeof(r->path));
-				r->hops = px->dr_hops + 1;
-				r->path[r->hops] = g->f->ports[peer].num;
-			}
+	if (attr == IB_ATTR_PORT_INFO && n->type != IBSM_SWITCH && mod >= 1 && mod <= n->nports) {
+		uint8_t hops, path[MODEL_DR_MAX];
+		if (fabric_port_dr_path(g->f, n->port0 + mod, &hops, path) == 0) {
+			r->hops = hops;
+			memcpy(r->path, path, sizeof(r->path));
 		}
 	}
 	r->attr = attr;
@@ -371,7 +363,6 @@ int program_fabric(struct sm *sm, struct fabric *f, const uint8_t *lft, uint32_t
 	uint32_t n_sm = 0;
 	if (f->pub.sm_port != IBSM_NONE) {
 		sm_lid = f->ports[f->pub.sm_port].lid;
-		sm->my_lid = sm_lid;
 		sm_phase_begin(sm, "lids");
 		n_sm = (uint32_t)end_port_set(&g, f->pub.sm_port, sm_lid);
 		transport_drain(sm->t, &sm->stop);

@@ -26,14 +26,12 @@ struct sm {
 	struct transport *t;
 	struct umad_dev *dev;
 	uint64_t port_guid;          /* our port */
-	uint16_t my_lid;
 	uint8_t my_port_num;
 	enum sm_state state;
 	uint32_t act_count;
 	uint32_t generation;
 	int first_master_sweep;
 	uint64_t master_guid;        /* when standby: the master we saw */
-	uint16_t master_lid;
 	struct fabric *fabric;       /* last complete generation */
 	uint32_t smp_failures;       /* SMPs that failed for good in this sweep */
 	struct ucast_cache *ucast;   /* -A: the last routes, kept by switch GUID */

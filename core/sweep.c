@@ -67,6 +67,10 @@ void sm_log_stats(struct sm *sm)
 		      " portinfo_get=%" PRIu64 " nodeinfo_get=%" PRIu64, s->by_attr[1][0x19],
 		      s->by_attr[1][0x15], s->by_attr[0][0x15], s->by_attr[0][0x11]);
 		total = s->sent;
+		uint64_t traps, represses;
+		sminfo_trap_counts(&traps, &represses);
+		LOG_I("STS-0005", "STATS traps received=%" PRIu64 " trap_represses_sent=%" PRIu64,
+		      traps, represses);
 	}
 	LOG_I("STS-0003", "STATS total smps=%" PRIu64 " seconds=%.6f", total, sm_now() - sm->t_start);
 }
