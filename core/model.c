@@ -250,6 +250,10 @@ struct fabric *model_freeze(const struct model_builder *b, uint32_t generation, 
 	g_free(sorted);
 
 	f->pub.size = sizeof(f->pub);
+	f->pub.node_size = sizeof(struct ibsm_node);
+	f->pub.port_size = sizeof(struct ibsm_port);
+	f->pub.switch_size = sizeof(struct ibsm_switch);
+	f->pub.adj_size = sizeof(struct ibsm_adj);
 	f->pub.generation = generation;
 	f->pub.n_nodes = nn;
 	f->pub.n_ports = np;

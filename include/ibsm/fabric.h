@@ -1,8 +1,15 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ibsm/fabric.h - read-only view of one fabric generation, handed to routing engines.
- * Part of the public plugin SDK: engines see the fabric only through this header. */
+ * Part of the public plugin SDK: engines see the fabric only through this header.
+ *
+ * Arrays are indexed by dense ids (node, port, switch, adjacency). From ABI 1.1 on, reach an
+ * element through ibsm_node_at(), ibsm_port_at(), ibsm_switch_at() and ibsm_adj_at(): they
+ * step by the element sizes the core reports, so a later minor version can append fields to
+ * these structs without breaking an engine built today. */
 #ifndef IBSM_FABRIC_H
 #define IBSM_FABRIC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define IBSM_NONE    UINT32_MAX /* absent id */
@@ -26,7 +33,7 @@ enum ibsm_node_type { IBSM_CA = 1, IBSM_SWITCH = 2, IBSM_ROUTER = 3 };
 struct ibsm_node {
 	uint64_t guid, sysimg_guid;
 	const char *desc;  /* NodeDescription, never NULL */
-	uint32_t port0;    /* ports[port0 + n] is port n, n = 0 .. nports */
+	uint32_t port0;    /* port id of port 0; port n of this node is port0 + n, n = 0 .. nports */
 	uint32_t sw;       /* switch id, or IBSM_NONE */
 	uint8_t type;      /* enum ibsm_node_type */
 	uint8_t nports;    /* NodeInfo.NumPorts (external ports) */
@@ -47,7 +54,7 @@ struct ibsm_port {
 struct ibsm_switch {
 	uint32_t node;     /* node id */
 	uint32_t lft_cap;  /* LinearFDBCap */
-	uint32_t adj0;     /* adj[adj0 .. adj0 + nadj) are this switch's links */
+	uint32_t adj0;     /* adjacencies adj0 .. adj0 + nadj - 1 are this switch's links */
 	uint32_t nadj;
 };
 
@@ -69,19 +76,54 @@ struct ibsm_fabric {
 	uint32_t max_lid;
 	uint32_t sm_port;      /* port id of the SM, or IBSM_NONE offline */
 	uint8_t lmc;
+	/* ---- ABI 1.1 ---- */
+	uint16_t node_size, port_size, switch_size, adj_size; /* bytes per array element */
 };
+
+/* Element i of each array (ABI 1.1: by the core's element size). */
+static inline const struct ibsm_node *ibsm_node_at(const struct ibsm_fabric *f, uint32_t i)
+{
+	return (const struct ibsm_node *)(const void *)((const char *)f->nodes + (size_t)i * f->node_size);
+}
+
+static inline const struct ibsm_port *ibsm_port_at(const struct ibsm_fabric *f, uint32_t i)
+{
+	return (const struct ibsm_port *)(const void *)((const char *)f->ports + (size_t)i * f->port_size);
+}
+
+static inline const struct ibsm_switch *ibsm_switch_at(const struct ibsm_fabric *f, uint32_t i)
+{
+	return (const struct ibsm_switch *)(const void *)((const char *)f->switches +
+							  (size_t)i * f->switch_size);
+}
+
+static inline const struct ibsm_adj *ibsm_adj_at(const struct ibsm_fabric *f, uint32_t i)
+{
+	return (const struct ibsm_adj *)(const void *)((const char *)f->adj + (size_t)i * f->adj_size);
+}
+
+/* The node of switch sw, and port n of a node. */
+static inline const struct ibsm_node *ibsm_switch_node(const struct ibsm_fabric *f, uint32_t sw)
+{
+	return ibsm_node_at(f, ibsm_switch_at(f, sw)->node);
+}
+
+static inline uint32_t ibsm_node_port(const struct ibsm_fabric *f, uint32_t node, uint8_t n)
+{
+	return ibsm_node_at(f, node)->port0 + n;
+}
 
 /* The switch a destination port hangs off: itself for a switch port 0, the neighbour for a
  * CA port; IBSM_NONE when the CA port has no link to a switch. */
 static inline uint32_t ibsm_port_switch(const struct ibsm_fabric *f, uint32_t port)
 {
-	const struct ibsm_port *p = &f->ports[port];
-	const struct ibsm_node *n = &f->nodes[p->node];
+	const struct ibsm_port *p = ibsm_port_at(f, port);
+	const struct ibsm_node *n = ibsm_node_at(f, p->node);
 	if (n->type == IBSM_SWITCH)
 		return n->sw;
 	if (p->peer == IBSM_NONE)
 		return IBSM_NONE;
-	return f->nodes[f->ports[p->peer].node].sw;
+	return ibsm_node_at(f, ibsm_port_at(f, p->peer)->node)->sw;
 }
 
 #endif

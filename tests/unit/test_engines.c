@@ -578,6 +578,10 @@ static void synth_init(struct synth *y, uint32_t n)
 		y->sws[i].node = i;
 	}
 	y->pub.size = sizeof(y->pub);
+	y->pub.node_size = sizeof(struct ibsm_node);
+	y->pub.port_size = sizeof(struct ibsm_port);
+	y->pub.switch_size = sizeof(struct ibsm_switch);
+	y->pub.adj_size = sizeof(struct ibsm_adj);
 	y->pub.n_nodes = y->pub.n_switches = n;
 	y->pub.nodes = y->nodes;
 	y->pub.switches = y->sws;
