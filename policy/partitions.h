@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* partitions.h - the partition policy (OpenSM's partitions.conf): parsed into partitions with
  * member selectors, then expanded against a fabric into the P_Keys each end port must hold.
- * Part of the policy library (linked by the core; no core internals: public fabric view only). */
+ * Part of the policy library (linked by the core and by plugins; it includes nothing of the
+ * core: the public fabric view only, and it logs nothing: messages go back to the caller). */
 #ifndef IBSM_POLICY_PARTITIONS_H
 #define IBSM_POLICY_PARTITIONS_H
 
@@ -52,6 +54,7 @@ struct partition {
 struct part_policy {
 	char *source;              /* file name, or NULL for the built-in default */
 	GPtrArray *skipped;        /* char *: "FILE:LINE:COL: why" for every entry skipped */
+	GPtrArray *notes;          /* char *: "FILE:LINE:COL: ..." for every assumption made */
 	GPtrArray *parts;          /* struct partition *, merged by P_Key (first name wins);
 				    * the default partition 0x7fff is always present */
 };
@@ -64,8 +67,8 @@ struct part_policy {
  * The default partition 0x7fff is parts[0] and always starts with ALL=limited, SELF=full; the
  * file can only add to it (e.g. ALL=full). An unrecognized membership word means limited.
  * Parses a partitions.conf. A structural error (unbalanced ':'/';', unknown keyword) rejects
- * the whole file: NULL and *err = "FILE:LINE:COL: ...". A bad value or an unknown GUID only
- * skips that entry (logged with file:line:col; the rest applies). A missing file is an error
+ * the whole file: NULL and *err = "FILE:LINE:COL: ...". A bad value only skips that entry
+ * (in ->skipped with file:line:col; the rest applies); assumptions go to ->notes. A missing file is an error
  * here; the caller treats "no file" as the default policy. */
 struct part_policy *part_policy_parse_file(const char *path, GError **err);
 struct part_policy *part_policy_parse_text(const char *text, size_t len, const char *name,
@@ -84,15 +87,15 @@ struct port_pkeys {
 };
 
 /* Expands the policy on fabric f: out[port id] for every end port (others n = 0). GUIDs not in
- * the fabric are logged (with file:line) and skipped. Returns an array of f->n_ports entries
- * (free with part_pkeys_free). */
+ * the fabric are skipped. Returns an array of f->n_ports entries (free with part_pkeys_free). */
 struct port_pkeys *part_policy_expand(const struct part_policy *p, const struct ibsm_fabric *f,
 				      uint32_t sm_port);
 void part_pkeys_free(struct port_pkeys *pk, uint32_t n_ports);
-/* Same; msgs (may be NULL) receives a "FILE:LINE:COL: ..." string for every member skipped. */
+/* Same; skipped (may be NULL) receives a "FILE:LINE:COL: ..." string for every member skipped
+ * (a GUID that is no end port of f), notes (may be NULL) one for every assumption. */
 struct port_pkeys *part_policy_expand_msgs(const struct part_policy *p,
 					   const struct ibsm_fabric *f, uint32_t sm_port,
-					   GPtrArray *msgs);
+					   GPtrArray *skipped, GPtrArray *notes);
 
 #define PART_ERROR part_error_quark()
 GQuark part_error_quark(void);

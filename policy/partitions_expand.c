@@ -1,17 +1,17 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* partitions_expand.c - turns a parsed partition policy into the P_Keys each end port of a
  * fabric must hold (policy order, full bit for full members, "both" as two keys). Works on
  * the public fabric view only. */
 #include <string.h>
-#include "log.h"
-#include "partitions.h"
+#include "policy/partitions.h"
 
 /* End ports: CA and router ports with a link, and switch port 0. */
 static int end_port(const struct ibsm_fabric *f, uint32_t p)
 {
-	const struct ibsm_port *pt = &f->ports[p];
+	const struct ibsm_port *pt = ibsm_port_at(f, p);
 	if (!(pt->flags & IBSM_PORT_PRESENT) || pt->node >= f->n_nodes)
 		return 0;
-	if (f->nodes[pt->node].type == IBSM_SWITCH)
+	if (ibsm_node_at(f, pt->node)->type == IBSM_SWITCH)
 		return pt->num == 0;
 	return pt->peer != IBSM_NONE;
 }
@@ -26,7 +26,7 @@ static uint8_t combine(uint8_t a, uint8_t b)
 
 static int type_matches(const struct ibsm_fabric *f, uint32_t p, enum part_selector sel)
 {
-	uint8_t t = f->nodes[f->ports[p].node].type;
+	uint8_t t = ibsm_node_at(f, ibsm_port_at(f, p)->node)->type;
 	switch (sel) {
 	case PART_SEL_ALL: return 1;
 	case PART_SEL_ALL_CAS: return t == IBSM_CA;
@@ -38,7 +38,7 @@ static int type_matches(const struct ibsm_fabric *f, uint32_t p, enum part_selec
 
 struct port_pkeys *part_policy_expand_msgs(const struct part_policy *pol,
 					   const struct ibsm_fabric *f, uint32_t sm_port,
-					   GPtrArray *msgs)
+					   GPtrArray *skipped, GPtrArray *notes)
 {
 	uint32_t n = f->n_ports;
 	struct port_pkeys *out = g_new0(struct port_pkeys, n ? n : 1);
@@ -47,7 +47,7 @@ struct port_pkeys *part_policy_expand_msgs(const struct part_policy *pol,
 	for (uint32_t p = 0; p < n; p++) {
 		is_end[p] = (uint8_t)end_port(f, p);
 		if (is_end[p])
-			g_hash_table_insert(by_guid, (gpointer)&f->ports[p].guid, GUINT_TO_POINTER(p + 1));
+			g_hash_table_insert(by_guid, (gpointer)&ibsm_port_at(f, p)->guid, GUINT_TO_POINTER(p + 1));
 	}
 	int self_ok = sm_port < n && is_end[sm_port];
 	uint8_t *mem = g_new0(uint8_t, n ? n : 1);
@@ -65,9 +65,8 @@ struct port_pkeys *part_policy_expand_msgs(const struct part_policy *pol,
 					char *s = g_strdup_printf("%s:%u:%u: port GUID 0x%016" G_GINT64_MODIFIER
 								  "x is no end port of the fabric, skipped",
 								  src, m->line, m->col, (guint64)m->guid);
-					LOG_E("PRT-0005", "partitions: %s", s);
-					if (msgs)
-						g_ptr_array_add(msgs, s);
+					if (skipped)
+						g_ptr_array_add(skipped, s);
 					else
 						g_free(s);
 					break;
@@ -81,8 +80,10 @@ struct port_pkeys *part_policy_expand_msgs(const struct part_policy *pol,
 					mem[sm_port] = combine(mem[sm_port], m->membership);
 				break;
 			case PART_SEL_ALL_VCAS:
-				LOG_I("PRT-0006", "partitions: %s:%u:%u: ALL_VCAS: no virtual ports, nothing added",
-				      src, m->line, m->col);
+				if (notes)
+					g_ptr_array_add(notes, g_strdup_printf("%s:%u:%u: ALL_VCAS: no virtual "
+									       "ports, nothing added", src,
+									       m->line, m->col));
 				break;
 			default:
 				for (uint32_t p = 0; p < n; p++)
@@ -121,7 +122,7 @@ struct port_pkeys *part_policy_expand_msgs(const struct part_policy *pol,
 struct port_pkeys *part_policy_expand(const struct part_policy *p, const struct ibsm_fabric *f,
 				      uint32_t sm_port)
 {
-	return part_policy_expand_msgs(p, f, sm_port, NULL);
+	return part_policy_expand_msgs(p, f, sm_port, NULL, NULL);
 }
 
 void part_pkeys_free(struct port_pkeys *pk, uint32_t n_ports)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* partitions_parse.c - reads OpenSM's partitions.conf into a struct part_policy: a small
  * lexer (words, '=', ',', ':', ';', '#' comments) and a recursive-descent parser. Structural
  * errors reject the file (GError "FILE:LINE:COL: ..."); bad values skip one entry, logged. */
@@ -5,8 +6,7 @@
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
-#include "log.h"
-#include "partitions.h"
+#include "policy/partitions.h"
 
 G_DEFINE_QUARK(ibsm-partitions-error-quark, part_error)
 
@@ -155,7 +155,7 @@ static void fail(struct parser *ps, const struct token *k, const char *fmt, ...)
 	g_free(m);
 }
 
-/* A bad value: logged with its place, remembered in pol->skipped, parsing goes on. */
+/* A bad value: remembered with its place in pol->skipped (the caller logs it), parsing goes on. */
 __attribute__((format(printf, 3, 4)))
 static void skip_msg(struct parser *ps, const struct token *k, const char *fmt, ...)
 {
@@ -164,7 +164,6 @@ static void skip_msg(struct parser *ps, const struct token *k, const char *fmt, 
 	char *m = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
 	char *full = g_strdup_printf("%s:%u:%u: %s", src_name(ps), k->line, k->col, m);
-	LOG_E("PRT-0001", "partitions: %s", full);
 	g_ptr_array_add(ps->pol->skipped, full);
 	g_free(m);
 }
@@ -291,8 +290,9 @@ static uint8_t membership_of(struct parser *ps, const struct token *v)
 		return PART_LIMITED;
 	if (word_is(v, "both"))
 		return PART_BOTH;
-	LOG_I("PRT-0002", "partitions: %s:%u:%u: membership '%.*s' not recognized, limited assumed",
-	      src_name(ps), v->line, v->col, (int)v->len, v->s);
+	g_ptr_array_add(ps->pol->notes, g_strdup_printf("%s:%u:%u: membership '%.*s' not recognized, "
+							 "limited assumed", src_name(ps), v->line, v->col,
+							 (int)v->len, v->s));
 	return PART_LIMITED;
 }
 
@@ -627,8 +627,9 @@ static void finish(struct part_policy *pol, GHashTable *by_key, GPtrArray *auto_
 		       g_hash_table_contains(by_key, GUINT_TO_POINTER(next_key)))
 			next_key++;
 		if (next_key >= PART_DEFAULT_PKEY) {
-			LOG_E("PRT-0003", "partitions: no P_Key left for partition '%s' (line %u), skipped",
-			      p->name, p->line);
+			g_ptr_array_add(pol->skipped, g_strdup_printf("%s:%u: no P_Key left for partition "
+								      "'%s', skipped", pol->source ? pol->source :
+								      "<partitions>", p->line, p->name));
 			g_ptr_array_remove(pol->parts, p);
 			continue;
 		}
@@ -659,6 +660,7 @@ static struct part_policy *policy_new(const char *source)
 	pol->source = g_strdup(source);
 	pol->parts = g_ptr_array_new_with_free_func(partition_free);
 	pol->skipped = g_ptr_array_new_with_free_func(g_free);
+	pol->notes = g_ptr_array_new_with_free_func(g_free);
 	return pol;
 }
 
@@ -702,9 +704,6 @@ struct part_policy *part_policy_parse_file(const char *path, GError **err)
 	}
 	struct part_policy *p = part_policy_parse_text(data, len, path, err);
 	g_free(data);
-	if (p)
-		LOG_I("PRT-0004", "partitions: %s: %u partitions (%u entries skipped)", path,
-		      p->parts->len, p->skipped->len);
 	return p;
 }
 
@@ -720,5 +719,6 @@ void part_policy_free(struct part_policy *p)
 	g_free(p->source);
 	g_ptr_array_free(p->parts, TRUE);
 	g_ptr_array_free(p->skipped, TRUE);
+	g_ptr_array_free(p->notes, TRUE);
 	g_free(p);
 }

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "model.h"
-#include "netfile.h"
+#include "fabric/model.h"
+#include "fabric/netfile.h"
 
 int fuzz_netfile(const uint8_t *data, size_t size);
 
@@ -37,7 +37,7 @@ int fuzz_netfile(const uint8_t *data, size_t size)
 			for (uint32_t s = 0; s < f->pub.n_switches; s++)
 				if (f->switches[s].adj0 + f->switches[s].nadj > f->pub.n_adj)
 					abort();
-			fabric_free(f);
+			fabric_unref(f);
 		}
 	}
 	g_clear_error(&err);

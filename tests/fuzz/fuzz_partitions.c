@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "log.h"
-#include "model.h"
-#include "partitions.h"
+#include "base/log.h"
+#include "fabric/model.h"
+#include "policy/partitions.h"
 
 int fuzz_partitions(const uint8_t *data, size_t size);
 

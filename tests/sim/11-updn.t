@@ -88,7 +88,7 @@ for name, extra, want in cases:
         tap.ok(r.rc == 0 and not r.crashed() and "SUBNET UP" in text,
                "%s: ibsm --once %s exits 0, SUBNET UP" % (name, " ".join(["-R updn"] + extra)),
                r.describe() + "\n" + h.tail(log))
-        routed = re.search(r"ENG-0004 routed by (\S+) ", text)
+        routed = re.search(r"RTE-0003 routed by (\S+) ", text)
         tap.ok(routed and routed.group(1) == "updn" and "falling back" not in text
                and "declined" not in text,
                "%s: routed by updn, no fall-back" % name,

@@ -56,7 +56,7 @@ with h.Sim(net) as sim:
     log = sim.path("ibsm.log")
     sm = sim.start_sm(["-F", cfg, "-f", log], host="h1", name="ibsm")
     ok = sm.wait_for(log, r"SWP-0002 SUBNET UP", 30) and du.wait_quiet(log)
-    tap.ok(ok and re.search(r"ENG-0004 routed by minhop", h.read(log)),
+    tap.ok(ok and re.search(r"RTE-0003 routed by minhop", h.read(log)),
            "daemon with -F (routing_engine: minhop, sweep_interval: 0) reaches SUBNET UP", h.tail(log))
 
     def hup(pattern=r"SWP-0005 heavy sweep.*STS-0002 STATS[^\n]*\n"):
@@ -83,7 +83,7 @@ with h.Sim(net) as sim:
     # ---- a valid edit is picked up
     write(cfg, "routing_engine: updn\nsweep_interval: 1\n")
     t = hup()
-    tap.ok(re.search(r"ENG-0004 routed by updn", t), "valid edit + SIGHUP: the sweep routes with updn",
+    tap.ok(re.search(r"RTE-0003 routed by updn", t), "valid edit + SIGHUP: the sweep routes with updn",
            "\n".join(l for l in t.splitlines() if "STS-0001" not in l)[-1500:])
     extra, _ = light_smps()
     tap.ok(extra >= 9, "valid edit + SIGHUP: sweep_interval: 1 takes effect (%d SMPs of light sweeps in "
@@ -97,7 +97,7 @@ with h.Sim(net) as sim:
            "broken edit + SIGHUP: the error is logged with %s:3:COLUMN (SM-0014)" % os.path.basename(cfg),
            "\n".join(l for l in t.splitlines() if re.search(r"SM-001|CFG-", l)))
     tap.ok(sm.alive(), "broken edit + SIGHUP: the daemon keeps running", sm.output()[-500:])
-    tap.ok(re.search(r"ENG-0004 routed by updn", t) and not re.search(r"routed by minhop", t),
+    tap.ok(re.search(r"RTE-0003 routed by updn", t) and not re.search(r"routed by minhop", t),
            "broken edit + SIGHUP: the sweep that follows still routes with updn (running configuration kept)",
            "\n".join(l for l in t.splitlines() if "ENG-" in l))
     extra, _ = light_smps()
@@ -110,7 +110,7 @@ with h.Sim(net) as sim:
     du.wait_quiet(log, 0.5, 5)
     t = du.since(log, off)
     snap = sim.collect()
-    tap.ok(re.search(r"ENG-0004 routed by updn", t) and not re.search(r"routed by minhop", t),
+    tap.ok(re.search(r"RTE-0003 routed by updn", t) and not re.search(r"routed by minhop", t),
            "broken file on disk: a trap's heavy sweep still routes with updn",
            "\n".join(l for l in t.splitlines() if "STS-0001" not in l)[-1200:])
     tap.check("broken file on disk: every pair delivered after the link went down", h.check_routes(snap))

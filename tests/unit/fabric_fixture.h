@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
-#include "model.h"
+#include "fabric/model.h"
 
 /* ---- building ---------------------------------------------------------------------------
  * Node GUIDs: CAs FX_CA_GUID_BASE + 0x100 * n (port GUID = node GUID + port number),

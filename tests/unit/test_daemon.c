@@ -18,7 +18,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "daemon.h"
+#include "sm/daemon.h"
+#include "sm/notify.h"
 
 static gchar *make_tmpdir(void)
 {
@@ -302,33 +303,33 @@ static void check_messages(struct listener *l)
 	g_setenv("NOTIFY_SOCKET", l->env, TRUE);
 	gchar *got;
 
-	g_assert_cmpint(sd_notify_send("STATUS=hello"), ==, 1);
+	g_assert_cmpint(service_notify_send("STATUS=hello"), ==, 1);
 	got = listener_recv(l);
 	g_assert_cmpstr(got, ==, "STATUS=hello");
 	g_free(got);
 
-	g_assert_cmpint(sd_notify_ready("SUBNET UP: 12 ports"), ==, 1);
+	g_assert_cmpint(service_notify_ready("SUBNET UP: 12 ports"), ==, 1);
 	got = listener_recv(l);
 	g_assert_cmpstr(got, ==, "READY=1\nSTATUS=SUBNET UP: 12 ports");
 	g_free(got);
 
-	g_assert_cmpint(sd_notify_ready(NULL), ==, 1);
+	g_assert_cmpint(service_notify_ready(NULL), ==, 1);
 	got = listener_recv(l);
 	g_assert_cmpstr(got, ==, "READY=1");
 	g_free(got);
 
-	g_assert_cmpint(sd_notify_status("standby"), ==, 1);
+	g_assert_cmpint(service_notify_status("standby"), ==, 1);
 	got = listener_recv(l);
 	g_assert_cmpstr(got, ==, "STATUS=standby");
 	g_free(got);
 
-	g_assert_cmpint(sd_notify_stopping(), ==, 1);
+	g_assert_cmpint(service_notify_stopping(), ==, 1);
 	got = listener_recv(l);
 	g_assert_cmpstr(got, ==, "STOPPING=1");
 	g_free(got);
 
 	uint64_t before = monotonic_usec();
-	g_assert_cmpint(sd_notify_reloading(), ==, 1);
+	g_assert_cmpint(service_notify_reloading(), ==, 1);
 	uint64_t after = monotonic_usec();
 	got = listener_recv(l);
 	g_assert_nonnull(got);
@@ -361,7 +362,7 @@ static void test_notify_abstract(void)
 	/* An abstract name nobody bound is an error, not a silent success. */
 	gchar *wrong = g_strdup_printf("%sx", l.env);
 	g_setenv("NOTIFY_SOCKET", wrong, TRUE);
-	g_assert_cmpint(sd_notify_ready(NULL), <, 0); /* nobody bound: ECONNREFUSED */
+	g_assert_cmpint(service_notify_ready(NULL), <, 0); /* nobody bound: ECONNREFUSED */
 	gchar *got = listener_recv(&l);
 	g_assert_null(got);
 	g_free(wrong);
@@ -372,21 +373,21 @@ static void test_notify_abstract(void)
 static void test_notify_unset_and_bad(void)
 {
 	g_unsetenv("NOTIFY_SOCKET");
-	g_assert_cmpint(sd_notify_ready("x"), ==, 0);
-	g_assert_cmpint(sd_notify_stopping(), ==, 0);
+	g_assert_cmpint(service_notify_ready("x"), ==, 0);
+	g_assert_cmpint(service_notify_stopping(), ==, 0);
 	g_setenv("NOTIFY_SOCKET", "", TRUE);
-	g_assert_cmpint(sd_notify_ready("x"), ==, 0);
+	g_assert_cmpint(service_notify_ready("x"), ==, 0);
 
 	g_setenv("NOTIFY_SOCKET", "relative/path", TRUE);
-	g_assert_cmpint(sd_notify_ready(NULL), ==, -EAFNOSUPPORT);
+	g_assert_cmpint(service_notify_ready(NULL), ==, -EAFNOSUPPORT);
 	gchar *dir = make_tmpdir();
 	gchar *missing = g_build_filename(dir, "no-such-socket", NULL);
 	g_setenv("NOTIFY_SOCKET", missing, TRUE);
-	g_assert_cmpint(sd_notify_ready(NULL), ==, -ENOENT);
+	g_assert_cmpint(service_notify_ready(NULL), ==, -ENOENT);
 	gchar *huge = g_strnfill(200, 'a');
 	huge[0] = '/';
 	g_setenv("NOTIFY_SOCKET", huge, TRUE);
-	g_assert_cmpint(sd_notify_ready(NULL), ==, -ENAMETOOLONG);
+	g_assert_cmpint(service_notify_ready(NULL), ==, -ENAMETOOLONG);
 	g_unsetenv("NOTIFY_SOCKET");
 	g_free(huge);
 	g_free(missing);

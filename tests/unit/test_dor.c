@@ -224,7 +224,7 @@ static void dimension_order_case(struct grid *g, const char *what)
 	g_assert_cmpuint(fx_core_logged(&c, -1, "closes a ring"), ==, 0);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(g->f);
+	fabric_unref(g->f);
 }
 
 static void test_meshes(void)
@@ -274,7 +274,7 @@ static void test_dimensions_from_cabling(void)
 	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, "0:1,4 1:2,3"), ==, 1);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(g.f);
+	fabric_unref(g.f);
 }
 
 /* 3x2 mesh, 3 parallel links per neighbour, 6 hosts per switch: every switch spreads the
@@ -324,7 +324,7 @@ static void test_parallel_links_share(void)
 	g_assert_cmpuint(y, ==, H);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(g.f);
+	fabric_unref(g.f);
 }
 
 /* LMC 2 over 2 parallel links: every LID of every host follows the dimension order (all
@@ -361,7 +361,7 @@ static void test_lmc(void)
 	}
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(g.f);
+	fabric_unref(g.f);
 }
 
 /* One y link of a 3x3 mesh lands on the far switch's free x+ port: declined, and the reason
@@ -416,7 +416,7 @@ static void test_miscabled_mesh(void)
 	fx_run_clear(&r);
 	fx_bits_free(&sc.ports);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* A hypercube link with different ports at its ends (dimension 1 of switch 5: port 2 there,
@@ -435,7 +435,7 @@ static void test_miscabled_hypercube(void)
 	g_assert_nonnull(strstr(r.routes.why, "\"q7\""));
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(g.f);
+	fabric_unref(g.f);
 }
 
 /* Rows outside scope->switches stay untouched and rows inside equal the full-scope rows;
@@ -495,7 +495,7 @@ static void test_scope(void)
 	fx_bits_free(&sc.dests);
 	fx_run_clear(&full);
 	fx_core_clear(&c);
-	fabric_free(g.f);
+	fabric_unref(g.f);
 }
 
 /* A torus is consistent cabling: routed, but every ring dimension is reported. */
@@ -513,7 +513,7 @@ static void test_torus_logged(void)
 	g_assert_cmpuint(st.longer, ==, 0);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_cancel_and_bad_stride(void)
@@ -541,7 +541,7 @@ static void test_cancel_and_bad_stride(void)
 	dor->teardown(inst);
 	g_free(short_rows.lft);
 	fx_core_clear(&c);
-	fabric_free(g.f);
+	fabric_unref(g.f);
 }
 
 int main(int argc, char **argv)

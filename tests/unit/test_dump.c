@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <infiniband/mad.h>
-#include "dump.h"
-#include "model.h"
+#include "fabric/dump.h"
+#include "fabric/model.h"
 
 #define REF_DIR TEST_SRCDIR "/tests/fabrics/osm-ref"
 #define NP IBSM_NO_PORT
@@ -336,7 +336,7 @@ static void test_hand_fabric(void)
 	assert_file(dir, DUMP_LID_MATRIX, hand_lid_matrix);
 	remove_dir(dir);
 	g_free(lft);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* A wider stride (rows padded past max_lid) reads the same entries. */
@@ -359,7 +359,7 @@ static void test_wide_stride(void)
 	remove_dir(dir);
 	g_free(wide);
 	g_free(narrow);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_mcfdbs_groups(void)
@@ -380,7 +380,7 @@ static void test_mcfdbs_groups(void)
 		    "\nSwitch 0x1000000000000002\nLID    : Out Port(s)\n0xC000 : 0x000  0x005 \n");
 	remove_dir(dir);
 	g_free(egress);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* Files are replaced whole; no temporary file stays behind. */
@@ -406,7 +406,7 @@ static void test_atomic_replace(void)
 	g_free(path);
 	remove_dir(dir);
 	g_free(lft);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_errors(void)
@@ -427,7 +427,7 @@ static void test_errors(void)
 	g_assert_cmpint(rc, ==, -EINVAL);
 	g_clear_error(&err);
 	g_free(lft);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* A node whose NodeDescription was not read prints as OpenSM's placeholder. */
@@ -453,7 +453,7 @@ static void test_unknown_desc(void)
 		    "PortGUID:0002c90300000021 VenID:0002C9 DevID:1003 Rev:000000B0 {<unknown>} "
 		    "LID:0004 PN:01 } " F_SB "01 } PHY=12x LOG=ACT SPD=2.5\n");
 	remove_dir(dir);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* ---- agreement with OpenSM's own files ----
@@ -609,7 +609,7 @@ static void check_against_opensm(const char *name, int compare_lid_matrix)
 	}
 	remove_dir(dir);
 	g_free(lft);
-	fabric_free(f);
+	fabric_unref(f);
 	g_free(ref);
 }
 
@@ -684,7 +684,7 @@ static void test_ibdmchk(void)
 	g_free(out);
 	remove_dir(dir);
 	g_free(lft);
-	fabric_free(f);
+	fabric_unref(f);
 	g_free(ref);
 
 	/* The hand-made fabric: every line parses (its routes are wrong on purpose). */
@@ -701,7 +701,7 @@ static void test_ibdmchk(void)
 	g_free(out);
 	remove_dir(dir);
 	g_free(lft);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 int main(int argc, char **argv)

@@ -238,7 +238,7 @@ static void test_ranking(void)
 	g_free(dir);
 	g_string_free(s, TRUE);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void expect_decline(struct fabric *f, const char *rule, const char *sw_desc)
@@ -253,7 +253,7 @@ static void expect_decline(struct fabric *f, const char *rule, const char *sw_de
 		g_assert_nonnull(strstr(r.routes.why, sw_desc));
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_rule_levels(void)
@@ -359,7 +359,7 @@ static void test_rule_connected(void)
 	fx_run_clear(&r);
 	fx_core_clear(&c);
 	fx_bits_free(&sc.ports);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* Full trees: every pair delivered, every shift permutation congestion-free, the all-pairs
@@ -383,7 +383,7 @@ static void check_full_tree(struct fabric *f, const char *what, double max_ratio
 	g_assert_cmpfloat(ratio, <=, max_ratio + 1e-6);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_full_trees(void)
@@ -415,7 +415,7 @@ static void test_oversubscribed(void)
 	g_assert_cmpuint(undelivered, ==, 0);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* Partially populated 4-ary 3-tree: every pair delivered, dummies keep the shifts of the
@@ -470,7 +470,7 @@ static void test_partial_and_dump(void)
 	g_free(dir);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* Degraded 4-ary 2-tree (one leaf link lost): pure rules decline; with the roots given it
@@ -531,7 +531,7 @@ static void test_degraded_with_roots(void)
 	g_free(dir);
 	g_string_free(s, TRUE);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static unsigned delivered(const struct fabric *f, const struct fx_run *r, uint32_t src, uint32_t dst)
@@ -619,7 +619,7 @@ static void test_cn_io_files(void)
 	g_free(dir);
 	g_string_free(s, TRUE);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* More than one path bit declines; one path bit of an LMC 1 fabric routes that offset only;
@@ -669,7 +669,7 @@ static void test_scope(void)
 	fx_bits_free(&sc.switches);
 	fx_bits_free(&sc.dests);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* Tables do not depend on the thread count; cancel stops routing. */
@@ -691,7 +691,7 @@ static void test_threads_and_cancel(void)
 	g_assert_cmpint(run(&c, f, NULL, &a), ==, -ECANCELED);
 	fx_run_clear(&a);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 int main(int argc, char **argv)

@@ -8,9 +8,9 @@
 #include <inttypes.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "lid.h"
-#include "log.h"
-#include "model.h"
+#include "fabric/lid.h"
+#include "base/log.h"
+#include "fabric/model.h"
 
 #define SW_GUID UINT64_C(0x200000)
 #define CA_GUID(i) (UINT64_C(0x100000) + UINT64_C(0x100) * (i)) /* node GUID; port n GUID = node + n */
@@ -239,7 +239,7 @@ static void test_alignment(void)
 		}
 		/* the SM's port is served first */
 		g_assert_cmpuint(f->ports[f->pub.sm_port].lid, ==, n);
-		fabric_free(f);
+		fabric_unref(f);
 		model_builder_free(b);
 	}
 }
@@ -269,7 +269,7 @@ static void test_packing(void)
 		g_assert_cmpuint(lid_of(f, 0x10 + i), ==, i + 1);
 	g_assert_cmpuint(lid_of(f, 0x13), ==, 12);
 	g_assert_cmpuint(st.max_lid, ==, 12);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 }
 
@@ -289,7 +289,7 @@ static void test_esp0(void)
 	g_assert_cmpuint(port_of(f, SW_GUID)->lmc, ==, 2);
 	g_assert_cmpuint(lid_of(f, SW_GUID) & 3, ==, 0);
 	g_assert_cmpuint(f->pub.lid_port[lid_of(f, SW_GUID) + 3], ==, fabric_port_by_guid(f, SW_GUID));
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 }
 
@@ -317,7 +317,7 @@ static void test_preserve(void)
 	assign_ok(f, &o, &st);
 	g_assert_cmpuint(st.changed, ==, 0);
 	g_assert_cmpuint(st.kept, ==, 5);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 
 	/* LMC 1: an aligned base keeps its pair, new ranges avoid it */
@@ -331,7 +331,7 @@ static void test_preserve(void)
 	g_assert_cmpuint(lid_of(f, CA_GUID(0) + 1), ==, 4);
 	g_assert_cmpuint(lid_of(f, CA_GUID(2) + 1), ==, 6);
 	g_assert_cmpuint(lid_of(f, SW_GUID), ==, 1);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 }
 
@@ -362,7 +362,7 @@ static void test_invalid_existing(void)
 	g_assert_cmpuint(lid_of(f, CA_GUID(3) + 1), ==, 10);
 	g_assert_cmpuint(lid_of(f, CA_GUID(4) + 1), ==, 12);
 	g_assert_cmpuint(lid_of(f, SW_GUID), ==, 1);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 
 	/* the SM's port wins a duplicate even against a lower GUID */
@@ -377,7 +377,7 @@ static void test_invalid_existing(void)
 	g_assert_cmpuint(lid_of(f, CA_GUID(2) + 1), ==, 6);
 	g_assert_cmpuint(lid_of(f, CA_GUID(0) + 1), !=, 6);
 	check_invariants(f, 0);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 }
 
@@ -411,7 +411,7 @@ static void test_guid2lid_roundtrip(void)
 	g_free(want);
 	g_free(want_sw);
 	g_free(text);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 
 	/* generation 2: CA 3 gone, a new CA with the lowest GUID, no LIDs on any port */
@@ -444,7 +444,7 @@ static void test_guid2lid_roundtrip(void)
 	g_assert_nonnull(strstr(text, want));
 	g_free(want);
 	g_free(text);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 	rm_rf(dir);
 	g_free(dir);
@@ -470,7 +470,7 @@ static void test_guid2lid_beats_existing(void)
 	g_assert_cmpuint(lid_of(f, CA_GUID(2) + 1), ==, 2); /* SM took 1, switch 3 */
 	g_assert_cmpuint(st.from_guid2lid, ==, 1);
 	g_assert_cmpuint(st.changed, ==, 4);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 	rm_rf(dir);
 	g_free(dir);
@@ -503,13 +503,13 @@ static void test_reassign(void)
 
 	/* without -r the same inputs keep 100/200/300 and guid2lid's 0x40 */
 	o.reassign = 0;
-	fabric_free(f);
+	fabric_unref(f);
 	f = freeze(b, 2);
 	assign_ok(f, &o, &st);
 	g_assert_cmpuint(lid_of(f, CA_GUID(0) + 1), ==, 100);
 	g_assert_cmpuint(lid_of(f, CA_GUID(1) + 1), ==, 0x40);
 	g_assert_cmpuint(lid_of(f, SW_GUID), ==, 300);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 	rm_rf(dir);
 	g_free(dir);
@@ -566,7 +566,7 @@ static void test_guid2lid_malformed(void)
 	g_assert_nonnull(strstr(log, "overlaps"));
 	g_free(path);
 	g_free(log);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 	rm_rf(dir);
 	g_free(dir);
@@ -590,7 +590,7 @@ static void test_guid2lid_lmc_change(void)
 	g_assert_cmpuint(lid_of(f, SW_GUID), ==, 5);
 	g_assert_cmpuint(lid_of(f, CA_GUID(0) + 1), ==, 8); /* 4-7 holds the switch's 5 */
 	g_assert_cmpuint(st.guid2lid_ignored, ==, 1);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 	rm_rf(dir);
 	g_free(dir);
@@ -608,7 +608,7 @@ static void test_lft_cap(void)
 	g_assert_cmpuint(st.limit, ==, 15);
 	g_assert_cmpuint(st.max_lid, ==, 15);
 	check_invariants(f, 0);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 
 	b = star(15, 16);
@@ -625,14 +625,14 @@ static void test_lft_cap(void)
 	/* f untouched */
 	g_assert_cmpuint(lid_of(f, CA_GUID(3) + 1), ==, 7);
 	g_assert_cmpuint(lid_of(f, CA_GUID(4) + 1), ==, 0);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 
 	/* unknown caps: the unicast range */
 	b = star(1, 0);
 	f = freeze(b, 1);
 	g_assert_cmpuint(lid_highest_usable(f, NULL), ==, 0xBFFF);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 }
 
@@ -656,7 +656,7 @@ static void test_fallback(void)
 	check_invariants(f, 2);
 	g_assert_cmpint(st.fallback, ==, 2);
 	g_assert_cmpuint(st.max_lid, ==, 15);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 
 	/* an absent GUID's reservation is dropped before anything present moves */
@@ -670,7 +670,7 @@ static void test_fallback(void)
 	g_assert_cmpint(st.fallback, ==, 1);
 	g_assert_cmpuint(lid_of(f, CA_GUID(0) + 1), ==, 1);
 	check_invariants(f, 0);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 	rm_rf(dir);
 	g_free(dir);
@@ -695,7 +695,7 @@ static void test_unwritable(void)
 	g_clear_error(&err);
 	/* NULL cache dir: nothing to do */
 	g_assert_cmpint(lid_save_guid2lid(f, NULL, &err), ==, 0);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 	g_free(bad);
 	rm_rf(dir);
@@ -747,7 +747,7 @@ static void test_atomic_write(void)
 	g_clear_error(&err);
 	g_assert_cmpint(count_entries(cache, ""), ==, 1);
 	g_free(path);
-	fabric_free(f);
+	fabric_unref(f);
 	model_builder_free(b);
 	rm_rf(dir);
 	g_free(cache);

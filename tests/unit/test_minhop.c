@@ -33,7 +33,7 @@ static void check_minhop_all_pairs(struct fabric *f, const char *what)
 		g_assert_cmpuint(fx_run_entry(&r, s, fx_switch_lid(f, s)), ==, 0);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_engine_symbol(void)
@@ -114,7 +114,7 @@ static void test_balance_fat_tree(void)
 	g_assert_cmpuint(max, ==, k * (k - 1));
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* LMC 2 on a 4-ary 2-tree: the 4 LIDs of every remote host leave a leaf by 4 different
@@ -157,7 +157,7 @@ static void test_lmc_spreading(void)
 			}
 		fx_run_clear(&r);
 		fx_core_clear(&c);
-		fabric_free(f);
+		fabric_unref(f);
 	}
 }
 
@@ -200,7 +200,7 @@ static void test_scope_switches(void)
 	fx_bits_free(&sc.switches);
 	fx_run_clear(&full);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* Path bits [1, 3) of LMC 2: offsets 0 and 3 of every port stay untouched everywhere, and
@@ -250,7 +250,7 @@ static void test_scope_path_bits_and_dests(void)
 	fx_run_clear(&r);
 	fx_bits_free(&sc.dests);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* A link whose port is outside scope->ports is never used: on a ring of 6 without the link
@@ -292,7 +292,7 @@ static void test_scope_ports(void)
 	fx_run_clear(&r);
 	fx_bits_free(&sc.ports);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* Two islands: each routes within itself; the other island's LIDs stay unrouted. */
@@ -317,7 +317,7 @@ static void test_unreachable(void)
 	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_INFO, "no path"), ==, 1);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static char *write_temp(const char *text)
@@ -352,7 +352,7 @@ static uint8_t leaf0_exit_to_host3(const char *ignore_text, struct fx_core *c)
 		unlink(path);
 		g_free(path);
 	}
-	fabric_free(f);
+	fabric_unref(f);
 	return p;
 }
 
@@ -407,7 +407,7 @@ static void test_ignore_file_bad_lines(void)
 	g_assert_cmpuint(fx_run_entry(&r, 0, fx_ca_lid(f, 3)), ==, 4);
 	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_ERROR, "/nonexistent/ignore-guids"), ==, 1);
 	fx_run_clear(&r);
-	fabric_free(f);
+	fabric_unref(f);
 	fx_core_clear(&c);
 }
 
@@ -439,7 +439,7 @@ static void test_ignore_file_logged_once(void)
 	fx_run_clear(&r);
 	unlink(path);
 	g_free(path);
-	fabric_free(f);
+	fabric_unref(f);
 	fx_core_clear(&c);
 }
 
@@ -467,7 +467,7 @@ static void test_threads_deterministic(void)
 	g_assert_cmpuint(st.longer, ==, 0);
 	fx_run_clear(&one);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_cancel_and_bad_stride(void)
@@ -495,7 +495,7 @@ static void test_cancel_and_bad_stride(void)
 	minhop->teardown(inst);
 	g_free(short_rows.lft);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* halfbit: only offset 1 of each destination, only in the first half of the scope's rows,
@@ -547,7 +547,7 @@ static void test_halfbit(void)
 	fx_bits_free(&sc.switches);
 	g_free(hops);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 int main(int argc, char **argv)

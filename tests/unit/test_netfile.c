@@ -7,8 +7,8 @@
 #include <glib/gstdio.h>
 #include <inttypes.h>
 #include <string.h>
-#include "model.h"
-#include "netfile.h"
+#include "fabric/model.h"
+#include "fabric/netfile.h"
 
 #define W_1X 1
 #define W_4X 2
@@ -169,7 +169,7 @@ static void test_tiny(void)
 	g_assert_cmpuint(f->nx[sw1].mft_cap, ==, 1024);
 	g_assert_cmpuint(f->nx[sw1].revision, ==, 0xA1);
 	g_assert_cmpuint(f->nx[fabric_node_by_guid(f, 0x100000)].partition_cap, ==, 64);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_ftree_small(void)
@@ -192,7 +192,7 @@ static void test_ftree_small(void)
 		for (unsigned s = 1; s <= 4; s++)
 			assert_link(f, 0x20000 + l - 1, (uint8_t)(4 + s), 0x20004 + s - 1, (uint8_t)l);
 	g_assert_cmpstr(node(f, 0x20007)->desc, ==, "spine4");
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_torus(void)
@@ -214,7 +214,7 @@ static void test_torus(void)
 	g_assert_cmpstr(node(f, T(3, 2))->desc, ==, "t32");
 	g_assert_cmpstr(node(f, 0x30000 + 2 * (4 * 2 + 3))->desc, ==, "h32");
 #undef T
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_irregular(void)
@@ -245,7 +245,7 @@ static void test_irregular(void)
 		if (f->nodes[f->switches[f->adj[a].peer_sw].node].guid == 0x60001)
 			s1_to_s2++;
 	g_assert_cmpuint(s1_to_s2, ==, 2);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_demo(void)
@@ -260,7 +260,7 @@ static void test_demo(void)
 	g_assert_cmpstr(node(f, 0x0002c90300000000ull + 2 * 95)->desc, ==, "hca-96");
 	g_assert_cmpstr(node(f, 0x0002c90400000000ull + 13)->desc, ==, "spine-6");
 	assert_link(f, 0x0002c90300000000ull + 2 * 95, 1, 0x0002c90400000007ull, 12);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* Grammar corners whose ibsim 0.10 reading was checked with ibnetdiscover. */
@@ -315,7 +315,7 @@ static void test_features(void)
 	g_assert_cmpuint(fabric_port_by_guid(f, 0x900002), ==, port_id(f, 0x900000, 2));
 	assert_unlinked(f, 0x900000, 1);
 	assert_unlinked(f, 0x800001, 2);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* ibnetdiscover's output of a fabric running in ibsim loads into the same model. */
@@ -350,8 +350,8 @@ static void assert_same_model(const char *a_name, const char *b_name)
 		g_assert_cmpuint(x->lid, ==, y->lid);
 		g_assert_cmpuint(x->lmc, ==, y->lmc);
 	}
-	fabric_free(a);
-	fabric_free(b);
+	fabric_unref(a);
+	fabric_unref(b);
 }
 
 static void test_ibnetdiscover_output(void)
@@ -417,7 +417,7 @@ static void test_syntax(void)
 	/* ibsim reads no LID from a router's port line */
 	assert_link(f, 0x400, 1, 0x30, 2);
 	g_assert_cmpuint(port(f, 0x400, 1)->lid, ==, 0);
-	fabric_free(f);
+	fabric_unref(f);
 	g_free(path);
 	g_free(inc);
 }
@@ -436,7 +436,7 @@ static void test_default_bases(void)
 	g_assert_cmpstr(node(f, 0x200001)->desc, ==, "t");
 	g_assert_cmpstr(node(f, 0x100006)->desc, ==, "c");
 	g_assert_cmpuint(port(f, 0x100002, 3)->guid, ==, 0x100005);
-	fabric_free(f);
+	fabric_unref(f);
 	g_free(path);
 }
 
@@ -565,7 +565,7 @@ static void test_file_errors(void)
 	char *chain = g_build_filename(tmp_dir, "chain1.net", NULL);
 	struct fabric *f = load_path(chain);
 	g_assert_cmpuint(f->pub.n_nodes, ==, 0);
-	fabric_free(f);
+	fabric_unref(f);
 	g_free(chain);
 	expect_error_at("include \"chain1.net\"\n", -1, P, "chain8.net", 1, "nested deeper");
 }
@@ -636,7 +636,7 @@ static void test_mutations(void)
 			g_assert_no_error(err);
 			g_assert_nonnull(f);
 			check_invariants(f);
-			fabric_free(f);
+			fabric_unref(f);
 			loaded++;
 		} else {
 			g_assert_nonnull(err);

@@ -5,7 +5,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include "fabric_fixture.h"
-#include "partitions.h"
+#include "policy/partitions.h"
 
 #define EX_DIR TEST_SRCDIR "/tests/fuzz/corpus/partitions/"
 
@@ -465,7 +465,7 @@ static void test_expand_default(void)
 	KEYS(pk, s.sw0, 0xffff);
 	part_pkeys_free(pk, f->n_ports);
 	part_policy_free(p);
-	fabric_free(s.f);
+	fabric_unref(s.f);
 }
 
 static void test_expand_keywords(void)
@@ -489,7 +489,7 @@ static void test_expand_keywords(void)
 	g_assert_cmpuint(pk[s.sw0p1].n, ==, 0);
 	part_pkeys_free(pk, f->n_ports);
 	part_policy_free(p);
-	fabric_free(s.f);
+	fabric_unref(s.f);
 }
 
 static void test_expand_guids_both(void)
@@ -507,7 +507,7 @@ static void test_expand_guids_both(void)
 		(guint64)s.gh3, (guint64)s.gh3);
 	struct part_policy *p = parse_str(text);
 	GPtrArray *msgs = g_ptr_array_new_with_free_func(g_free);
-	struct port_pkeys *pk = part_policy_expand_msgs(p, f, IBSM_NONE, msgs);
+	struct port_pkeys *pk = part_policy_expand_msgs(p, f, IBSM_NONE, msgs, NULL);
 	KEYS(pk, s.h0, 0x7fff, 0x8060, 0x0061);          /* limited then full: full */
 	KEYS(pk, s.h1, 0x7fff, 0x8060, 0x0060, 0x0061);  /* both then limited: both */
 	KEYS(pk, s.sw1, 0x7fff, 0x0060);                 /* switch GUID (decimal): port 0 */
@@ -524,7 +524,7 @@ static void test_expand_guids_both(void)
 	g_ptr_array_free(msgs, TRUE);
 	part_policy_free(p);
 	g_free(text);
-	fabric_free(s.f);
+	fabric_unref(s.f);
 }
 
 static void test_all_examples_together(void)

@@ -6,8 +6,10 @@
 #include <infiniband/mad.h>
 #include <glib/gstdio.h>
 #include "fabric_fixture.h"
-#include "pkey.h"
-#include "sm.h"
+#include "program/pkey.h"
+#include "program/portinfo.h"
+#include "sm/policies.h"
+
 
 static struct port_pkeys mk(uint16_t indx0, uint32_t n, const uint16_t *keys)
 {
@@ -169,13 +171,13 @@ static void test_targets(void)
 	g_assert_cmpuint(n_sp0, ==, 2);
 	g_assert_cmpuint(n_ext, ==, 4);
 	g_array_free(t, TRUE);
-	fabric_free(f);
+	fabric_unref(f);
 	/* no PartitionEnforcementCap: switch external ports get no table */
 	f = line_fabric(16, 8, 0);
 	t = pkey_targets(f);
 	g_assert_cmpuint(t->len, ==, 6);
 	g_array_free(t, TRUE);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_same_table_capacity(void)
@@ -201,15 +203,12 @@ static void test_attr_mod(void)
 	g_assert_cmphex(pkey_attr_mod(f, sp3, 1), ==, 0x30001);
 	g_assert_cmphex(pkey_attr_mod(f, sp0, 1), ==, 1);
 	g_assert_cmphex(pkey_attr_mod(f, ca, 0), ==, 0);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_enforcement_bits(void)
 {
 	struct fabric *f = line_fabric(16, 8, 64);
-	struct sm_options o;
-	options_defaults(&o);
-	struct sm sm = { .opt = &o };
 	uint32_t to_ca = fx_switch_port(&f->pub, 0, 3);
 	uint32_t to_sw = fx_switch_port(&f->pub, 0, 2);
 	g_assert_cmpuint(f->nodes[f->ports[f->ports[to_ca].peer].node].type, !=, IBSM_SWITCH);
@@ -217,26 +216,22 @@ static void test_enforcement_bits(void)
 	uint8_t pi[64];
 	/* no policy in force: no bits */
 	memset(pi, 0, sizeof(pi));
-	pkey_enforce_bits(&sm, f, to_ca, pi);
+	portinfo_enforcement_bits(f, to_ca, 0, pi);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_INB_F), ==, 0);
-	sm.part_policy = part_policy_default();
 	memset(pi, 0, sizeof(pi));
 	mad_set_field(pi, 0, IB_PORT_OPER_VLS_F, 4);
-	pkey_enforce_bits(&sm, f, to_ca, pi);
+	portinfo_enforcement_bits(f, to_ca, 1, pi);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_INB_F), ==, 1);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_OUTB_F), ==, 1);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_OPER_VLS_F), ==, 4);
 	/* a switch-to-switch port and a CA port stay as they were */
 	memset(pi, 0, sizeof(pi));
-	pkey_enforce_bits(&sm, f, to_sw, pi);
+	portinfo_enforcement_bits(f, to_sw, 1, pi);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_INB_F), ==, 0);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_OUTB_F), ==, 0);
-	pkey_enforce_bits(&sm, f, fx_ca_port(&f->pub, 0, 1), pi);
+	portinfo_enforcement_bits(f, fx_ca_port(&f->pub, 0, 1), 1, pi);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_OUTB_F), ==, 0);
-	pkey_state_free(&sm);
-	g_assert_null(sm.part_policy);
-	options_free(&o);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_policy_reload(void)
@@ -249,30 +244,30 @@ static void test_policy_reload(void)
 	o.partition_config_file = g_strdup(path);
 	struct sm sm = { .opt = &o };
 	/* missing file: the default policy */
-	g_assert_cmpint(pkey_policy_load(&sm), ==, 0);
+	g_assert_cmpint(policies_load_partitions(&sm), ==, 0);
 	g_assert_nonnull(sm.part_policy);
 	g_assert_null(sm.part_policy->source);
 	/* a good file is taken */
 	const char *good = "Default=0x7fff : ALL=full ;\nx=0x10 : ALL ;\n";
 	g_assert_true(g_file_set_contents(path, good, -1, NULL));
-	g_assert_cmpint(pkey_policy_load(&sm), ==, 0);
+	g_assert_cmpint(policies_load_partitions(&sm), ==, 0);
 	struct part_policy *taken = sm.part_policy;
 	g_assert_cmpstr(taken->source, ==, path);
 	/* a structurally broken file keeps the policy in force */
 	g_assert_true(g_file_set_contents(path, "p1=0x10 : ALL=full\nBAD\n", -1, NULL));
-	g_assert_cmpint(pkey_policy_load(&sm), ==, -1);
+	g_assert_cmpint(policies_load_partitions(&sm), ==, -1);
 	g_assert_true(sm.part_policy == taken);
 	/* ... and with nothing in force yet, the default one */
 	struct sm fresh = { .opt = &o };
-	g_assert_cmpint(pkey_policy_load(&fresh), ==, -1);
+	g_assert_cmpint(policies_load_partitions(&fresh), ==, -1);
 	g_assert_nonnull(fresh.part_policy);
 	g_assert_null(fresh.part_policy->source);
-	pkey_state_free(&fresh);
+	policies_free(&fresh);
 	/* removed file: back to the default */
 	g_unlink(path);
-	g_assert_cmpint(pkey_policy_load(&sm), ==, 0);
+	g_assert_cmpint(policies_load_partitions(&sm), ==, 0);
 	g_assert_null(sm.part_policy->source);
-	pkey_state_free(&sm);
+	policies_free(&sm);
 	options_free(&o);
 	g_rmdir(dir);
 	g_free(path);

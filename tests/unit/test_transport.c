@@ -6,7 +6,7 @@
 #include <string.h>
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
-#include "transport.h"
+#include "mad/transport.h"
 
 enum fault { F_NONE = 0, F_DROP = 1, F_DUP = 2, F_LATE = 4, F_MISADDR = 8, F_BOUNCE = 16 };
 

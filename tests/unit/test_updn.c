@@ -125,7 +125,7 @@ static void test_roots_fat_tree(void)
 	g_assert_cmpuint(res->ca_no_path, ==, 0);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 
 	/* XGFT(3; 2,2,22; 1,2,2): every switch passes OpenSM's test (no bar but one above 5%);
 	 * the tops see the CAs nearest (2 hops) and are the only roots */
@@ -145,7 +145,7 @@ static void test_roots_fat_tree(void)
 	check_updown(f, &r);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* No histogram root: the fall-back picks the most central switch, logs it, and is
@@ -167,7 +167,7 @@ static void test_roots_fallback(void)
 	check_updown(f, &r);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 
 	/* ring and torus: all switches alike; same root and same tables every time */
 	struct fabric *shapes[] = { fx_ring(6, 1, 0), fx_torus2d(4, 4, 2, 0), fx_ring(7, 2, 1) };
@@ -193,7 +193,7 @@ static void test_roots_fallback(void)
 		fx_run_clear(&a);
 		fx_run_clear(&b);
 		fx_core_clear(&c);
-		fabric_free(f);
+		fabric_unref(f);
 	}
 }
 
@@ -284,7 +284,7 @@ static void test_root_file(void)
 	g_assert_cmpuint(res_of(&r)->is_root[2], ==, 1);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* A pseudo-random connected graph of 24 switches (2 hosts each): every pair delivered,
@@ -335,7 +335,7 @@ static void test_updown_irregular(void)
 	g_assert_cmpuint(res_of(&r)->nroots, >=, 1);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* 4-ary 2-tree with all spines as roots (file) and leaf 0's link to spine 0 out of scope:
@@ -397,7 +397,7 @@ static void test_switch_lids_degraded(void)
 	unlink(path);
 	g_free(path);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* Rows outside scope->switches stay untouched; rows inside equal the full-scope rows. Path
@@ -428,7 +428,7 @@ static void test_scope(void)
 	fx_run_clear(&part);
 	fx_bits_free(&sc.switches);
 	fx_run_clear(&full);
-	fabric_free(f);
+	fabric_unref(f);
 
 	/* path bits [1, 3) of LMC 2, half the hosts as dests, all switch LIDs */
 	f = fx_ring(4, 2, 2);
@@ -465,7 +465,7 @@ static void test_scope(void)
 	fx_bits_free(&sc.dests);
 
 	/* a link out of scope is never used: ring of 6 without link 0-1 */
-	fabric_free(f);
+	fabric_unref(f);
 	f = fx_ring(6, 1, 0);
 	sc = fx_scope_all();
 	sc.ports = fx_bits_new(f->pub.n_ports);
@@ -492,7 +492,7 @@ static void test_scope(void)
 	fx_run_clear(&r);
 	fx_bits_free(&sc.switches);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* LMC 2 on a 4-ary 2-tree: the 4 LIDs of every remote host leave a leaf by 4 different
@@ -531,7 +531,7 @@ static void test_lmc(void)
 			}
 		fx_run_clear(&r);
 		fx_core_clear(&c);
-		fabric_free(f);
+		fabric_unref(f);
 	}
 }
 
@@ -557,7 +557,7 @@ static void test_balance(void)
 		g_assert_cmpfloat(res_of(&r)->balance - ratio, <, 1e-9);
 		fx_run_clear(&r);
 		fx_core_clear(&c);
-		fabric_free(f);
+		fabric_unref(f);
 	}
 }
 
@@ -601,8 +601,8 @@ static void test_islands_and_bad_stride(void)
 	updn->teardown(inst);
 	g_free(short_rows.lft);
 	fx_core_clear(&c);
-	fabric_free(f);
-	fabric_free(a);
+	fabric_unref(f);
+	fabric_unref(a);
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* log.h - the SM's log: timestamped lines with a level and a stable, greppable message code
+ * (e.g. "LID-0003"), to a file or stderr; -V/-D raise verbosity, routing lines have a flag. */
+#ifndef IBSM_LOG_H
+#define IBSM_LOG_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <ibsm/routing.h> /* IBSM_LOG_* levels */
+
+int log_open(const char *path, int also_stderr); /* NULL: stderr only; < 0 on error */
+void log_close(void);
+int log_reopen(void);
+void log_set_level(int level);
+int log_level(void);
+void log_set_quiet(int quiet); /* no copy to stderr */
+void log_msg(int level, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void log_vmsg(int level, const char *code, const char *fmt, va_list ap);
+
+#define LOG_E(code, ...) log_msg(IBSM_LOG_ERROR, code, __VA_ARGS__)
+#define LOG_I(code, ...) log_msg(IBSM_LOG_INFO, code, __VA_ARGS__)
+#define LOG_V(code, ...) do { if (log_level() >= IBSM_LOG_VERBOSE) log_msg(IBSM_LOG_VERBOSE, code, __VA_ARGS__); } while (0)
+#define LOG_D(code, ...) do { if (log_level() >= IBSM_LOG_DEBUG) log_msg(IBSM_LOG_DEBUG, code, __VA_ARGS__); } while (0)
+
+#endif

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* cli.c - OpenSM's command-line flags (and ours) parsed into struct sm_options with
+ * GOptionContext, one entry per row of the option table; reentrant for SIGHUP. */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config/cli.h"
+#include "config/keys.h"
+
+struct cli_state {
+	struct sm_options *o;
+	struct cli_extra *x;
+	int verbose_count, max_verbose;
+};
+
+void cli_extra_clear(struct cli_extra *x)
+{
+	g_free(x->config_file);
+	g_free(x->create_config);
+	memset(x, 0, sizeof(*x));
+}
+
+/* "-l" or "--lmc" -> the table row */
+static const struct config_key *key_for_flag(const char *name)
+{
+	size_t n;
+	const struct config_key *ks = config_keys(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (!ks[i].long_flag)
+			continue;
+		if (name[1] == '-' ? !strcmp(name + 2, ks[i].long_flag) : (name[1] == ks[i].short_flag && !name[2]))
+			return &ks[i];
+	}
+	return NULL;
+}
+
+static gboolean on_setting(const char *name, const char *value, gpointer data, GError **err)
+{
+	struct cli_state *st = data;
+	const struct config_key *k = key_for_flag(name);
+	if (!k) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "%s: no such option", name);
+		return FALSE;
+	}
+	GError *e = NULL;
+	if (!value || !*value) {
+		if (!k->arg) {
+			value = k->flag_value;
+		} else {
+			g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: empty value", name);
+			return FALSE;
+		}
+	}
+	if (config_set(st->o, k, value, &e) < 0) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: %s", name, value, e->message);
+		g_error_free(e);
+		return FALSE;
+	}
+	if (!strcmp(k->key, "guid"))
+		st->o->guid_given = 1; /* on the command line, -g 0 lists the ports and asks */
+	return TRUE;
+}
+
+static gboolean on_verbose(const char *n, const char *v, gpointer data, GError **e)
+{
+	(void)n; (void)v; (void)e;
+	((struct cli_state *)data)->verbose_count++;
+	return TRUE;
+}
+
+int cli_parse(int argc, char **argv, struct sm_options *o, struct cli_extra *x, GError **err)
+{
+	struct cli_state st = { .o = o, .x = x };
+	int show_version = 0;
+	char *config_file = NULL, *create_config = NULL;
+	size_t n;
+	const struct config_key *ks = config_keys(&n);
+	GArray *entries = g_array_new(TRUE, TRUE, sizeof(GOptionEntry));
+	for (size_t i = 0; i < n; i++) {
+		if (!ks[i].long_flag)
+			continue;
+		GOptionEntry e = { ks[i].long_flag, ks[i].short_flag, ks[i].arg ? 0 : G_OPTION_FLAG_NO_ARG,
+				   G_OPTION_ARG_CALLBACK, (gpointer)on_setting,
+				   ks[i].flag_doc ? ks[i].flag_doc : ks[i].doc, ks[i].arg };
+		g_array_append_val(entries, e);
+	}
+	GOptionEntry extra[] = {
+		{ "verbose", 'v', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_verbose, "More verbose (repeatable)", NULL },
+		{ "vf", 'V', 0, G_OPTION_ARG_NONE, &st.max_verbose, "Most verbose", NULL },
+		{ "config", 'F', 0, G_OPTION_ARG_FILENAME, &config_file,
+		  "Configuration file, YAML or opensm.conf (default " IBSM_DEFAULT_CONFIG " if it exists)", "FILE" },
+		{ "create-config", 'c', 0, G_OPTION_ARG_FILENAME, &create_config,
+		  "Write a commented configuration template with the current settings ('-': stdout), then exit", "FILE" },
+		{ "version", 0, 0, G_OPTION_ARG_NONE, &show_version, "Print the version", NULL },
+	};
+	g_array_append_vals(entries, extra, G_N_ELEMENTS(extra));
+	GOptionContext *ctx = g_option_context_new("- InfiniBand subnet manager");
+	GOptionGroup *grp = g_option_group_new("ibsm", "ibsm", "ibsm", &st, NULL);
+	g_option_group_add_entries(grp, (const GOptionEntry *)(void *)entries->data);
+	g_option_context_set_main_group(ctx, grp);
+	g_option_context_set_summary(ctx, "Discovers the fabric, assigns LIDs, routes with plugin engines, "
+				     "programs every switch and brings ports to ACTIVE.");
+	/* parse a copy: GOption removes what it parsed, and SIGHUP parses the same argv again */
+	char **args = g_new0(char *, argc + 1);
+	for (int i = 0; i < argc; i++)
+		args[i] = g_strdup(argv[i]);
+	int rc = 0;
+	if (!g_option_context_parse_strv(ctx, &args, err)) {
+		rc = -1;
+	} else if (args[0] && args[1]) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "unexpected argument '%s'", args[1]);
+		rc = -1;
+	}
+	g_strfreev(args);
+	g_option_context_free(ctx);
+	g_array_free(entries, TRUE);
+	if (rc < 0) {
+		g_free(config_file);
+		g_free(create_config);
+		return -1;
+	}
+	x->show_version = show_version;
+	g_free(x->config_file);
+	x->config_file = config_file;
+	g_free(x->create_config);
+	x->create_config = create_config;
+
+	o->verbosity = IBSM_LOG_INFO + st.verbose_count;
+	if (o->debug_flags & 0x8)
+		o->verbosity = IBSM_LOG_DEBUG;
+	else if (o->debug_flags & 0x4 && o->verbosity < IBSM_LOG_VERBOSE)
+		o->verbosity = IBSM_LOG_VERBOSE;
+	if (st.max_verbose) {
+		o->verbosity = IBSM_LOG_DEBUG;
+		o->debug_flags |= 0xff;
+	}
+	if (o->debug_flags & IBSM_DEBUG_ROUTING)
+		o->dump_routes = 1;
+	return 0;
+}

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* keys.c - one table for every setting (opensm.conf key, type, range, flag, doc) so the command
+ * line, the YAML file, an existing opensm.conf and the --create-config template cannot disagree;
+ * parsing a value into struct sm_options and formatting it back. */
+#include <errno.h>
+#include <limits.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config/keys.h"
+
+#define OFF(f) offsetof(struct sm_options, f)
+#define NOFLAG 0, NULL, NULL, NULL
+
+/* Order: as the template lists them. Keys are OpenSM's where OpenSM has the setting. */
+static const struct config_key keys[] = {
+	{ "guid", CONFIG_U64, OFF(guid), 0, 0, 0, 'g', "guid", "GUID", NULL,
+	  "Port GUID to bind (0: the first port in INIT/ARMED/ACTIVE; -g 0 lists ports and asks)", NULL },
+	{ "lmc", CONFIG_U8, OFF(lmc), 0, 7, 0, 'l', "lmc", "LMC", NULL,
+	  "LMC: 2^LMC LIDs per CA port (0-7); switch port 0 gets one LID", NULL },
+	{ "use_ucast_cache", CONFIG_BOOL, OFF(ucast_cache), 0, 1, 0, 'A', "ucast_cache", NULL, "true",
+	  "Unicast routing cache: keep the routes when a heavy sweep finds nothing that needs new ones", NULL },
+	{ "sm_key", CONFIG_U64, OFF(sm_key), 0, 0, 0, 'k', "sm_key", "KEY", NULL,
+	  "SM_Key (0: OpenSM's default 1, which is no secret); a set key is shown only to SMs presenting it", NULL },
+	{ "sm_priority", CONFIG_U8, OFF(sm_priority), 0, 15, 0, 'p', "priority", "PRIO", NULL,
+	  "SM priority (0-15); a master with higher priority (then lower GUID) keeps us standby", NULL },
+	{ "reassign_lids", CONFIG_BOOL, OFF(reassign_lids), 0, 1, 0, 'r', "reassign_lids", NULL, "true",
+	  "Reassign every LID on the first master sweep (ignores guid2lid)", NULL },
+	{ "routing_engine", CONFIG_STRING, OFF(routing_engine), 0, 0, 0, 'R', "routing_engine", "NAMES", NULL,
+	  "Routing engines tried in order: a,b,c[,no_fallback] (minhop is the fallback)", NULL },
+	{ "root_guid_file", CONFIG_STRING, OFF(root_guid_file), 0, 0, 0, 'a', "root_guid_file", "FILE", NULL,
+	  "Root switch GUIDs (updn, ftree)", NULL },
+	{ "cn_guid_file", CONFIG_STRING, OFF(cn_guid_file), 0, 0, 0, 'u', "cn_guid_file", "FILE", NULL,
+	  "Compute node GUIDs (ftree)", NULL },
+	{ "io_guid_file", CONFIG_STRING, OFF(io_guid_file), 0, 0, 0, 'G', "io_guid_file", "FILE", NULL,
+	  "I/O node GUIDs (ftree)", NULL },
+	{ "max_reverse_hops", CONFIG_INT, OFF(max_reverse_hops), 0, 255, 0, 'H', "max_reverse_hops", "N", NULL,
+	  "Reverse hops allowed for I/O nodes (ftree)", NULL },
+	{ "port_prof_ignore_file", CONFIG_STRING, OFF(port_prof_ignore_file), 0, 0, 0, 'i', "ignore_guids", "FILE", NULL,
+	  "Port GUIDs ignored by link load balancing (minhop)", NULL },
+	{ "connect_roots", CONFIG_BOOL, OFF(connect_roots), 0, 1, 0, 'z', "connect_roots", NULL, "true",
+	  "Keep the root switches connected to each other (updn)", NULL },
+	{ "log_file", CONFIG_STRING, OFF(log_file), 0, 0, 0, 'f', "log_file", "FILE", NULL,
+	  "Log file ('-' = stderr)", NULL },
+	{ "accum_log_file", CONFIG_BOOL, OFF(erase_log), 0, 1, CONFIG_F_INVERT, 'e', "erase_log_file", NULL, "false",
+	  "Append to the log file (false: truncate it at start, like -e)", "Truncate the log file first" },
+	{ "log_flags", CONFIG_U32, OFF(debug_flags), 0, 0xffffffffLL, 0, 'D', "debug", "FLAGS", NULL,
+	  "Log flags: 0x1 error, 0x2 info, 0x4 verbose, 0x8 debug, 0x40 routing (also writes the LFT dumps)", NULL },
+	{ "sweep_interval", CONFIG_INT, OFF(sweep_interval), 0, 86400, 0, 's', "sweep", "SEC", NULL,
+	  "Light sweep interval in seconds (0: no periodic sweep)", NULL },
+	{ "once", CONFIG_BOOL, OFF(once), 0, 1, 0, 'o', "once", NULL, "true",
+	  "Bring the subnet up once, then exit", NULL },
+	{ "transaction_timeout", CONFIG_INT, OFF(timeout_ms), 1, 60000, 0, 't', "timeout", "MS", NULL,
+	  "SMP timeout in milliseconds", NULL },
+	{ "transaction_retries", CONFIG_INT, OFF(retries), 0, 100, 0, 0, "retries", "N", NULL,
+	  "SMP retries after a timeout", NULL },
+	{ "max_wire_smps", CONFIG_INT, OFF(window), 1, 255, 0, 'n', "maxsmps", "N", NULL,
+	  "SMPs in flight (1-255)", NULL },
+	{ "max_op_vls", CONFIG_U8, OFF(max_op_vls), 1, 5, 0, 0, "max_op_vls", "N", NULL,
+	  "Max operational VLs: 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14", NULL },
+	{ "subnet_prefix", CONFIG_U64, OFF(subnet_prefix), 0, 0, 0, NOFLAG,
+	  "Subnet prefix (GID prefix) given to every port", NULL },
+	{ "subnet_timeout", CONFIG_U8, OFF(subnet_timeout), 0, 31, 0, NOFLAG,
+	  "PortInfo.SubnetTimeout: 4.096 us * 2^N", NULL },
+	{ "head_of_queue_lifetime", CONFIG_U8, OFF(hoq_life), 0, 31, 0, NOFLAG,
+	  "Head-of-queue lifetime of switch ports to switches: 4.096 us * 2^N (>19: infinite)", NULL },
+	{ "leaf_head_of_queue_lifetime", CONFIG_U8, OFF(leaf_hoq_life), 0, 31, 0, NOFLAG,
+	  "Head-of-queue lifetime of switch ports to CAs: 4.096 us * 2^N (>19: infinite)", NULL },
+	{ "vl_stall_count", CONFIG_U8, OFF(vl_stall_count), 0, 7, 0, NOFLAG,
+	  "Packets dropped in a row before a VL enters the stall state", NULL },
+	{ "packet_life_time", CONFIG_U8, OFF(packet_life), 0, 31, 0, NOFLAG,
+	  "Packet lifetime in a switch: 4.096 us * 2^N", NULL },
+	{ "plugin_dir", CONFIG_STRING, OFF(plugin_dir), 0, 0, 0, 0, "plugin-dir", "DIR", NULL,
+	  "Extra routing-engine plugin directory (also $IBSM_PLUGIN_PATH)", NULL },
+	{ "fabric_file", CONFIG_STRING, OFF(fabric_file), 0, 0, 0, 0, "fabric", "FILE", NULL,
+	  "Offline: route this ibnetdiscover/ibsim fabric file, send no MADs", NULL },
+	{ "cache_dir", CONFIG_STRING, OFF(cache_dir), 0, 0, CONFIG_F_ENV, 0, "cache-dir", "DIR", NULL,
+	  "guid2lid directory (default $OSM_CACHE_DIR or /var/cache/ibsm)", NULL },
+	{ "dump_files_dir", CONFIG_STRING, OFF(tmp_dir), 0, 0, CONFIG_F_ENV, NOFLAG,
+	  "Directory of opensm-subnet.lst and the dumps (default $OSM_TMP_DIR or /var/log)", NULL },
+	{ "progress", CONFIG_BOOL, OFF(progress), 0, 1, 0, 0, "progress", NULL, "true",
+	  "One line per phase on stderr and a summary", NULL },
+	{ "daemon", CONFIG_BOOL, OFF(daemon), 0, 1, 0, 'B', "daemon", NULL, "true",
+	  "Run in the background", NULL },
+	{ "pid_file", CONFIG_STRING, OFF(pid_file), 0, 0, 0, 0, "pid_file", "FILE", NULL,
+	  "PID file written when running in the background", NULL },
+	{ "partition_config_file", CONFIG_STRING, OFF(partition_config_file), 0, 0, 0, 'P', "Pconfig", "FILE", NULL,
+	  "Partition configuration file", NULL },
+	{ "allow_both_pkeys", CONFIG_BOOL, OFF(allow_both_pkeys), 0, 1, 0, 'W', "allow_both_pkeys", NULL, "true",
+	  "Accepted for OpenSM compatibility: a `both` member always gets a full and a limited P_Key", NULL },
+	{ "qos", CONFIG_BOOL, OFF(qos), 0, 1, 0, 'Q', "qos", NULL, "true",
+	  "Enable QoS setup", NULL },
+	{ "qos_policy_file", CONFIG_STRING, OFF(qos_policy_file), 0, 0, 0, 'Y', "qos_policy_file", "FILE", NULL,
+	  "QoS policy file", NULL },
+};
+
+/* opensm.conf keys (OpenSM 3.3.23) for settings ibsm does not have (yet): accepted and ignored */
+static const char *const opensm_only[] = {
+	"m_key", "m_key_lease_period", "m_key_protection_level", "m_key_lookup", "sa_key",
+	"lmc_esp0", "sm_sl", "leaf_vl_stall_count", "force_link_speed", "force_link_speed_ext",
+	"force_link_width", "fdr10", "local_phy_errors_threshold", "overrun_errors_threshold",
+	"use_mfttop", "no_partition_enforcement", "part_enforce",
+	"keep_pkey_indexes", "sm_assigned_guid", "force_heavy_sweep", "sweep_on_trap",
+	"port_profile_switch_nodes", "hop_weights_file", "port_search_ordering_file",
+	"avoid_throttled_links", "lid_matrix_dump_file", "lfts_file",
+	"quasi_ftree_indexing", "ids_guid_file", "guid_routing_order_file", "do_mesh_analysis",
+	"lash_start_vl", "nue_max_num_vls", "nue_include_switches", "port_shifting", "scatter_ports",
+	"guid_routing_order_no_scatter", "sa_db_file", "sa_db_dump", "torus_config",
+	"ignore_other_sm", "sminfo_polling_timeout", "polling_retry_number", "honor_guid2lid_file",
+	"max_wire_smps2", "max_smps_timeout", "long_transaction_timeout", "max_msg_fifo_timeout",
+	"single_thread", "sm_inactive", "babbling_port_policy", "drop_event_subscriptions",
+	"ipoib_mcgroup_creation_validation", "mcgroup_join_validation",
+	"use_original_extended_sa_rates_only", "use_optimized_slvl", "fsync_high_avail_files",
+	"perfmgr", "perfmgr_redir", "perfmgr_sweep_time_s", "perfmgr_max_outstanding_queries",
+	"perfmgr_ignore_cas", "perfmgr_rm_nodes", "perfmgr_log_errors", "perfmgr_query_cpi",
+	"perfmgr_xmit_wait_log", "perfmgr_xmit_wait_threshold", "event_db_dump_file",
+	"event_plugin_name", "event_plugin_options", "node_name_map_name", "force_log_flush",
+	"log_max_size", "per_module_logging_file", "enable_quirks", "no_clients_rereg",
+	"disable_multicast", "exit_on_fatal", "console", "console_port",
+	"suppress_sl2vl_mad_status_errors", "qos_max_vls", "qos_high_limit", "qos_vlarb_high",
+	"qos_vlarb_low", "qos_sl2vl", "qos_ca_max_vls", "qos_ca_high_limit", "qos_ca_vlarb_high",
+	"qos_ca_vlarb_low", "qos_ca_sl2vl", "qos_sw0_max_vls", "qos_sw0_high_limit",
+	"qos_sw0_vlarb_high", "qos_sw0_vlarb_low", "qos_sw0_sl2vl", "qos_swe_max_vls",
+	"qos_swe_high_limit", "qos_swe_vlarb_high", "qos_swe_vlarb_low", "qos_swe_sl2vl",
+	"qos_rtr_max_vls", "qos_rtr_high_limit", "qos_rtr_vlarb_high", "qos_rtr_vlarb_low",
+	"qos_rtr_sl2vl", "congestion_control", "cc_key", "cc_max_outstanding_mads",
+	"cc_sw_cong_setting_control_map", "cc_sw_cong_setting_victim_mask",
+	"cc_sw_cong_setting_credit_mask", "cc_sw_cong_setting_threshold",
+	"cc_sw_cong_setting_packet_size", "cc_sw_cong_setting_credit_starvation_threshold",
+	"cc_sw_cong_setting_credit_starvation_return_delay", "cc_sw_cong_setting_marking_rate",
+	"cc_ca_cong_setting_port_control", "cc_ca_cong_setting_control_map",
+	"cc_ca_cong_setting_ccti_timer", "cc_ca_cong_setting_ccti_increase",
+	"cc_ca_cong_setting_trigger_threshold", "cc_ca_cong_setting_ccti_min", "cc_cct",
+	"prefix_routes_file", "consolidate_ipv6_snm_req", "log_prefix",
+};
+
+G_DEFINE_QUARK(ibsm-config-error-quark, config_error)
+
+const struct config_key *config_keys(size_t *n)
+{
+	*n = G_N_ELEMENTS(keys);
+	return keys;
+}
+
+const struct config_key *config_key_find(const char *key)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+		if (!strcmp(keys[i].key, key))
+			return &keys[i];
+	return NULL;
+}
+
+int config_is_opensm_only(const char *key)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(opensm_only); i++)
+		if (!strcmp(opensm_only[i], key))
+			return 1;
+	return 0;
+}
+
+static void *field(struct sm_options *o, const struct config_key *k)
+{
+	return (char *)o + k->offset;
+}
+
+static const void *cfield(const struct sm_options *o, const struct config_key *k)
+{
+	return (const char *)o + k->offset;
+}
+
+int config_parse_number(const char *s, int minus_ok, long long *out_signed, unsigned long long *out)
+{
+	int neg = 0;
+	const char *p = s;
+	if (*p == '-' && minus_ok) {
+		neg = 1;
+		p++;
+	}
+	int base = 10;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+		p += 2;
+	}
+	if (!g_ascii_isxdigit(*p))
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(p, &end, base);
+	if (errno || *end)
+		return -1;
+	if (neg) {
+		if (v > (unsigned long long)LLONG_MAX)
+			return -1;
+		*out_signed = -(long long)v;
+	} else {
+		*out_signed = v > (unsigned long long)LLONG_MAX ? LLONG_MAX : (long long)v;
+	}
+	*out = v;
+	return 0;
+}
+
+int config_parse_bool(const char *s, int *out)
+{
+	if (!g_ascii_strcasecmp(s, "true") || !g_ascii_strcasecmp(s, "yes")) {
+		*out = 1;
+		return 0;
+	}
+	if (!g_ascii_strcasecmp(s, "false") || !g_ascii_strcasecmp(s, "no")) {
+		*out = 0;
+		return 0;
+	}
+	return -1;
+}
+
+/* restores K's default (a null value in the file) */
+static void set_default(struct sm_options *o, const struct config_key *k)
+{
+	struct sm_options d;
+	options_defaults(&d);
+	if (k->type == CONFIG_STRING) {
+		char **dst = field(o, k);
+		g_free(*dst);
+		*dst = g_strdup(*(char **)field(&d, k));
+	} else {
+		size_t sz = k->type == CONFIG_U64 ? 8 : k->type == CONFIG_U32 ? 4 : k->type == CONFIG_U8 ? 1 : sizeof(int);
+		memcpy(field(o, k), field(&d, k), sz);
+	}
+	if (!strcmp(k->key, "guid"))
+		o->guid_given = d.guid_given;
+	if (!strcmp(k->key, "cache_dir"))
+		o->cache_dir_explicit = d.cache_dir_explicit;
+	options_free(&d);
+}
+
+int config_set(struct sm_options *o, const struct config_key *k, const char *value, GError **err)
+{
+	if (!value || !*value || !strcmp(value, "(null)")) {
+		set_default(o, k);
+		return 0;
+	}
+	long long sv;
+	unsigned long long uv;
+	int b;
+	switch (k->type) {
+	case CONFIG_BOOL:
+		if (config_parse_bool(value, &b) < 0) {
+			g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE,
+				    "'%s' is not a boolean (true/false, yes/no)", value);
+			return -1;
+		}
+		*(int *)field(o, k) = (k->flags & CONFIG_F_INVERT) ? !b : b;
+		return 0;
+	case CONFIG_INT:
+	case CONFIG_U8:
+		if (config_parse_number(value, k->min < 0, &sv, &uv) < 0 || sv < k->min || sv > k->max) {
+			g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE,
+				    "'%s' is not a number in %lld-%lld", value, k->min, k->max);
+			return -1;
+		}
+		if (k->type == CONFIG_U8)
+			*(uint8_t *)field(o, k) = (uint8_t)sv;
+		else
+			*(int *)field(o, k) = (int)sv;
+		return 0;
+	case CONFIG_U32:
+		if (config_parse_number(value, 0, &sv, &uv) < 0 || uv > 0xffffffffULL) {
+			g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE,
+				    "'%s' is not a 32-bit number (decimal or 0x hex)", value);
+			return -1;
+		}
+		*(uint32_t *)field(o, k) = (uint32_t)uv;
+		return 0;
+	case CONFIG_U64:
+		if (config_parse_number(value, 0, &sv, &uv) < 0) {
+			g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE,
+				    "'%s' is not a 64-bit number (decimal or 0x hex)", value);
+			return -1;
+		}
+		*(uint64_t *)field(o, k) = uv;
+		if (!strcmp(k->key, "guid"))
+			o->guid_given = uv != 0; /* from a file, 0 means "the first usable port" */
+		return 0;
+	case CONFIG_STRING: {
+		char **dst = field(o, k);
+		g_free(*dst);
+		*dst = g_strdup(value);
+		if (!strcmp(k->key, "cache_dir"))
+			o->cache_dir_explicit = 1;
+		return 0;
+	}
+	}
+	return -1;
+}
+
+char *config_format(const struct sm_options *o, const struct config_key *k)
+{
+	const void *p = cfield(o, k);
+	switch (k->type) {
+	case CONFIG_BOOL: {
+		int b = *(const int *)p != 0;
+		if (k->flags & CONFIG_F_INVERT)
+			b = !b;
+		return g_strdup(b ? "true" : "false");
+	}
+	case CONFIG_INT:
+		return g_strdup_printf("%d", *(const int *)p);
+	case CONFIG_U8:
+		return g_strdup_printf("%u", *(const uint8_t *)p);
+	case CONFIG_U32:
+		return g_strdup_printf("0x%02x", *(const uint32_t *)p);
+	case CONFIG_U64:
+		return g_strdup_printf("0x%016llx", (unsigned long long)*(const uint64_t *)p);
+	case CONFIG_STRING:
+		return g_strdup(*(char *const *)p);
+	}
+	return NULL;
+}
+

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* options.c - defaults for every run-time setting: OpenSM's defaults where OpenSM has one, and
+ * the environment variables OpenSM honours (OSM_CACHE_DIR, OSM_TMP_DIR). */
+#include <glib.h>
+#include <string.h>
+#include <ibsm/routing.h>
+#include "config/options.h"
+
+void options_defaults(struct sm_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->routing_engine = g_strdup("minhop");
+	o->log_file = g_strdup("/var/log/ibsm.log");
+	o->verbosity = IBSM_LOG_INFO;
+	o->debug_flags = 0x3;
+	o->sweep_interval = 10;
+	o->timeout_ms = 200;
+	o->retries = 3;
+	o->window = 64;
+	o->max_op_vls = 5;
+	o->max_reverse_hops = 0;
+	const char *c = g_getenv("OSM_CACHE_DIR");
+	o->cache_dir = g_strdup(c && *c ? c : "/var/cache/ibsm");
+	o->cache_dir_explicit = c && *c;
+	const char *t = g_getenv("OSM_TMP_DIR");
+	o->tmp_dir = g_strdup(t && *t ? t : "/var/log");
+	o->subnet_timeout = 18;
+	o->subnet_prefix = 0xfe80000000000000ULL;
+	o->hoq_life = 18;
+	o->leaf_hoq_life = 16;
+	o->vl_stall_count = 7;
+	o->packet_life = 18;
+	o->pid_file = g_strdup("/var/run/ibsm.pid");
+	o->partition_config_file = g_strdup(IBSM_SYSCONFDIR "/ibsm/partitions.conf");
+	o->qos_policy_file = g_strdup(IBSM_SYSCONFDIR "/ibsm/qos-policy.conf");
+}
+
+void options_free(struct sm_options *o)
+{
+	g_free(o->routing_engine);
+	g_free(o->root_guid_file);
+	g_free(o->cn_guid_file);
+	g_free(o->io_guid_file);
+	g_free(o->port_prof_ignore_file);
+	g_free(o->log_file);
+	g_free(o->plugin_dir);
+	g_free(o->fabric_file);
+	g_free(o->cache_dir);
+	g_free(o->tmp_dir);
+	g_free(o->pid_file);
+	g_free(o->partition_config_file);
+	g_free(o->qos_policy_file);
+	g_free(o->config_file);
+	g_free(o->create_config);
+	if (o->extra)
+		g_hash_table_destroy(o->extra);
+	memset(o, 0, sizeof(*o));
+}
+
+static void extra_free(gpointer p)
+{
+	struct config_extra *x = p;
+	g_free(x->value);
+	g_free(x->where);
+	g_free(x);
+}
+
+void options_set_extra(struct sm_options *o, const char *key, const char *value, const char *where)
+{
+	if (!o->extra)
+		o->extra = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, extra_free);
+	struct config_extra *x = g_new0(struct config_extra, 1);
+	x->value = g_strdup(value);
+	x->where = g_strdup(where);
+	g_hash_table_replace(o->extra, g_strdup(key), x);
+}
+

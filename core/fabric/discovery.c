@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* discovery.c - finds the fabric with directed-route SMPs as a work queue (no level
+ * barriers): NodeInfo once per link, PortInfo for every port, SwitchInfo, NodeDescription;
+ * NodeInfo goes through a port only after its PortInfo shows LinkUp; no transit through CAs. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <infiniband/mad.h>
+#include "base/log.h"
+#include "fabric/discovery.h"
+#include "mad/smp.h"
+
+enum probe_kind { K_NODEINFO, K_PORTINFO, K_SWITCHINFO, K_NODEDESC };
+
+#define LOCAL_NODE UINT32_MAX /* cookie id of the first NodeInfo: our own node */
+
+struct disc {
+	struct transport *t;
+	struct model_builder *b;
+	const struct fabric *prev;
+	int reread_desc;
+	struct discovery_stats st;
+};
+
+/* cookie: (kind, parent node index or LOCAL_NODE, port) */
+static uint64_t mk_cookie(uint32_t node, uint8_t port, enum probe_kind k)
+{
+	return smp_cookie(k, node, port);
+}
+
+static void on_reply(struct transport *t, const struct smp_req *r, int status,
+		     const uint8_t *data, void *ctx);
+
+/* A Get to node n (NULL: our own node), or out of its port extra_port (>= 0). */
+static void send_dr(struct disc *d, const struct model_node_in *n, int extra_port, uint16_t attr,
+		    uint32_t mod, uint64_t cookie)
+{
+	struct smp_req r;
+	smp_req_init(&r, IB_MAD_METHOD_GET, attr, mod, on_reply, d, cookie);
+	if (n)
+		smp_req_route_dr(&r, n->dr_hops, n->dr_path);
+	if (extra_port >= 0 && smp_req_route_append(&r, (uint8_t)extra_port) < 0)
+		return;
+	transport_submit(d->t, &r);
+}
+
+static void probe_port(struct disc *d, uint32_t idx, uint8_t port)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	if (n->dr_hops >= SMP_DR_HOPS_MAX || n->ports[port].peer_node_guid)
+		return;
+	d->st.nodeinfo_sent++;
+	send_dr(d, n, port, IB_ATTR_NODE_INFO, 0, mk_cookie(idx, port, K_NODEINFO));
+}
+
+/* NodeDescription: from the last generation when it knew the node, else read. */
+static void node_description(struct disc *d, struct model_node_in *n, uint32_t idx)
+{
+	uint32_t old = d->prev && !d->reread_desc ? fabric_node_by_guid(d->prev, n->guid) : IBSM_NONE;
+	/* n->desc holds the GUID placeholder: a description that was never read is read now */
+	if (old != IBSM_NONE && strcmp(d->prev->nodes[old].desc, n->desc)) {
+		g_strlcpy(n->desc, d->prev->nodes[old].desc, sizeof(n->desc));
+		return;
+	}
+	d->st.desc_read++;
+	send_dr(d, n, -1, IB_ATTR_NODE_DESC, 0, mk_cookie(idx, 0, K_NODEDESC));
+}
+
+static void got_nodeinfo(struct disc *d, uint32_t parent, uint8_t via_port, const uint8_t *data)
+{
+	uint64_t guid = mad_get_field64((void *)data, 0, IB_NODE_GUID_F);
+	uint8_t type = (uint8_t)mad_get_field((void *)data, 0, IB_NODE_TYPE_F);
+	uint8_t nports = (uint8_t)mad_get_field((void *)data, 0, IB_NODE_NPORTS_F);
+	uint8_t local_port = (uint8_t)mad_get_field((void *)data, 0, IB_NODE_LOCAL_PORT_F);
+	int idx = model_find_node(d->b, guid);
+	int is_local = parent == LOCAL_NODE;
+	if (idx >= 0) {
+		/* a new link to a node we know: record it; a CA reached through another of its
+		 * ports still needs that port's PortInfo */
+		struct model_node_in *known = model_node(d->b, (uint32_t)idx);
+		if (!is_local)
+			model_link(d->b, parent, via_port, (uint32_t)idx, local_port);
+		d->st.dup_links++;
+		if (known->type != IBSM_SWITCH && local_port >= 1 && local_port <= known->nports &&
+		    !(known->ports[local_port].flags & IBSM_PORT_PRESENT)) {
+			known->ports[local_port].guid = mad_get_field64((void *)data, 0, IB_NODE_PORT_GUID_F);
+			known->ports[local_port].flags |= IBSM_PORT_PRESENT;
+			/* through the link we just used: a CA answers for the port an SMP enters */
+			send_dr(d, model_node(d->b, parent), via_port, IB_ATTR_PORT_INFO, local_port,
+				mk_cookie((uint32_t)idx, local_port, K_PORTINFO));
+		}
+		return;
+	}
+	if (type < IBSM_CA || type > IBSM_ROUTER) {
+		LOG_E("DSC-0002", "node 0x%016" PRIx64 " reports unknown type %u: ignored", guid, type);
+		return;
+	}
+	idx = model_add_node(d->b, guid, type, nports);
+	struct model_node_in *n = model_node(d->b, (uint32_t)idx);
+	n->sysimg_guid = mad_get_field64((void *)data, 0, IB_NODE_SYSTEM_GUID_F);
+	n->partition_cap = (uint16_t)mad_get_field((void *)data, 0, IB_NODE_PARTITION_CAP_F);
+	n->device_id = (uint16_t)mad_get_field((void *)data, 0, IB_NODE_DEVID_F);
+	n->vendor_id = mad_get_field((void *)data, 0, IB_NODE_VENDORID_F);
+	n->revision = mad_get_field((void *)data, 0, IB_NODE_REVISION_F);
+	n->local_port = local_port;
+	uint64_t port_guid = mad_get_field64((void *)data, 0, IB_NODE_PORT_GUID_F);
+	if (type == IBSM_SWITCH) {
+		n->ports[0].guid = port_guid;
+		n->ports[0].flags |= IBSM_PORT_PRESENT;
+		for (uint32_t p = 1; p <= nports; p++)
+			n->ports[p].guid = guid;
+	} else if (local_port <= nports) {
+		n->ports[local_port].guid = port_guid;
+		n->ports[local_port].flags |= IBSM_PORT_PRESENT;
+	}
+	if (is_local) {
+		n->dr_hops = 0;
+		if (local_port <= nports)
+			n->ports[local_port].flags |= IBSM_PORT_SM;
+	} else {
+		struct model_node_in *pn = model_node(d->b, parent);
+		memcpy(n->dr_path, pn->dr_path, sizeof(n->dr_path));
+		n->dr_hops = pn->dr_hops + 1;
+		n->dr_path[n->dr_hops] = via_port;
+		model_link(d->b, parent, via_port, (uint32_t)idx, local_port);
+	}
+	g_snprintf(n->desc, sizeof(n->desc), "0x%016" PRIx64, guid);
+	node_description(d, n, (uint32_t)idx);
+	if (type == IBSM_SWITCH) {
+		send_dr(d, n, -1, IB_ATTR_SWITCH_INFO, 0, mk_cookie((uint32_t)idx, 0, K_SWITCHINFO));
+		for (uint32_t p = 0; p <= nports; p++)
+			send_dr(d, n, -1, IB_ATTR_PORT_INFO, p, mk_cookie((uint32_t)idx, (uint8_t)p, K_PORTINFO));
+	} else {
+		send_dr(d, n, -1, IB_ATTR_PORT_INFO, local_port,
+			mk_cookie((uint32_t)idx, local_port, K_PORTINFO));
+	}
+}
+
+static void got_portinfo(struct disc *d, uint32_t idx, uint8_t port, const uint8_t *data)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	if (!n || port > n->nports)
+		return;
+	struct model_port_in *p = &n->ports[port];
+	void *pi = (void *)data;
+	memcpy(p->portinfo, data, SMP_DATA_SIZE);
+	p->have_portinfo = 1;
+	p->flags |= IBSM_PORT_PRESENT;
+	p->state = (uint8_t)mad_get_field(pi, 0, IB_PORT_STATE_F);
+	p->phys_state = (uint8_t)mad_get_field(pi, 0, IB_PORT_PHYS_STATE_F);
+	p->width = (uint8_t)mad_get_field(pi, 0, IB_PORT_LINK_WIDTH_ACTIVE_F);
+	p->speed = (uint8_t)mad_get_field(pi, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
+	p->mtu_cap = (uint8_t)mad_get_field(pi, 0, IB_PORT_MTU_CAP_F);
+	p->vl_cap = (uint8_t)mad_get_field(pi, 0, IB_PORT_VL_CAP_F);
+	p->oper_vls = (uint8_t)mad_get_field(pi, 0, IB_PORT_OPER_VLS_F);
+	uint32_t capmask = mad_get_field(pi, 0, IB_PORT_CAPMASK_F);
+	if (capmask & IB_CAP_IS_SM)
+		p->flags |= IBSM_PORT_ISSM;
+	if (n->type != IBSM_SWITCH || port == 0) {
+		p->lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_LID_F);
+		p->lmc = (uint8_t)mad_get_field(pi, 0, IB_PORT_LMC_F);
+	}
+	if (p->phys_state == IB_PHYS_LINKUP && port != 0)
+		p->flags |= IBSM_PORT_LINKUP;
+	if (n->type == IBSM_SWITCH && port == 0)
+		p->flags |= IBSM_PORT_LINKUP;
+	/* Explore: through every LinkUp switch port, and out of our own CA port. */
+	if (p->phys_state != IB_PHYS_LINKUP || port == 0)
+		return;
+	if (n->type == IBSM_SWITCH)
+		probe_port(d, idx, port);
+	else if (n->dr_hops == 0 && (p->flags & IBSM_PORT_SM))
+		probe_port(d, idx, port);
+}
+
+static void got_switchinfo(struct disc *d, uint32_t idx, const uint8_t *data)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	void *si = (void *)data;
+	memcpy(n->switchinfo, data, SMP_DATA_SIZE);
+	n->have_switchinfo = 1;
+	n->lft_cap = (uint16_t)mad_get_field(si, 0, IB_SW_LINEAR_FDB_CAP_F);
+	n->lft_top = (uint16_t)mad_get_field(si, 0, IB_SW_LINEAR_FDB_TOP_F);
+	n->mft_cap = (uint16_t)mad_get_field(si, 0, IB_SW_MCAST_FDB_CAP_F);
+	n->pkey_enf_cap = (uint16_t)mad_get_field(si, 0, IB_SW_PARTITION_ENFORCE_CAP_F);
+	n->enhanced_sp0 = (uint8_t)mad_get_field(si, 0, IB_SW_ENHANCED_PORT0_F);
+	if (n->enhanced_sp0)
+		n->ports[0].flags |= IBSM_PORT_ESP0;
+}
+
+static void got_nodedesc(struct disc *d, uint32_t idx, const uint8_t *data)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	char desc[SMP_DATA_SIZE + 1];
+	memcpy(desc, data, SMP_DATA_SIZE);
+	desc[SMP_DATA_SIZE] = 0;
+	for (char *c = desc; *c; c++)
+		if ((unsigned char)*c < 0x20)
+			*c = ' ';
+	g_strchomp(desc);
+	if (desc[0])
+		g_strlcpy(n->desc, desc, sizeof(n->desc));
+}
+
+static void on_reply(struct transport *t, const struct smp_req *r, int status,
+		     const uint8_t *data, void *ctx)
+{
+	(void)t;
+	struct disc *d = ctx;
+	uint32_t node = smp_cookie_id(r->cookie);
+	uint8_t port = (uint8_t)smp_cookie_sub(r->cookie);
+	enum probe_kind k = (enum probe_kind)smp_cookie_kind(r->cookie);
+	if (status != 0) {
+		char why[64];
+		smp_status_text(status, why, sizeof(why));
+		d->st.failures++;
+		LOG_E("DSC-0001", "discovery SMP attr 0x%02x mod %u over %u hops failed: %s",
+		      r->attr, r->mod, r->hops, why);
+		return;
+	}
+	switch (k) {
+	case K_NODEINFO: got_nodeinfo(d, node, port, data); break;
+	case K_PORTINFO: got_portinfo(d, node, port, data); break;
+	case K_SWITCHINFO: got_switchinfo(d, node, data); break;
+	case K_NODEDESC: got_nodedesc(d, node, data); break;
+	}
+}
+
+struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t generation,
+			       const struct fabric *prev, int reread_desc, struct discovery_stats *st,
+			       GError **err)
+{
+	struct disc d = { .t = t, .b = model_builder_new(), .prev = prev, .reread_desc = reread_desc };
+	send_dr(&d, NULL, -1, IB_ATTR_NODE_INFO, 0, mk_cookie(LOCAL_NODE, 0, K_NODEINFO));
+	d.st.nodeinfo_sent = 1;
+	transport_drain(t, stop);
+	d.st.nodes = model_count(d.b);
+	if (st)
+		*st = d.st;
+	if (stop && *stop) {
+		model_builder_free(d.b);
+		g_set_error(err, MODEL_ERROR, EINTR, "discovery interrupted");
+		return NULL;
+	}
+	if (model_count(d.b) == 0) {
+		model_builder_free(d.b);
+		g_set_error(err, MODEL_ERROR, EIO, "discovery failed: the local port does not answer NodeInfo");
+		return NULL;
+	}
+	LOG_V("DSC-0003", "discovery: %u nodes, %u NodeInfo sent, %u links seen twice, %u NodeDescription "
+	      "read, %u failures", d.st.nodes, d.st.nodeinfo_sent, d.st.dup_links, d.st.desc_read,
+	      d.st.failures);
+	struct fabric *f = model_freeze(d.b, generation, err);
+	model_builder_free(d.b);
+	return f;
+}

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* transport.c - the SM's only MAD I/O path: a bounded window of preallocated slots, TIDs of
+ * generation << 8 | slot matched on the low 32 bits, a watchdog with retries and back-off
+ * (ibsim answers an undeliverable SMP at once with status 110), unsolicited MADs dispatched. */
+#include <errno.h>
+#include <glib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+#include "base/log.h"
+#include "mad/transport.h"
+
+#define SLOT_BITS 8
+#define MAX_WINDOW 255
+#define BACKOFF_BASE_US 2000
+
+struct slot {
+	struct smp_req req;
+	uint32_t gen;          /* 24 bits */
+	uint8_t busy, attempts, waiting_resend;
+	int64_t deadline_us, resend_at_us;
+	uint8_t *umad;
+};
+
+struct transport {
+	struct transport_io io;
+	struct transport_cfg cfg;
+	struct slot *slots;
+	uint32_t *free_stack, n_free, n_busy;
+	/* FIFO of queued requests: a growable ring */
+	struct smp_req *ring;
+	uint32_t ring_cap, ring_head, ring_len;
+	uint8_t *rxbuf;
+	int umad_len;
+	unsolicited_fn unsolicited;
+	void *unsolicited_ctx;
+	void (*tick)(void *ctx);
+	void *tick_ctx;
+	int64_t last_tick_us;
+	struct transport_stats stats;
+};
+
+int transport_umad_len(void)
+{
+	return (int)umad_size() + MAD_SIZE;
+}
+
+struct transport *transport_new(const struct transport_io *io, const struct transport_cfg *cfg)
+{
+	struct transport *t = g_new0(struct transport, 1);
+	t->io = *io;
+	t->cfg = *cfg;
+	if (t->cfg.window < 1)
+		t->cfg.window = 1;
+	if (t->cfg.window > MAX_WINDOW)
+		t->cfg.window = MAX_WINDOW;
+	if (t->cfg.timeout_ms < 1)
+		t->cfg.timeout_ms = 1;
+	if (t->cfg.retries < 0)
+		t->cfg.retries = 0;
+	t->umad_len = transport_umad_len();
+	t->slots = g_new0(struct slot, t->cfg.window);
+	t->free_stack = g_new(uint32_t, t->cfg.window);
+	for (int i = t->cfg.window - 1; i >= 0; i--) {
+		t->slots[i].umad = g_malloc0(t->umad_len);
+		t->slots[i].gen = (uint32_t)g_random_int_range(1, 1 << 16);
+		t->free_stack[t->n_free++] = (uint32_t)i;
+	}
+	t->ring_cap = 1024;
+	t->ring = g_new(struct smp_req, t->ring_cap);
+	t->rxbuf = g_malloc0(t->umad_len);
+	return t;
+}
+
+void transport_free(struct transport *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < t->cfg.window; i++)
+		g_free(t->slots[i].umad);
+	g_free(t->slots);
+	g_free(t->free_stack);
+	g_free(t->ring);
+	g_free(t->rxbuf);
+	g_free(t);
+}
+
+void transport_set_unsolicited(struct transport *t, unsolicited_fn fn, void *ctx)
+{
+	t->unsolicited = fn;
+	t->unsolicited_ctx = ctx;
+}
+
+void transport_set_tick(struct transport *t, void (*fn)(void *ctx), void *ctx)
+{
+	t->tick = fn;
+	t->tick_ctx = ctx;
+}
+
+void transport_submit(struct transport *t, const struct smp_req *r)
+{
+	if (t->ring_len == t->ring_cap) {
+		/* grow and unwrap */
+		struct smp_req *n = g_new(struct smp_req, (size_t)t->ring_cap * 2);
+		for (uint32_t i = 0; i < t->ring_len; i++)
+			n[i] = t->ring[(t->ring_head + i) % t->ring_cap];
+		g_free(t->ring);
+		t->ring = n;
+		t->ring_head = 0;
+		t->ring_cap *= 2;
+	}
+	t->ring[(t->ring_head + t->ring_len) % t->ring_cap] = *r;
+	t->ring_len++;
+}
+
+uint32_t transport_outstanding(const struct transport *t)
+{
+	return t->ring_len + t->n_busy;
+}
+
+const struct transport_stats *transport_stats(const struct transport *t)
+{
+	return &t->stats;
+}
+
+static uint32_t slot_tid(const struct transport *t, const struct slot *s)
+{
+	return (s->gen << SLOT_BITS) | (uint32_t)(s - t->slots);
+}
+
+/* Encodes the slot's request into its umad buffer and hands it to the I/O. */
+static void slot_send(struct transport *t, struct slot *s)
+{
+	const struct smp_req *r = &s->req;
+	ib_rpc_t rpc;
+	ib_portid_t pid;
+	memset(&rpc, 0, sizeof(rpc));
+	memset(&pid, 0, sizeof(pid));
+	memset(s->umad, 0, t->umad_len);
+	s->gen = (s->gen + 1) & 0xFFFFFF;
+	if (!s->gen)
+		s->gen = 1;
+	rpc.mgtclass = r->dr ? IB_SMI_DIRECT_CLASS : IB_SMI_CLASS;
+	rpc.method = r->method;
+	rpc.attr.id = r->attr;
+	rpc.attr.mod = r->mod;
+	rpc.timeout = (unsigned)t->cfg.timeout_ms;
+	rpc.datasz = IB_SMP_DATA_SIZE;
+	rpc.dataoffs = IB_SMP_DATA_OFFS;
+	rpc.mkey = r->mkey;
+	rpc.trid = slot_tid(t, s);
+	if (r->dr) {
+		pid.drpath.cnt = r->hops;
+		memcpy(pid.drpath.p, r->path, sizeof(pid.drpath.p));
+		pid.drpath.p[0] = 0;
+		pid.drpath.drslid = 0xffff;
+		pid.drpath.drdlid = 0xffff;
+	} else {
+		pid.lid = r->dlid;
+	}
+	uint8_t data[IB_SMP_DATA_SIZE];
+	memcpy(data, r->data, sizeof(data));
+	if (mad_build_pkt(s->umad, &rpc, &pid, NULL, data) < 0) { /* a Get carries data too (SMInfo: SM_Key) */
+		LOG_E("MAD-0001", "cannot encode SMP attr 0x%x", r->attr);
+	}
+	int64_t now = g_get_monotonic_time();
+	s->deadline_us = now + (int64_t)t->cfg.timeout_ms * 1000;
+	s->waiting_resend = 0;
+	s->attempts++;
+	t->stats.sent++;
+	t->stats.by_attr[r->method == IB_MAD_METHOD_SET][r->attr & 63]++;
+	int rc = t->io.send(t->io.ctx, rpc.mgtclass, s->umad, t->umad_len, t->cfg.timeout_ms);
+	if (rc < 0)
+		LOG_V("MAD-0002", "umad send failed: %s", strerror(-rc));
+	/* a failed send is retried by the watchdog */
+}
+
+static void slot_release(struct transport *t, struct slot *s)
+{
+	s->busy = 0;
+	s->waiting_resend = 0;
+	t->n_busy--;
+	t->free_stack[t->n_free++] = (uint32_t)(s - t->slots);
+}
+
+static void slot_complete(struct transport *t, struct slot *s, int status, const uint8_t *data)
+{
+	if (status < 0)
+		t->stats.failed++;
+	if (s->req.done)
+		s->req.done(t, &s->req, status, data, s->req.ctx);
+	slot_release(t, s);
+}
+
+/* An attempt failed (timeout or transport status): retry with back-off, or give up. */
+static void slot_retry(struct transport *t, struct slot *s, int backoff)
+{
+	if (s->attempts > (uint8_t)t->cfg.retries) {
+		t->stats.timeouts++;
+		slot_complete(t, s, -ETIMEDOUT, NULL);
+		return;
+	}
+	t->stats.retries++;
+	if (backoff) {
+		t->stats.backoffs++;
+		s->gen = (s->gen + 1) & 0xFFFFFF; /* a late answer to this attempt is stale */
+		s->waiting_resend = 1;
+		s->resend_at_us = g_get_monotonic_time() + ((int64_t)BACKOFF_BASE_US << (s->attempts - 1));
+	} else {
+		slot_send(t, s);
+	}
+}
+
+static void fill_window(struct transport *t)
+{
+	while (t->n_free && t->ring_len) {
+		uint32_t idx = t->free_stack[--t->n_free];
+		struct slot *s = &t->slots[idx];
+		s->req = t->ring[t->ring_head];
+		t->ring_head = (t->ring_head + 1) % t->ring_cap;
+		t->ring_len--;
+		s->busy = 1;
+		s->attempts = 0;
+		t->n_busy++;
+		slot_send(t, s);
+	}
+}
+
+static void handle_rx(struct transport *t, uint8_t *umad, int len)
+{
+	uint8_t *mad = umad_get_mad(umad);
+	uint8_t method = mad[3];
+	uint8_t mclass = mad[1];
+	t->stats.received++;
+	int ustatus = umad_status(umad);
+	int ours = (mclass == IB_SMI_DIRECT_CLASS || mclass == IB_SMI_CLASS) &&
+		   ((method & IB_MAD_RESPONSE) || ustatus);
+	if (!ours) {
+		if (t->unsolicited)
+			t->unsolicited(t, umad, len, t->unsolicited_ctx);
+		return;
+	}
+	uint32_t tid = (uint32_t)(mad_get_field64(mad, 0, IB_MAD_TRID_F) & 0xffffffffu);
+	uint32_t idx = tid & ((1u << SLOT_BITS) - 1);
+	struct slot *s = idx < (uint32_t)t->cfg.window ? &t->slots[idx] : NULL;
+	uint16_t attr = (uint16_t)mad_get_field(mad, 0, IB_MAD_ATTRID_F);
+	if (!s || !s->busy || s->waiting_resend || (tid >> SLOT_BITS) != s->gen ||
+	    attr != s->req.attr) {
+		t->stats.dropped_stale++;
+		return;
+	}
+	if (ustatus) { /* the request came back undelivered (ibsim: at once, status 110) */
+		slot_retry(t, s, 1);
+		return;
+	}
+	int status = ((mad[4] << 8) | mad[5]) & 0x7fff;
+	slot_complete(t, s, status, mad + IB_SMP_DATA_OFFS);
+}
+
+static int64_t next_event_us(struct transport *t)
+{
+	int64_t next = INT64_MAX;
+	for (int i = 0; i < t->cfg.window; i++) {
+		struct slot *s = &t->slots[i];
+		if (!s->busy)
+			continue;
+		int64_t when = s->waiting_resend ? s->resend_at_us : s->deadline_us;
+		if (when < next)
+			next = when;
+	}
+	return next;
+}
+
+static void run_timers(struct transport *t)
+{
+	int64_t now = g_get_monotonic_time();
+	for (int i = 0; i < t->cfg.window; i++) {
+		struct slot *s = &t->slots[i];
+		if (!s->busy)
+			continue;
+		if (s->waiting_resend) {
+			if (s->resend_at_us <= now)
+				slot_send(t, s);
+		} else if (s->deadline_us <= now) {
+			slot_retry(t, s, 0);
+		}
+	}
+}
+
+/* One step: send what fits, wait up to max_wait_ms, read all that arrived, fire timers. */
+static void step(struct transport *t, int max_wait_ms)
+{
+	fill_window(t);
+	int wait_ms = max_wait_ms;
+	if (t->n_busy) {
+		int64_t next = next_event_us(t) - g_get_monotonic_time();
+		int ms = next <= 0 ? 0 : (int)((next + 999) / 1000);
+		if (ms < wait_ms)
+			wait_ms = ms;
+	}
+	if (t->io.wait(t->io.ctx, wait_ms) > 0) {
+		int len = t->umad_len;
+		int budget = 4096;
+		while (budget-- > 0 && t->io.recv(t->io.ctx, t->rxbuf, &len, 0) == 0) {
+			handle_rx(t, t->rxbuf, len);
+			len = t->umad_len;
+			fill_window(t);
+		}
+	}
+	run_timers(t);
+	if (t->tick) {
+		int64_t now = g_get_monotonic_time();
+		if (now - t->last_tick_us >= 50000) {
+			t->last_tick_us = now;
+			t->tick(t->tick_ctx);
+		}
+	}
+}
+
+void transport_drain(struct transport *t, volatile int *stop)
+{
+	while ((t->ring_len || t->n_busy) && !(stop && *stop))
+		step(t, 100);
+}
+
+void transport_poll(struct transport *t, int timeout_ms, int return_when_idle)
+{
+	int64_t end = g_get_monotonic_time() + (int64_t)timeout_ms * 1000;
+	for (;;) {
+		int64_t left = (end - g_get_monotonic_time()) / 1000;
+		if (left <= 0)
+			break;
+		step(t, left > 100 ? 100 : (int)left);
+		if (return_when_idle && !t->ring_len && !t->n_busy)
+			break;
+	}
+}
+
+int transport_send_raw(struct transport *t, int mgmt_class, void *umad, int len)
+{
+	t->stats.sent++;
+	return t->io.send(t->io.ctx, mgmt_class, umad, len, t->cfg.timeout_ms);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* transport.h - asynchronous SMP transport: a preallocated window of slots over one umad fd,
+ * TIDs matched on their low 32 bits, our own watchdog and retries with back-off, DR and
+ * LID-routed SMPs, and unsolicited MADs (traps, SMInfo, SA requests) handed to a callback. */
+#ifndef IBSM_MAD_TRANSPORT_H
+#define IBSM_MAD_TRANSPORT_H
+
+#include <stdint.h>
+#include "mad/ib.h"
+
+struct transport;
+struct smp_req;
+
+/* status: 0 = success; > 0 = MAD status field (e.g. 0x1C); < 0 = -errno (-ETIMEDOUT after
+ * all retries). data: the 64-byte SMP data of the response (NULL on failure). */
+typedef void (*smp_done_fn)(struct transport *t, const struct smp_req *r, int status,
+			    const uint8_t *data, void *ctx);
+
+struct smp_req {
+	uint8_t method;        /* IB_MAD_METHOD_GET / _SET */
+	uint8_t dr;            /* directed route (else LID routed to dlid) */
+	uint8_t hops;          /* DR: path[1..hops] */
+	uint8_t path[SMP_DR_PATH_MAX];
+	uint16_t dlid;
+	uint16_t attr;
+	uint32_t mod;
+	uint64_t mkey;
+	uint8_t data[SMP_DATA_SIZE]; /* payload of a Set */
+	smp_done_fn done;
+	void *ctx;
+	uint64_t cookie;       /* caller's, e.g. node/port ids */
+};
+
+/* The I/O underneath: the real umad device or a test fake. */
+struct transport_io {
+	void *ctx;
+	/* Send one MAD of class mgmt_class (umad buffer of umad_size() + MAD_SIZE). */
+	int (*send)(void *ctx, int mgmt_class, void *umad, int len, int timeout_ms);
+	/* Receive one MAD; timeout_ms 0 = do not wait. Returns 0, -EAGAIN/-ETIMEDOUT when none. */
+	int (*recv)(void *ctx, void *umad, int *len, int timeout_ms);
+	/* Wait for readability up to timeout_ms (< 0 forever); > 0 when readable. */
+	int (*wait)(void *ctx, int timeout_ms);
+};
+
+/* Unsolicited MAD (not a response to one of ours): the umad buffer and its length. */
+typedef void (*unsolicited_fn)(struct transport *t, void *umad, int len, void *ctx);
+
+struct transport_stats {
+	uint64_t sent, received, retries, timeouts, failed, dropped_stale, backoffs;
+	uint64_t by_attr[2][64]; /* [0]=Get [1]=Set, attr & 63 */
+};
+
+struct transport_cfg {
+	int window;       /* SMPs in flight (1..255) */
+	int timeout_ms;   /* per attempt */
+	int retries;      /* extra attempts after the first */
+};
+
+struct transport *transport_new(const struct transport_io *io, const struct transport_cfg *cfg);
+void transport_free(struct transport *t);
+void transport_set_unsolicited(struct transport *t, unsolicited_fn fn, void *ctx);
+/* Called from every I/O step (at most every ~50 ms): lets the event loop dispatch its signal
+ * and timer sources during a long drain. The hook must not submit or drain. */
+void transport_set_tick(struct transport *t, void (*fn)(void *ctx), void *ctx);
+/* Queues a request (copied). Never blocks. */
+void transport_submit(struct transport *t, const struct smp_req *r);
+/* Runs I/O until nothing is queued or in flight (or *stop becomes non-zero). */
+void transport_drain(struct transport *t, volatile int *stop);
+/* Runs I/O for up to timeout_ms (serving unsolicited MADs); returns early once idle and
+ * return_when_idle is set. */
+void transport_poll(struct transport *t, int timeout_ms, int return_when_idle);
+uint32_t transport_outstanding(const struct transport *t);
+const struct transport_stats *transport_stats(const struct transport *t);
+/* Sends a response MAD built by the caller (umad buffer with address already set). */
+int transport_send_raw(struct transport *t, int mgmt_class, void *umad, int len);
+int transport_umad_len(void);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* lft.h - linear forwarding tables: SwitchInfo (LinearFDBTop before any block, LifeTimeValue,
+ * PortStateChange cleared), and only the 64-entry LFT blocks that differ from what the switch
+ * holds. What a switch holds is remembered across sweeps (our own writes and reads); it is
+ * read only at first contact with a switch that has tables, and forgotten when the switch
+ * comes back reset. */
+#ifndef IBSM_PROGRAM_LFT_H
+#define IBSM_PROGRAM_LFT_H
+
+#include <stdint.h>
+#include "program/pass.h"
+
+struct lft_memory;
+
+struct lft_memory *lft_memory_new(void);
+void lft_memory_free(struct lft_memory *m);
+/* Blocks needed for a table of stride entries. */
+uint32_t lft_nblocks(uint32_t stride);
+/* SwitchInfo Set of switch sw when LinearFDBTop, LifeTimeValue or PortStateChange need it. */
+void lft_switchinfo(struct pass *g, uint32_t sw);
+/* (Both below use g->lft_mem.) Prepares what switch sw holds in nblocks blocks: known from memory, empty (no LID or no
+ * LinearFDBTop: a new or reset switch), or read now. Returns the number of blocks read. */
+uint32_t lft_prepare(struct pass *g, uint32_t sw, uint32_t nblocks);
+/* Queues a Set for every block of every switch that differs from what it holds, block-major
+ * across switches. Returns the number queued. */
+uint32_t lft_write_changed(struct pass *g, uint32_t nblocks);
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* pass.h - one programming pass over a generation, shared by the writers of this folder
+ * (PortInfo, SwitchInfo and LFT, P_Key): where SMPs go, what the ports' states are as the
+ * replies come back, and what failed. */
+#ifndef IBSM_PROGRAM_PASS_H
+#define IBSM_PROGRAM_PASS_H
+
+#include <stdint.h>
+#include "config/options.h"
+#include "fabric/model.h"
+#include "mad/transport.h"
+
+struct lft_memory;
+struct pkey_memory;
+
+struct pass {
+	struct transport *t;
+	struct lft_memory *lft_mem;   /* what switches hold, kept across sweeps (program/lft.h) */
+	struct pkey_memory *pkey_mem; /* what P_Key tables hold, likewise (program/pkey.h) */
+	volatile int *stop;
+	struct fabric *f;
+	const struct sm_options *o;
+	uint8_t *state;       /* [n_ports] port state as of the last reply */
+	const uint8_t *lft;   /* the final tables [n_switches * stride] */
+	uint32_t stride;
+	int first_master;     /* first sweep as master: ClientReregister */
+	int enforce_pkeys;    /* a partition policy is in force: enforcement bits on */
+	uint32_t sets;        /* Sets sent */
+	uint32_t failed;      /* SMPs that failed (incl. refused state changes) */
+	uint32_t failures;    /* SMPs that failed for good, leaving the fabric not as wanted */
+};
+
+#endif

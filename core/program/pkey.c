@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* pkey.c - P_Key table programming (DESIGN.md step 6): expands the partition policy in force
+ * into one table per end port, gives the switch port facing a CA port the same table, knows
+ * what every port holds (from its own writes across sweeps, else by reading it), lays the keys
+ * out by the index rules and writes only the 32-entry blocks that differ. The GetResp of each
+ * Set is the read-back; a mismatch is logged once and remembered, so a fabric that does not
+ * store some bit is not rewritten every sweep. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <infiniband/mad.h>
+#include "base/log.h"
+#include "fabric/dr.h"
+#include "program/pkey.h"
+
+/* ---- pure layout ------------------------------------------------------------------------ */
+
+static int valid_key(uint16_t k)
+{
+	return (k & 0x7fff) != 0;
+}
+
+uint32_t pkey_layout(const uint16_t *cur, uint32_t cap, const struct port_pkeys *want,
+		     uint16_t *out)
+{
+	if (cap > PKEY_MAX_ENTRIES)
+		cap = PKEY_MAX_ENTRIES;
+	memset(out, 0, sizeof(*out) * cap);
+	uint32_t n = want ? want->n : 0;
+	if (!n)
+		return 0;
+	/* wanted keys, duplicates and invalid keys removed, in policy order */
+	uint16_t *keys = g_new(uint16_t, n);
+	uint8_t *placed = g_new0(uint8_t, n);
+	uint32_t nk = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint16_t k = want->keys[i];
+		int dup = !valid_key(k);
+		for (uint32_t j = 0; j < nk && !dup; j++)
+			dup = keys[j] == k;
+		if (!dup)
+			keys[nk++] = k;
+	}
+	if (!cap) {
+		g_free(keys);
+		g_free(placed);
+		return nk;
+	}
+	/* index 0: the indx0 key, else the default key (full member first) */
+	int pin = -1;
+	for (uint32_t j = 0; j < nk && pin < 0; j++)
+		if (want->indx0_key && keys[j] == want->indx0_key)
+			pin = (int)j;
+	if (pin < 0) { /* no indx0 key (or this port does not hold it): the default key */
+		for (uint32_t j = 0; j < nk && pin < 0; j++)
+			if (keys[j] == (PART_DEFAULT_PKEY | PART_FULL_BIT))
+				pin = (int)j;
+		for (uint32_t j = 0; j < nk && pin < 0; j++)
+			if (keys[j] == PART_DEFAULT_PKEY)
+				pin = (int)j;
+	}
+	uint32_t from = 0;
+	if (pin >= 0) {
+		out[0] = keys[pin];
+		placed[pin] = 1;
+		from = 1;
+	}
+	/* keys keep the index they have: exact value first, then the same key with the other
+	 * membership (a membership change does not move a key) */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t j = 0; j < nk; j++) {
+			if (placed[j])
+				continue;
+			for (uint32_t i = from; i < cap; i++) {
+				if (out[i] || !valid_key(cur[i]))
+					continue;
+				if (pass == 0 ? cur[i] == keys[j] : (cur[i] & 0x7fff) == (keys[j] & 0x7fff)) {
+					/* in pass 1, an index whose exact key is still wanted is not taken */
+					int wanted_exact = 0;
+					for (uint32_t m = 0; pass == 1 && m < nk && !wanted_exact; m++)
+						wanted_exact = !placed[m] && keys[m] == cur[i];
+					if (wanted_exact)
+						continue;
+					out[i] = keys[j];
+					placed[j] = 1;
+					break;
+				}
+			}
+		}
+	/* new keys: lowest free index */
+	uint32_t dropped = 0, next = from;
+	for (uint32_t j = 0; j < nk; j++) {
+		if (placed[j])
+			continue;
+		while (next < cap && out[next])
+			next++;
+		if (next >= cap) {
+			dropped++;
+			continue;
+		}
+		out[next] = keys[j];
+		placed[j] = 1;
+	}
+	g_free(keys);
+	g_free(placed);
+	return dropped;
+}
+
+uint32_t pkey_diff_blocks(const uint16_t *held, const uint16_t *want, uint32_t cap,
+			  uint8_t *changed)
+{
+	uint32_t nb = (cap + PKEY_BLOCK_SIZE - 1) / PKEY_BLOCK_SIZE, n = 0;
+	for (uint32_t b = 0; b < nb; b++) {
+		uint32_t len = MIN(PKEY_BLOCK_SIZE, cap - b * PKEY_BLOCK_SIZE);
+		changed[b] = memcmp(held + b * PKEY_BLOCK_SIZE, want + b * PKEY_BLOCK_SIZE,
+				    len * sizeof(uint16_t)) != 0;
+		n += changed[b];
+	}
+	return n;
+}
+
+GArray *pkey_targets(const struct fabric *f)
+{
+	GArray *t = g_array_new(FALSE, FALSE, sizeof(struct pkey_target));
+	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
+		if (!fabric_is_end_port(f, p) || !f->px[p].have_portinfo)
+			continue;
+		const struct ibsm_port *ep = &f->ports[p];
+		struct pkey_target e = { .port = p, .src = p,
+					 .cap = f->nx[ep->node].partition_cap };
+		if (e.cap)
+			g_array_append_val(t, e);
+		if (f->nodes[ep->node].type == IBSM_SWITCH || ep->peer == IBSM_NONE)
+			continue;
+		uint32_t q = ep->peer, sw = f->ports[q].node;
+		if (f->nodes[sw].type != IBSM_SWITCH || !f->px[q].have_portinfo)
+			continue;
+		struct pkey_target s = { .port = q, .src = p, .cap = f->nx[sw].pkey_enf_cap };
+		if (s.cap)
+			g_array_append_val(t, s);
+	}
+	return t;
+}
+
+uint32_t pkey_attr_mod(const struct fabric *f, uint32_t port, uint32_t block)
+{
+	const struct ibsm_port *p = &f->ports[port];
+	if (f->nodes[p->node].type == IBSM_SWITCH && p->num)
+		return ((uint32_t)p->num << 16) | (block & 0xffff);
+	return block & 0xffff;
+}
+
+/* ---- what each table holds, across sweeps ------------------------------------------------ */
+
+struct held_key {
+	uint64_t guid;             /* node GUID */
+	uint8_t port;              /* port number */
+};
+
+struct pkey_held {
+	uint32_t cap;
+	uint32_t pass;             /* the programming pass that last confirmed it */
+	uint16_t *keys;            /* [cap] */
+};
+
+struct memo {                  /* a Set whose read-back differed, already logged */
+	uint16_t want[PKEY_BLOCK_SIZE], got[PKEY_BLOCK_SIZE];
+};
+
+struct pkey_memory {
+	GHashTable *held;          /* struct held_key -> struct pkey_held */
+	GHashTable *memo;          /* "guid/port/block" -> struct memo */
+	uint32_t pass;             /* passes so far */
+};
+
+static guint held_hash(gconstpointer k)
+{
+	const struct held_key *h = k;
+	return (guint)(h->guid ^ (h->guid >> 29) ^ ((uint64_t)h->port << 7));
+}
+
+static gboolean held_equal(gconstpointer a, gconstpointer b)
+{
+	const struct held_key *x = a, *y = b;
+	return x->guid == y->guid && x->port == y->port;
+}
+
+static void pkey_held_free(gpointer p)
+{
+	struct pkey_held *h = p;
+	g_free(h->keys);
+	g_free(h);
+}
+
+struct pkey_memory *pkey_memory_new(void)
+{
+	struct pkey_memory *m = g_new0(struct pkey_memory, 1);
+	m->held = g_hash_table_new_full(held_hash, held_equal, g_free, pkey_held_free);
+	m->memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	return m;
+}
+
+void pkey_memory_free(struct pkey_memory *m)
+{
+	if (!m)
+		return;
+	g_hash_table_destroy(m->held);
+	g_hash_table_destroy(m->memo);
+	g_free(m);
+}
+
+void pkey_memory_forget(struct pkey_memory *m)
+{
+	g_hash_table_remove_all(m->held);
+}
+
+/* ---- one pass ------------------------------------------------------------------------------ */
+
+struct pk_run {
+	struct pass *g;
+	struct pkey_target *tg;
+	uint32_t n;
+	uint16_t **held;           /* [n][cap] what it holds (read, remembered, or read back) */
+	uint8_t *ok;               /* [n] held is known and no SMP for it failed */
+	uint16_t **want;           /* [n][cap] */
+	uint32_t gets, sets, trusted;
+};
+
+enum { PK_GET = 0, PK_SET = 1 };
+
+static struct held_key target_key(const struct fabric *f, uint32_t port)
+{
+	const struct ibsm_port *p = &f->ports[port];
+	return (struct held_key){ .guid = f->nodes[p->node].guid, .port = p->num };
+}
+
+static void memo_key(const struct pk_run *r, uint32_t t, uint32_t block, char *buf, size_t len)
+{
+	struct held_key k = target_key(r->g->f, r->tg[t].port);
+	g_snprintf(buf, len, "%016" PRIx64 "/%u/%u", k.guid, k.port, block);
+}
+
+static void put_block(uint8_t *data, const uint16_t *keys, uint32_t len)
+{
+	memset(data, 0, PKEY_BLOCK_SIZE * 2);
+	for (uint32_t i = 0; i < len; i++) {
+		data[2 * i] = (uint8_t)(keys[i] >> 8);
+		data[2 * i + 1] = (uint8_t)keys[i];
+	}
+}
+
+static void get_block(const uint8_t *data, uint16_t *keys, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i++)
+		keys[i] = (uint16_t)(data[2 * i] << 8 | data[2 * i + 1]);
+}
+
+/* A Set read back differently: logged once per (want, got), remembered so it is not rewritten. */
+static void readback_mismatch(struct pk_run *r, uint32_t ti, uint32_t block, const uint16_t *sent,
+			      const uint16_t *got, uint32_t len)
+{
+	struct pkey_memory *mem = r->g->pkey_mem;
+	char key[64];
+	memo_key(r, ti, block, key, sizeof(key));
+	struct memo *m = g_hash_table_lookup(mem->memo, key);
+	if (m && !memcmp(m->want, sent, len * 2) && !memcmp(m->got, got, len * 2))
+		return; /* already logged */
+	m = g_new0(struct memo, 1);
+	memcpy(m->want, sent, len * sizeof(uint16_t));
+	memcpy(m->got, got, len * sizeof(uint16_t));
+	g_hash_table_replace(mem->memo, g_strdup(key), m);
+	uint32_t i = 0;
+	while (i < len && got[i] == sent[i])
+		i++;
+	const struct fabric *f = r->g->f;
+	const struct ibsm_port *p = &f->ports[r->tg[ti].port];
+	LOG_E("PKY-0005", "PKeyTable block %u of port %u of node 0x%016" PRIx64 " (%s) reads back "
+	      "differently (index %u: wrote 0x%04x, holds 0x%04x); not rewritten until the policy changes",
+	      block, p->num, f->nodes[p->node].guid, f->nodes[p->node].desc,
+	      block * PKEY_BLOCK_SIZE + i, sent[i], got[i]);
+}
+
+static void on_pk_done(struct transport *t, const struct smp_req *q, int status,
+		       const uint8_t *data, void *ctx)
+{
+	(void)t;
+	struct pk_run *r = ctx;
+	uint32_t ti = smp_cookie_id(q->cookie), block = smp_cookie_sub(q->cookie);
+	int kind = smp_cookie_kind(q->cookie);
+	const struct pkey_target *tg = &r->tg[ti];
+	const struct fabric *f = r->g->f;
+	const struct ibsm_port *p = &f->ports[tg->port];
+	if (status != 0 || !data) {
+		char why[64];
+		smp_status_text(status, why, sizeof(why));
+		r->g->failed++;
+		r->g->failures++;
+		r->ok[ti] = 0;
+		LOG_E("PKY-0004", "PKeyTable %s block %u of port %u of node 0x%016" PRIx64 " (%s) failed: %s",
+		      kind == PK_SET ? "Set" : "Get", block, p->num, f->nodes[p->node].guid,
+		      f->nodes[p->node].desc, why);
+		return;
+	}
+	uint32_t len = MIN(PKEY_BLOCK_SIZE, tg->cap - block * PKEY_BLOCK_SIZE);
+	uint16_t *held = r->held[ti] + block * PKEY_BLOCK_SIZE;
+	get_block(data, held, len); /* a Get, or a Set's read-back: what the port holds now */
+	if (kind == PK_GET)
+		return;
+	const uint16_t *sent = r->want[ti] + block * PKEY_BLOCK_SIZE;
+	if (!memcmp(held, sent, len * sizeof(uint16_t))) {
+		char key[64];
+		memo_key(r, ti, block, key, sizeof(key));
+		g_hash_table_remove(r->g->pkey_mem->memo, key);
+		return;
+	}
+	readback_mismatch(r, ti, block, sent, held, len);
+}
+
+static int pk_req(struct pk_run *r, struct smp_req *q, uint32_t ti, uint32_t block, int kind)
+{
+	uint32_t port = r->tg[ti].port;
+	return fabric_smp_to_port(q, r->g->f, port, kind == PK_SET ? IB_MAD_METHOD_SET : IB_MAD_METHOD_GET,
+				  IB_ATTR_PKEY_TBL, pkey_attr_mod(r->g->f, port, block), on_pk_done, r,
+				  smp_cookie((uint8_t)kind, ti, (uint16_t)block));
+}
+
+/* Can the remembered table of port be trusted? Only when it was confirmed by the previous pass
+ * (the port was there all along), has the same size, and neither the port nor its switch came
+ * back since: a port not ACTIVE came up (or back), a switch without LID or LinearFDBTop was
+ * reset. */
+static const struct pkey_held *trusted_held(const struct pk_run *r, uint32_t port, uint32_t cap)
+{
+	const struct fabric *f = r->g->f;
+	struct held_key k = target_key(f, port);
+	const struct pkey_held *h = g_hash_table_lookup(r->g->pkey_mem->held, &k);
+	if (!h || h->cap != cap || h->pass + 1 != r->g->pkey_mem->pass)
+		return NULL;
+	const struct ibsm_port *p = &f->ports[port];
+	if (p->num && p->state != IBSM_STATE_ACTIVE)
+		return NULL;
+	uint32_t node = p->node;
+	if (f->nodes[node].type == IBSM_SWITCH &&
+	    (!mad_get_field(f->px[f->nodes[node].port0].portinfo, 0, IB_PORT_LID_F) || !f->nx[node].lft_top))
+		return NULL;
+	return h;
+}
+
+/* Every target's table: from memory, or Gets of every block. */
+static void read_tables(struct pk_run *r)
+{
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct pkey_held *h = trusted_held(r, r->tg[i].port, r->tg[i].cap);
+		if (h) {
+			memcpy(r->held[i], h->keys, h->cap * sizeof(uint16_t));
+			r->trusted++;
+			continue;
+		}
+		uint32_t nb = (r->tg[i].cap + PKEY_BLOCK_SIZE - 1) / PKEY_BLOCK_SIZE;
+		for (uint32_t b = 0; b < nb; b++) {
+			struct smp_req q;
+			if (pk_req(r, &q, i, b, PK_GET) < 0) {
+				r->ok[i] = 0;
+				break;
+			}
+			transport_submit(r->g->t, &q);
+			r->gets++;
+		}
+	}
+	transport_drain(r->g->t, r->g->stop);
+}
+
+/* The blocks of target i that differ from what it holds, unless already reported as not
+ * reading back. */
+static void write_table(struct pk_run *r, uint32_t i)
+{
+	const struct pkey_target *tg = &r->tg[i];
+	uint8_t changed[PKEY_MAX_ENTRIES / PKEY_BLOCK_SIZE];
+	uint32_t nb = (tg->cap + PKEY_BLOCK_SIZE - 1) / PKEY_BLOCK_SIZE;
+	pkey_diff_blocks(r->held[i], r->want[i], tg->cap, changed);
+	for (uint32_t b = 0; b < nb; b++) {
+		if (!changed[b])
+			continue;
+		uint32_t len = MIN(PKEY_BLOCK_SIZE, tg->cap - b * PKEY_BLOCK_SIZE);
+		char key[64];
+		memo_key(r, i, b, key, sizeof(key));
+		struct memo *m = g_hash_table_lookup(r->g->pkey_mem->memo, key);
+		if (m && !memcmp(m->want, r->want[i] + b * PKEY_BLOCK_SIZE, len * 2) &&
+		    !memcmp(m->got, r->held[i] + b * PKEY_BLOCK_SIZE, len * 2))
+			continue; /* the read-back mismatch we already reported */
+		struct smp_req q;
+		if (pk_req(r, &q, i, b, PK_SET) < 0)
+			continue;
+		put_block(q.data, r->want[i] + b * PKEY_BLOCK_SIZE, len);
+		transport_submit(r->g->t, &q);
+		r->sets++;
+	}
+}
+
+/* What every fully known table holds now, for the next pass; the others are forgotten. */
+static void remember_tables(struct pk_run *r)
+{
+	struct pkey_memory *mem = r->g->pkey_mem;
+	for (uint32_t i = 0; i < r->n; i++) {
+		struct held_key k = target_key(r->g->f, r->tg[i].port);
+		if (!r->ok[i] || (r->g->stop && *r->g->stop)) {
+			g_hash_table_remove(mem->held, &k);
+			continue;
+		}
+		struct pkey_held *h = g_new0(struct pkey_held, 1);
+		h->cap = r->tg[i].cap;
+		h->pass = mem->pass;
+		h->keys = g_memdup2(r->held[i], h->cap * sizeof(uint16_t));
+		g_hash_table_replace(mem->held, g_memdup2(&k, sizeof(k)), h);
+	}
+}
+
+static void pk_run_free(struct pk_run *r)
+{
+	for (uint32_t i = 0; i < r->n; i++) {
+		g_free(r->held[i]);
+		g_free(r->want[i]);
+	}
+	g_free(r->held);
+	g_free(r->want);
+	g_free(r->ok);
+}
+
+uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct pkey_stats *st)
+{
+	struct fabric *f = g->f;
+	struct pkey_memory *mem = g->pkey_mem;
+	*st = (struct pkey_stats){ 0 };
+	if (f->pub.sm_port == IBSM_NONE || !policy)
+		return 0;
+	mem->pass++;
+	GPtrArray *skipped = g_ptr_array_new_with_free_func(g_free);
+	GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);
+	struct port_pkeys *pk = part_policy_expand_msgs(policy, &f->pub, f->pub.sm_port, skipped, notes);
+	for (guint i = 0; i < notes->len; i++)
+		LOG_V("PKY-0010", "partitions: %s", (const char *)g_ptr_array_index(notes, i));
+	for (guint i = 0; i < skipped->len; i++)
+		LOG_E("PKY-0009", "partitions: %s", (const char *)g_ptr_array_index(skipped, i));
+	g_ptr_array_free(skipped, TRUE);
+	g_ptr_array_free(notes, TRUE);
+	GArray *ta = pkey_targets(f);
+	struct pk_run r = { .g = g, .tg = (struct pkey_target *)(void *)ta->data, .n = ta->len };
+	r.held = g_new0(uint16_t *, r.n ? r.n : 1);
+	r.want = g_new0(uint16_t *, r.n ? r.n : 1);
+	r.ok = g_new0(uint8_t, r.n ? r.n : 1);
+	for (uint32_t i = 0; i < r.n; i++) {
+		if (r.tg[i].cap > PKEY_MAX_ENTRIES)
+			r.tg[i].cap = PKEY_MAX_ENTRIES;
+		r.held[i] = g_new0(uint16_t, r.tg[i].cap + PKEY_BLOCK_SIZE);
+		r.want[i] = g_new0(uint16_t, r.tg[i].cap + PKEY_BLOCK_SIZE);
+		r.ok[i] = 1;
+	}
+	read_tables(&r);
+	uint32_t dropped_ports = 0;
+	for (uint32_t i = 0; i < r.n && !(g->stop && *g->stop); i++) {
+		if (!r.ok[i])
+			continue; /* never write a table we could not read */
+		const struct pkey_target *tg = &r.tg[i];
+		uint32_t dropped = pkey_layout(r.held[i], tg->cap, &pk[tg->src], r.want[i]);
+		if (dropped && dropped_ports++ < 10) {
+			const struct ibsm_port *p = &f->ports[tg->port];
+			LOG_E("PKY-0006", "port %u of node 0x%016" PRIx64 " (%s): %u P_Keys do not fit in "
+			      "its %u entries and are dropped", p->num, f->nodes[p->node].guid,
+			      f->nodes[p->node].desc, dropped, tg->cap);
+		}
+		write_table(&r, i);
+	}
+	transport_drain(g->t, g->stop);
+	if (dropped_ports > 10)
+		LOG_E("PKY-0007", "%u ports had P_Keys dropped for lack of room", dropped_ports);
+	remember_tables(&r);
+	st->tables = r.n;
+	st->trusted = r.trusted;
+	st->blocks_read = r.gets;
+	st->blocks_written = r.sets;
+	LOG_V("PKY-0008", "P_Key tables: %u, %u known from earlier sweeps, %u blocks read, %u written",
+	      r.n, r.trusted, r.gets, r.sets);
+	pk_run_free(&r);
+	g_array_free(ta, TRUE);
+	part_pkeys_free(pk, f->pub.n_ports);
+	g->sets += st->blocks_written;
+	return st->blocks_written;
+}

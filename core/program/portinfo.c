@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* portinfo.c - the PortInfo writes of a programming pass and their replies. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include <infiniband/mad.h>
+#include "base/log.h"
+#include "fabric/dr.h"
+#include "program/portinfo.h"
+
+static void on_portinfo(struct transport *t, const struct smp_req *r, int status,
+			const uint8_t *data, void *ctx)
+{
+	(void)t;
+	struct pass *g = ctx;
+	uint32_t port = smp_cookie_id(r->cookie);
+	if (status > 0 && data && r->method == IB_MAD_METHOD_SET) {
+		/* 0x1C (invalid state transition) with the read-back already in the state we asked
+		 * for: a retried Set whose first answer was lost. Not an error. */
+		uint8_t want = (uint8_t)mad_get_field((void *)r->data, 0, IB_PORT_STATE_F);
+		uint8_t now = (uint8_t)mad_get_field((void *)data, 0, IB_PORT_STATE_F);
+		if (want && want == now)
+			status = 0;
+	}
+	if (status != 0) {
+		char why[64];
+		smp_status_text(status, why, sizeof(why));
+		g->failed++;
+		const struct ibsm_node *n = &g->f->nodes[g->f->ports[port].node];
+		LOG_E("PRG-0001", "PortInfo %s port %u of node 0x%016" PRIx64 " (%s) failed: %s",
+		      smp_method_name(r->method), r->mod, n->guid, n->desc, why);
+		if (!(status > 0 && data)) {
+			g->failures++; /* no answer at all */
+			return;
+		}
+		/* refused (e.g. 0x1C): the data is the port as it is */
+	}
+	memcpy(g->f->px[port].portinfo, data, SMP_DATA_SIZE);
+	g->state[port] = (uint8_t)mad_get_field((void *)data, 0, IB_PORT_STATE_F);
+}
+
+static void submit_set(struct pass *g, uint32_t port, const uint8_t *pi)
+{
+	struct smp_req r;
+	const struct ibsm_port *p = &g->f->ports[port];
+	if (fabric_smp_to_port(&r, g->f, port, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, p->num,
+			       on_portinfo, g, smp_cookie(0, port, 0)) < 0)
+		return;
+	memcpy(r.data, pi, SMP_DATA_SIZE);
+	transport_submit(g->t, &r);
+	g->sets++;
+}
+
+/* Read-modify-write base: the last PortInfo with no state/phys-state change requested. */
+static void pi_base(const struct pass *g, uint32_t port, uint8_t *pi)
+{
+	memcpy(pi, g->f->px[port].portinfo, SMP_DATA_SIZE);
+	mad_set_field(pi, 0, IB_PORT_STATE_F, 0);
+	mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, 0);
+	mad_set_field(pi, 0, IB_PORT_LINK_DOWN_DEF_F, 0);
+}
+
+static uint8_t min_u8(uint8_t a, uint8_t b) { return a < b ? a : b; }
+
+/* OperVLs and NeighborMTU a link can use: min of both ends (and the configured max VLs). */
+static void link_params(const struct pass *g, uint32_t port, uint8_t *mtu, uint8_t *vls)
+{
+	const struct ibsm_port *p = &g->f->ports[port];
+	*mtu = p->mtu_cap;
+	*vls = p->vl_cap;
+	if (p->peer != IBSM_NONE) {
+		const struct ibsm_port *q = &g->f->ports[p->peer];
+		if (q->mtu_cap)
+			*mtu = min_u8(*mtu, q->mtu_cap);
+		if (q->vl_cap)
+			*vls = min_u8(*vls, q->vl_cap);
+	}
+	if (g->o->max_op_vls)
+		*vls = min_u8(*vls, g->o->max_op_vls);
+	if (!*vls)
+		*vls = 1;
+}
+
+static void gid_prefix_bytes(uint64_t prefix, uint8_t out[8])
+{
+	for (int i = 0; i < 8; i++)
+		out[i] = (uint8_t)(prefix >> (56 - 8 * i));
+}
+
+int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid)
+{
+	const struct ibsm_port *p = &g->f->ports[port];
+	const uint8_t *old = g->f->px[port].portinfo;
+	uint8_t pi[SMP_DATA_SIZE], prefix[8], old_prefix[8];
+	pi_base(g, port, pi);
+	mad_set_field(pi, 0, IB_PORT_LID_F, p->lid);
+	mad_set_field(pi, 0, IB_PORT_SMLID_F, sm_lid);
+	mad_set_field(pi, 0, IB_PORT_LMC_F, p->lmc);
+	gid_prefix_bytes(g->o->subnet_prefix, prefix);
+	mad_set_array(pi, 0, IB_PORT_GID_PREFIX_F, prefix);
+	mad_set_field(pi, 0, IB_PORT_SUBN_TIMEOUT_F, g->o->subnet_timeout);
+	int ca_in_init = g->f->nodes[p->node].type != IBSM_SWITCH && p->state == IBSM_STATE_INIT;
+	if (ca_in_init) {
+		uint8_t mtu, vls;
+		link_params(g, port, &mtu, &vls);
+		mad_set_field(pi, 0, IB_PORT_NEIGHBOR_MTU_F, mtu);
+		mad_set_field(pi, 0, IB_PORT_OPER_VLS_F, vls);
+	}
+	int rereg = g->first_master && (mad_get_field(pi, 0, IB_PORT_CAPMASK_F) & IB_CAP_CLIENT_REREG);
+	if (rereg)
+		mad_set_field(pi, 0, IB_PORT_CLIENT_REREG_F, 1);
+	mad_get_array((void *)old, 0, IB_PORT_GID_PREFIX_F, old_prefix);
+	int changed = mad_get_field((void *)old, 0, IB_PORT_LID_F) != p->lid ||
+		      mad_get_field((void *)old, 0, IB_PORT_SMLID_F) != sm_lid ||
+		      mad_get_field((void *)old, 0, IB_PORT_LMC_F) != p->lmc ||
+		      memcmp(old_prefix, prefix, sizeof(prefix)) || ca_in_init || rereg;
+	if (!changed)
+		return 0;
+	submit_set(g, port, pi);
+	return 1;
+}
+
+void portinfo_enforcement_bits(const struct fabric *f, uint32_t port, int enforce, uint8_t *pi)
+{
+	const struct ibsm_port *p = &f->ports[port];
+	if (!enforce || !p->num || f->nodes[p->node].type != IBSM_SWITCH || p->peer == IBSM_NONE ||
+	    f->nodes[f->ports[p->peer].node].type == IBSM_SWITCH)
+		return;
+	mad_set_field(pi, 0, IB_PORT_PART_EN_INB_F, 1);
+	mad_set_field(pi, 0, IB_PORT_PART_EN_OUTB_F, 1);
+}
+
+int portinfo_switch_port(struct pass *g, uint32_t port)
+{
+	const struct ibsm_port *p = &g->f->ports[port];
+	if (p->state != IBSM_STATE_INIT || p->peer == IBSM_NONE)
+		return 0;
+	uint8_t pi[SMP_DATA_SIZE], mtu, vls;
+	pi_base(g, port, pi);
+	link_params(g, port, &mtu, &vls);
+	mad_set_field(pi, 0, IB_PORT_NEIGHBOR_MTU_F, mtu);
+	mad_set_field(pi, 0, IB_PORT_OPER_VLS_F, vls);
+	int to_ca = g->f->nodes[g->f->ports[p->peer].node].type != IBSM_SWITCH;
+	mad_set_field(pi, 0, IB_PORT_HOQ_LIFE_F, to_ca ? g->o->leaf_hoq_life : g->o->hoq_life);
+	mad_set_field(pi, 0, IB_PORT_VL_STALL_COUNT_F, g->o->vl_stall_count);
+	portinfo_enforcement_bits(g->f, port, g->enforce_pkeys, pi);
+	submit_set(g, port, pi);
+	return 1;
+}
+
+int portinfo_linked(const struct fabric *f, uint32_t port)
+{
+	const struct ibsm_port *p = &f->ports[port];
+	return p->num != 0 && p->peer != IBSM_NONE && (p->flags & IBSM_PORT_PRESENT) &&
+	       f->px[port].have_portinfo;
+}
+
+uint32_t portinfo_step_state(struct pass *g, uint8_t from, uint8_t to, int need_peer)
+{
+	uint32_t n = 0;
+	for (uint32_t port = 0; port < g->f->pub.n_ports; port++) {
+		if (!portinfo_linked(g->f, port) || g->state[port] != from)
+			continue;
+		uint32_t peer = g->f->ports[port].peer;
+		if (need_peer && g->state[peer] != from && g->state[peer] != to)
+			continue;
+		if (!g->f->px[peer].have_portinfo)
+			continue;
+		uint8_t pi[SMP_DATA_SIZE];
+		pi_base(g, port, pi);
+		mad_set_field(pi, 0, IB_PORT_STATE_F, to);
+		submit_set(g, port, pi);
+		n++;
+	}
+	return n;
+}

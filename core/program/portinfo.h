@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* portinfo.h - PortInfo writes, each a read-modify-write of the last PortInfo read: LID,
+ * MasterSMLID, LMC, prefix and timeout on end ports; MTU, OperVLs, HOQ and enforcement bits on
+ * switch links; and the port state steps INIT -> ARMED -> ACTIVE. */
+#ifndef IBSM_PROGRAM_PORTINFO_H
+#define IBSM_PROGRAM_PORTINFO_H
+
+#include <stdint.h>
+#include "program/pass.h"
+
+/* The Set of an end port (CA port or switch port 0) when something differs from what it holds
+ * (or ClientReregister is due); returns 1 if one was queued. */
+int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid);
+/* The NOP Set of a switch external port in INIT: NeighborMTU, OperVLs, HOQLife, VLStallCount,
+ * partition enforcement toward end ports; returns 1 if one was queued. */
+int portinfo_switch_port(struct pass *g, uint32_t port);
+/* Moves every linked port in state `from` to `to` (with need_peer: only where the peer is in
+ * `from` or `to` too). Returns the number of Sets queued. */
+uint32_t portinfo_step_state(struct pass *g, uint8_t from, uint8_t to, int need_peer);
+/* Is port a switch or CA port with a link whose PortInfo was read? */
+int portinfo_linked(const struct fabric *f, uint32_t port);
+/* PortInfo payload of a switch external port: PartitionEnforcementInbound/Outbound when
+ * `enforce` and the port faces an end port (a CA or router port). */
+void portinfo_enforcement_bits(const struct fabric *f, uint32_t port, int enforce, uint8_t *pi);
+
+#endif

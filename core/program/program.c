@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* program.c - the order of a programming pass: SM port, end ports, switch links and SwitchInfo,
+ * P_Keys, LFT blocks with ARMED beside them, ACTIVE; then the verdict on every linked port. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include "base/log.h"
+#include "program/lft.h"
+#include "program/pkey.h"
+#include "program/portinfo.h"
+#include "program/program.h"
+
+#define NOT_ACTIVE_LOG_MAX 10
+
+struct programmer {
+	struct transport *t;
+	volatile int *stop;
+	struct lft_memory *lft;
+	struct pkey_memory *pkey;
+};
+
+struct programmer *programmer_new(struct transport *t, volatile int *stop)
+{
+	struct programmer *p = g_new0(struct programmer, 1);
+	p->t = t;
+	p->stop = stop;
+	p->lft = lft_memory_new();
+	p->pkey = pkey_memory_new();
+	return p;
+}
+
+void programmer_free(struct programmer *p)
+{
+	if (!p)
+		return;
+	lft_memory_free(p->lft);
+	pkey_memory_free(p->pkey);
+	g_free(p);
+}
+
+void programmer_forget(struct programmer *p)
+{
+	lft_memory_free(p->lft);
+	p->lft = lft_memory_new();
+	pkey_memory_forget(p->pkey);
+}
+
+static void drain(struct pass *g)
+{
+	transport_drain(g->t, g->stop);
+}
+
+/* 1-2. Our own port first, so the fabric learns the master's LID; then every other end port. */
+static void end_ports(struct pass *g, struct phase_log *pl)
+{
+	struct fabric *f = g->f;
+	uint16_t sm_lid = f->pub.sm_port != IBSM_NONE ? f->ports[f->pub.sm_port].lid : 0;
+	uint32_t n = 0;
+	phase_begin(pl, "lids");
+	if (f->pub.sm_port != IBSM_NONE) {
+		n += (uint32_t)portinfo_end_port(g, f->pub.sm_port, sm_lid);
+		drain(g);
+	}
+	for (uint32_t p = 0; p < f->pub.n_ports; p++)
+		if (p != f->pub.sm_port && fabric_is_end_port(f, p) && f->px[p].have_portinfo)
+			n += (uint32_t)portinfo_end_port(g, p, sm_lid);
+	drain(g);
+	phase_end(pl, "%u end ports set", n);
+}
+
+/* 3. Switch links (MTU / OperVLs on INIT ports), SwitchInfo (LinearFDBTop first), and what
+ * each switch holds. */
+static uint32_t switch_ports(struct pass *g, struct phase_log *pl, uint32_t nblocks)
+{
+	struct fabric *f = g->f;
+	uint32_t n_sp = 0, n_read = 0, no_si = 0;
+	phase_begin(pl, "ports");
+	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
+		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
+		for (uint32_t pn = 1; pn <= n->nports; pn++)
+			if (f->px[n->port0 + pn].have_portinfo)
+				n_sp += (uint32_t)portinfo_switch_port(g, n->port0 + pn);
+		lft_switchinfo(g, s);
+	}
+	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
+		uint32_t node = f->switches[s].node;
+		if (f->nx[node].have_switchinfo)
+			n_read += lft_prepare(g, s, nblocks);
+		else if (no_si++ < NOT_ACTIVE_LOG_MAX)
+			LOG_E("PRG-0004", "switch 0x%016" PRIx64 " (%s): no SwitchInfo, its tables are not "
+			      "programmed", f->nodes[node].guid, f->nodes[node].desc);
+	}
+	if (no_si)
+		g->failures++;
+	drain(g);
+	phase_end(pl, "%u switch ports set, %u LFT blocks read", n_sp, n_read);
+	return n_read;
+}
+
+/* The verdict: every linked port ACTIVE; f's states become what was read back. */
+static uint32_t not_active_ports(struct pass *g)
+{
+	struct fabric *f = g->f;
+	uint32_t not_active = 0;
+	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
+		if (!portinfo_linked(f, p))
+			continue;
+		f->ports[p].state = g->state[p];
+		if (g->state[p] == IBSM_STATE_ACTIVE)
+			continue;
+		if (not_active++ < NOT_ACTIVE_LOG_MAX)
+			LOG_E("PRG-0002", "port %u of node 0x%016" PRIx64 " (%s) is in state %u, not ACTIVE",
+			      f->ports[p].num, f->nodes[f->ports[p].node].guid,
+			      f->nodes[f->ports[p].node].desc, g->state[p]);
+	}
+	if (not_active)
+		LOG_E("PRG-0003", "%u linked ports are not ACTIVE", not_active);
+	return not_active;
+}
+
+int program_fabric(struct programmer *p, struct fabric *f, const struct routing_result *r,
+		   const struct sm_options *o, const struct part_policy *partitions,
+		   struct phase_log *pl, int first_master, struct program_report *rep)
+{
+	struct pass g = { .t = p->t, .lft_mem = p->lft, .pkey_mem = p->pkey, .stop = p->stop, .f = f,
+			  .o = o, .lft = r->lft, .stride = r->stride, .first_master = first_master,
+			  .enforce_pkeys = partitions != NULL };
+	memset(rep, 0, sizeof(*rep));
+	g.state = g_new0(uint8_t, f->pub.n_ports ? f->pub.n_ports : 1);
+	for (uint32_t i = 0; i < f->pub.n_ports; i++)
+		g.state[i] = f->ports[i].state;
+	uint32_t nblocks = r->stride ? lft_nblocks(r->stride) : 0;
+
+	end_ports(&g, pl);
+	rep->lft_blocks_read = switch_ports(&g, pl, nblocks);
+
+	phase_begin(pl, "pkeys");
+	struct pkey_stats pks;
+	rep->pkey_blocks_written = pkey_program(&g, partitions, &pks);
+	rep->pkey_blocks_read = pks.blocks_read;
+	phase_end(pl, "%u P_Key blocks written, %u read, %u tables known", pks.blocks_written,
+		  pks.blocks_read, pks.trusted);
+
+	/* 4. LFT blocks that differ, with ARMED on INIT ports streaming beside them */
+	phase_begin(pl, "lft");
+	rep->lft_blocks_written = lft_write_changed(&g, nblocks);
+	uint32_t n_arm = portinfo_step_state(&g, IBSM_STATE_INIT, IBSM_STATE_ARMED, 0);
+	drain(&g);
+	phase_end(pl, "%u LFT blocks written, %u ports ARMED", rep->lft_blocks_written, n_arm);
+
+	/* 5. ACTIVE from ARMED, only where the peer is ARMED (or already ACTIVE) too */
+	phase_begin(pl, "active");
+	uint32_t n_act = portinfo_step_state(&g, IBSM_STATE_ARMED, IBSM_STATE_ACTIVE, 1);
+	drain(&g);
+	phase_end(pl, "%u ports ACTIVE", n_act);
+
+	rep->not_active = not_active_ports(&g);
+	rep->failures = g.failures;
+	rep->writes = g.sets + rep->lft_blocks_written; /* g.sets counts PortInfo, SwitchInfo, P_Key */
+	g_free(g.state);
+	return rep->not_active || rep->failures || (p->stop && *p->stop) ? -EIO : 0;
+}

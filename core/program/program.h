@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* program.h - writing a routed generation into the fabric, in the order that works on real
+ * switches and on ibsim (DESIGN.md "bring-up order"), by the master SM. The programmer keeps
+ * what it knows the fabric holds (LFT and P_Key blocks) from sweep to sweep, so a sweep reads
+ * only what it cannot know and writes only what differs. */
+#ifndef IBSM_PROGRAM_PROGRAM_H
+#define IBSM_PROGRAM_PROGRAM_H
+
+#include <stdint.h>
+#include "config/options.h"
+#include "fabric/model.h"
+#include "mad/phase.h"
+#include "mad/transport.h"
+#include "policy/partitions.h"
+#include "routing/result.h"
+
+struct programmer;
+
+/* The programmer of the SM on transport t; stop (may be NULL) interrupts a pass. */
+struct programmer *programmer_new(struct transport *t, volatile int *stop);
+void programmer_free(struct programmer *p);
+/* Forgets what the fabric holds: call it on becoming master (another SM may have written). */
+void programmer_forget(struct programmer *p);
+
+struct program_report {
+	uint32_t writes;           /* Sets that change the fabric (PortInfo, SwitchInfo, LFT, P_Key) */
+	uint32_t lft_blocks_written, lft_blocks_read;
+	uint32_t pkey_blocks_written, pkey_blocks_read;
+	uint32_t failures;         /* SMPs that failed for good */
+	uint32_t not_active;       /* linked ports left not ACTIVE */
+};
+
+/* Programs generation f with routes r (r->f == f): the SM port first; LID, MasterSMLID, LMC on
+ * every end port; MTU/OperVLs on switch links in INIT; SwitchInfo (LinearFDBTop before blocks);
+ * P_Key tables of `partitions` (NULL: none); changed LFT blocks with ARMED streaming beside them;
+ * ACTIVE once both ends are ARMED. Phases are accounted in pl. first_master: the first sweep as
+ * master (ClientReregister). Returns 0 when every linked port is ACTIVE and nothing failed,
+ * -EIO otherwise (the report says what). Updates f's port states as read back. */
+int program_fabric(struct programmer *p, struct fabric *f, const struct routing_result *r,
+		   const struct sm_options *o, const struct part_policy *partitions,
+		   struct phase_log *pl, int first_master, struct program_report *rep);
+
+#endif

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* chain.c - building the routing chain: parse, load, set up one instance per engine. */
+#include <errno.h>
+#include <string.h>
+#include "base/log.h"
+#include "routing/chain.h"
+#include "routing/services.h"
+
+struct routing_step *routing_step_ref(struct routing_step *s)
+{
+	if (s)
+		g_atomic_int_inc(&s->refs);
+	return s;
+}
+
+void routing_step_unref(struct routing_step *s)
+{
+	if (!s || !g_atomic_int_dec_and_test(&s->refs))
+		return;
+	if (s->setup_rc == 0 && s->engine->ops->teardown)
+		s->engine->ops->teardown(s->inst);
+	services_free(s->core);
+	engine_unload(s->engine);
+	g_free(s);
+}
+
+/* "a, b ,c,no_fallback" -> unique names in order; *no_fallback. */
+static int chain_parse(const char *text, GPtrArray *names, int *no_fallback, GError **err)
+{
+	gchar **v = g_strsplit(text, ",", -1);
+	*no_fallback = 0;
+	for (gchar **p = v; *p; p++) {
+		char *t = g_strstrip(*p);
+		if (!*t)
+			continue;
+		if (!strcmp(t, "no_fallback")) {
+			*no_fallback = 1;
+			continue;
+		}
+		int dup = 0;
+		for (guint i = 0; i < names->len; i++)
+			dup |= !strcmp(g_ptr_array_index(names, i), t);
+		if (!dup)
+			g_ptr_array_add(names, g_strdup(t));
+	}
+	g_strfreev(v);
+	if (!names->len) {
+		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_INVALID,
+			    "routing engine list '%s' names no engine", text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A step instance of engine e (taken over): setup() now; a failure is kept, and the step then
+ * declines every run with that reason. */
+static struct routing_step *step_new(struct engine *e, uint32_t id, const struct sm_options *o)
+{
+	struct routing_step *s = g_new0(struct routing_step, 1);
+	s->refs = 1;
+	s->id = id;
+	s->engine = e;
+	s->core = services_new(e->name, o, NULL, e->keys);
+	s->setup_rc = e->ops->setup ? e->ops->setup(s->core, &s->inst) : 0;
+	if (s->setup_rc < 0)
+		LOG_E("CHN-0001", "routing engine %s: setup failed (%s); it will decline every run",
+		      e->name, g_strerror(-s->setup_rc));
+	return s;
+}
+
+struct routing_chain *routing_chain_new(const char *spec, const struct sm_options *o, GError **err)
+{
+	const char *text = spec && *spec ? spec : ROUTING_FALLBACK;
+	const char *plugin_dir = o ? o->plugin_dir : NULL;
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	int no_fallback;
+	if (chain_parse(text, names, &no_fallback, err) < 0) {
+		g_ptr_array_free(names, TRUE);
+		return NULL;
+	}
+	struct routing_chain *c = g_new0(struct routing_chain, 1);
+	c->spec = g_strdup(text);
+	c->candidates = g_ptr_array_new_with_free_func((GDestroyNotify)routing_step_unref);
+	/* every named engine first: a typo in -R fails loudly instead of falling back */
+	int has_fallback = 0;
+	for (guint i = 0; i < names->len; i++) {
+		struct engine *e = engine_load(g_ptr_array_index(names, i), plugin_dir, err);
+		if (!e) {
+			g_ptr_array_free(names, TRUE);
+			routing_chain_free(c);
+			return NULL;
+		}
+		has_fallback |= !strcmp(e->name, ROUTING_FALLBACK);
+		g_ptr_array_add(c->candidates, step_new(e, 0, o));
+	}
+	g_ptr_array_free(names, TRUE);
+	c->n_named = c->candidates->len;
+	if (!no_fallback && !has_fallback) {
+		GError *lerr = NULL;
+		struct engine *e = engine_load(ROUTING_FALLBACK, plugin_dir, &lerr);
+		if (e) {
+			g_ptr_array_add(c->candidates, step_new(e, 0, o));
+		} else {
+			c->fallback_error = g_strdup(lerr->message);
+			g_clear_error(&lerr);
+		}
+	}
+	return c;
+}
+
+void routing_chain_free(struct routing_chain *c)
+{
+	if (!c)
+		return;
+	g_ptr_array_free(c->candidates, TRUE);
+	g_free(c->fallback_error);
+	g_free(c->spec);
+	g_free(c);
+}
+
+void routing_chain_cancel(struct routing_chain *c, int on)
+{
+	for (guint i = 0; c && i < c->candidates->len; i++)
+		services_cancel(((struct routing_step *)g_ptr_array_index(c->candidates, i))->core, on);
+}

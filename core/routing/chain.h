@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* chain.h - the engines a routing run may use, each set up once as a step instance: today the
+ * "-R a,b,c[,no_fallback]" list (tried in order, then minhop unless no_fallback), later the
+ * routing-chain policy's steps with their scopes. Built at start-up and again on every
+ * configuration reload; a step lives on while any result it computed is in use. */
+#ifndef IBSM_ROUTING_CHAIN_H
+#define IBSM_ROUTING_CHAIN_H
+
+#include <glib.h>
+#include <ibsm/routing.h>
+#include "config/options.h"
+#include "routing/loader.h"
+
+#define ROUTING_FALLBACK "minhop" /* tried last unless the chain says no_fallback */
+
+/* One engine instance. Reference-counted: the chain holds one, and so does every result the
+ * instance computed; the last reference tears the instance down and closes the plugin. */
+struct routing_step {
+	gint refs;
+	uint32_t id;                 /* chain step id (scope.step) */
+	struct engine *engine;
+	struct ibsm_core *core;      /* services lent to this instance */
+	void *inst;                  /* from setup() */
+	int setup_rc;                /* < 0: setup() failed; the step declines every run */
+};
+
+struct routing_step *routing_step_ref(struct routing_step *s);
+void routing_step_unref(struct routing_step *s);
+
+struct routing_chain {
+	char *spec;                  /* "-R" as given ("minhop" when empty) */
+	GPtrArray *candidates;       /* struct routing_step *, in the order they are tried */
+	guint n_named;               /* candidates named by spec; the rest is the fallback */
+	char *fallback_error;        /* why the fallback could not be loaded, or NULL */
+};
+
+/* Parses spec "a,b,c[,no_fallback]" (NULL or "": minhop), loads every named engine (a name that
+ * does not load fails the whole chain, loudly: no silent fallback on a typo), then the fallback,
+ * and sets up one instance of each with its services (configuration from o). NULL with *err. */
+struct routing_chain *routing_chain_new(const char *spec, const struct sm_options *o, GError **err);
+void routing_chain_free(struct routing_chain *c);
+/* What every step's cancelled() reports from now on (any thread). */
+void routing_chain_cancel(struct routing_chain *c, int on);
+
+#endif

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* loader.c - finding and opening routing-engine plugins: the search path, the ABI checks with
+ * refusals that name both versions, the list of engines available, and the configuration keys
+ * every engine found declares (for --create-config and for checking the configuration file). */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include "routing/loader.h"
+
+G_DEFINE_QUARK(ibsm-engine-error-quark, engine_error)
+
+#define ENGINE_SYMBOL "ibsm_engine"
+
+static void add_dir_list(GPtrArray *dirs, const char *list)
+{
+	if (!list)
+		return;
+	gchar **v = g_strsplit(list, ":", -1);
+	for (gchar **p = v; *p; p++)
+		if (**p)
+			g_ptr_array_add(dirs, g_strdup(*p));
+	g_strfreev(v);
+}
+
+static GPtrArray *search_dirs(const char *plugin_dir)
+{
+	GPtrArray *dirs = g_ptr_array_new_with_free_func(g_free);
+	add_dir_list(dirs, g_getenv("IBSM_PLUGIN_PATH"));
+	add_dir_list(dirs, plugin_dir);
+	gchar *exe = g_file_read_link("/proc/self/exe", NULL);
+	if (exe) {
+		gchar *d = g_path_get_dirname(exe);
+		g_ptr_array_add(dirs, g_build_filename(d, "plugins", NULL));       /* build tree */
+		g_ptr_array_add(dirs, g_build_filename(d, "..", "lib", "ibsm", "plugins", NULL)); /* installed */
+		g_free(d);
+		g_free(exe);
+	}
+	g_ptr_array_add(dirs, g_strdup(IBSM_PLUGIN_DIR));
+	return dirs;
+}
+
+/* An engine name is a file name without ".so": no path, no hidden files, fits engine[64]. */
+static int name_valid(const char *name)
+{
+	if (!name || !*name || *name == '.' || strlen(name) >= 64)
+		return 0;
+	for (const char *c = name; *c; c++)
+		if (!g_ascii_isalnum(*c) && *c != '_' && *c != '-' && *c != '.' && *c != '+')
+			return 0;
+	return 1;
+}
+
+/* Checks the exported table; NULL with *err naming the file and both ABI versions. */
+static const struct ibsm_engine *engine_check(GModule *m, const char *path, GError **err)
+{
+	gpointer sym = NULL;
+	if (!g_module_symbol(m, ENGINE_SYMBOL, &sym) || !sym) {
+		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
+			    "%s: no symbol \"" ENGINE_SYMBOL "\": not an ibsm routing engine "
+			    "(this ibsm loads engines of ABI %d.%d)", path, IBSM_ABI_MAJOR, IBSM_ABI_MINOR);
+		return NULL;
+	}
+	const struct ibsm_engine *e = sym;
+	if (e->abi_major != IBSM_ABI_MAJOR) {
+		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
+			    "%s: engine built for ABI %u.%u, this ibsm implements ABI %d.%d: the major "
+			    "versions differ, rebuild the engine against this ibsm's SDK",
+			    path, e->abi_major, e->abi_minor, IBSM_ABI_MAJOR, IBSM_ABI_MINOR);
+		return NULL;
+	}
+	if (e->abi_minor > IBSM_ABI_MINOR) {
+		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
+			    "%s: engine built for ABI %u.%u, newer than this ibsm's ABI %d.%d: upgrade "
+			    "ibsm or rebuild the engine against this ibsm's SDK",
+			    path, e->abi_major, e->abi_minor, IBSM_ABI_MAJOR, IBSM_ABI_MINOR);
+		return NULL;
+	}
+	if (e->size < ENGINE_SIZE_ABI_1_0 || (e->abi_minor >= 1 && e->size < ENGINE_SIZE_ABI_1_1)) {
+		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
+			    "%s: engine claims ABI %u.%u but its struct ibsm_engine is %u bytes, less "
+			    "than the %zu of ABI %u.%u (this ibsm implements ABI %d.%d)",
+			    path, e->abi_major, e->abi_minor, e->size,
+			    e->abi_minor >= 1 ? (size_t)ENGINE_SIZE_ABI_1_1 : (size_t)ENGINE_SIZE_ABI_1_0,
+			    e->abi_major, e->abi_minor >= 1 ? 1u : 0u, IBSM_ABI_MAJOR, IBSM_ABI_MINOR);
+		return NULL;
+	}
+	if (!e->name || !e->route) {
+		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
+			    "%s: engine of ABI %u.%u has no %s (required by ABI %d.%d)", path,
+			    e->abi_major, e->abi_minor, e->name ? "route()" : "name",
+			    IBSM_ABI_MAJOR, IBSM_ABI_MINOR);
+		return NULL;
+	}
+	return e;
+}
+
+static struct engine *engine_open(const char *name, const char *path, GError **err)
+{
+	/* No G_MODULE_BIND_LAZY: GModule then passes RTLD_NOW, so a missing symbol fails here
+	 * and not in the middle of a sweep. */
+	GModule *m = g_module_open(path, G_MODULE_BIND_LOCAL);
+	if (!m) {
+		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_OPEN, "%s: cannot load routing engine: %s",
+			    path, g_module_error());
+		return NULL;
+	}
+	const struct ibsm_engine *ops = engine_check(m, path, err);
+	if (!ops) {
+		g_module_close(m);
+		return NULL;
+	}
+	struct engine *e = g_new0(struct engine, 1);
+	e->module = m;
+	e->ops = ops;
+	e->name = g_strdup(name);
+	e->path = g_strdup(path);
+	if (ops->abi_minor >= 1) { /* ABI 1.1 fields: the size check above guarantees them */
+		e->keys = ops->config_keys;
+		e->summary = ops->summary;
+	}
+	return e;
+}
+
+struct engine *engine_load(const char *name, const char *plugin_dir, GError **err)
+{
+	if (!name_valid(name)) {
+		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_INVALID,
+			    "invalid routing engine name '%s' (a plugin file name without .so)",
+			    name ? name : "(null)");
+		return NULL;
+	}
+	GPtrArray *dirs = search_dirs(plugin_dir);
+	char *file = g_strconcat(name, ".so", NULL);
+	struct engine *e = NULL;
+	for (guint i = 0; i < dirs->len; i++) {
+		char *path = g_build_filename(g_ptr_array_index(dirs, i), file, NULL);
+		int found = g_file_test(path, G_FILE_TEST_IS_REGULAR);
+		if (found)
+			e = engine_open(name, path, err);
+		g_free(path);
+		if (found)
+			goto out;
+	}
+	g_ptr_array_add(dirs, NULL);
+	char *where = g_strjoinv(", ", (gchar **)dirs->pdata);
+	char *avail = engine_list_available(plugin_dir);
+	g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_NOT_FOUND,
+		    "routing engine '%s' not found (no %s in %s); available engines: %s",
+		    name, file, where, avail);
+	g_free(where);
+	g_free(avail);
+out:
+	g_free(file);
+	g_ptr_array_free(dirs, TRUE);
+	return e;
+}
+
+void engine_unload(struct engine *e)
+{
+	if (!e)
+		return;
+	g_module_close(e->module);
+	g_free(e->name);
+	g_free(e->path);
+	g_free(e);
+}
+
+char *engine_list_available(const char *plugin_dir)
+{
+	GPtrArray *dirs = search_dirs(plugin_dir);
+	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	for (guint i = 0; i < dirs->len; i++) {
+		GDir *d = g_dir_open(g_ptr_array_index(dirs, i), 0, NULL);
+		if (!d)
+			continue;
+		const char *ent;
+		while ((ent = g_dir_read_name(d))) {
+			if (!g_str_has_suffix(ent, ".so") || strlen(ent) <= 3)
+				continue;
+			char *name = g_strndup(ent, strlen(ent) - 3);
+			if (name_valid(name))
+				g_hash_table_add(seen, name);
+			else
+				g_free(name);
+		}
+		g_dir_close(d);
+	}
+	GList *names = g_list_sort(g_hash_table_get_keys(seen), (GCompareFunc)strcmp);
+	GString *s = g_string_new(NULL);
+	for (GList *l = names; l; l = l->next)
+		g_string_append_printf(s, "%s%s", s->len ? ", " : "", (const char *)l->data);
+	if (!s->len)
+		g_string_append(s, "(none)");
+	g_list_free(names);
+	g_hash_table_destroy(seen);
+	g_ptr_array_free(dirs, TRUE);
+	return g_string_free(s, FALSE);
+}
+
+/* ---- the keys engines declare ---- */
+
+static int cmp_declared(gconstpointer a, gconstpointer b)
+{
+	const struct config_declared *x = *(struct config_declared *const *)a;
+	const struct config_declared *y = *(struct config_declared *const *)b;
+	int c = strcmp(x->engine, y->engine);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+GPtrArray *engine_declared_keys(const char *plugin_dir)
+{
+	GPtrArray *out = g_ptr_array_new_with_free_func(config_declared_free);
+	char *avail = engine_list_available(plugin_dir);
+	gchar **names = g_strsplit(avail, ", ", -1);
+	for (gchar **n = names; *n; n++) {
+		if (!strcmp(*n, "(none)"))
+			continue;
+		GError *err = NULL;
+		struct engine *e = engine_load(*n, plugin_dir, &err);
+		if (!e) {
+			g_clear_error(&err); /* a broken plugin declares nothing; -R names it loudly */
+			continue;
+		}
+		for (const struct ibsm_config_key *k = e->keys; k && k->name; k++) {
+			struct config_declared *d = g_new0(struct config_declared, 1);
+			d->engine = g_strdup(e->name);
+			d->name = g_strdup(k->name);
+			d->default_value = g_strdup(k->default_value);
+			d->help = g_strdup(k->help);
+			g_ptr_array_add(out, d);
+		}
+		engine_unload(e);
+	}
+	g_strfreev(names);
+	g_free(avail);
+	g_ptr_array_sort(out, cmp_declared);
+	return out;
+}

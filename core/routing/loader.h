@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* loader.h - routing engines as run-time plugins: find NAME.so on the search path, open it
+ * with RTLD_NOW and local symbols, and check its ABI (refusals name both versions and the
+ * file). Also what every engine found declares: its configuration keys. */
+#ifndef IBSM_ROUTING_LOADER_H
+#define IBSM_ROUTING_LOADER_H
+
+#include <glib.h>
+#include <gmodule.h>
+#include <stddef.h>
+#include <ibsm/routing.h>
+#include "config/template.h"
+#include "ibsm_paths.h"
+
+/* Size of struct ibsm_engine in ABI 1.0 and 1.1: engines declaring less are refused. */
+#define ENGINE_SIZE_ABI_1_0 (offsetof(struct ibsm_engine, dump) + sizeof(((struct ibsm_engine *)0)->dump))
+#define ENGINE_SIZE_ABI_1_1 (offsetof(struct ibsm_engine, summary) + sizeof(((struct ibsm_engine *)0)->summary))
+
+#define ENGINE_ERROR engine_error_quark()
+GQuark engine_error_quark(void);
+enum engine_error {
+	ENGINE_ERROR_NOT_FOUND = 1,  /* no NAME.so in any search directory */
+	ENGINE_ERROR_OPEN,           /* dlopen failed (missing symbol, bad ELF, ...) */
+	ENGINE_ERROR_ABI,            /* not an engine, or an incompatible one */
+	ENGINE_ERROR_INVALID,        /* bad name or chain */
+	ENGINE_ERROR_ROUTE,          /* every engine of the chain declined */
+	ENGINE_ERROR_CANCELLED,      /* stopped by SIGTERM or a newer sweep request */
+};
+
+/* An opened plugin. */
+struct engine {
+	GModule *module;
+	const struct ibsm_engine *ops;
+	char *name;                  /* name asked for (= file name without ".so") */
+	char *path;                  /* file it came from */
+	const struct ibsm_config_key *keys; /* ABI >= 1.1: what it reads; NULL for 1.0 engines */
+	const char *summary;         /* ABI >= 1.1, may be NULL */
+};
+
+/* Searches, in order: each directory of $IBSM_PLUGIN_PATH (colon-separated), of plugin_dir
+ * (colon-separated, may be NULL), "plugins" beside the running executable (the build tree),
+ * ../lib/ibsm/plugins beside it, then IBSM_PLUGIN_DIR. The file is NAME.so; the first one found
+ * is opened and checked, or refused with a message naming both ABI versions and the file. */
+struct engine *engine_load(const char *name, const char *plugin_dir, GError **err);
+void engine_unload(struct engine *e);
+/* "minhop, updn, ..." (sorted, unique) from every search directory; "(none)" if empty. */
+char *engine_list_available(const char *plugin_dir);
+/* The configuration keys of every engine found (struct config_declared *), sorted by engine
+ * then key. Engines that fail to load declare nothing. */
+GPtrArray *engine_declared_keys(const char *plugin_dir);
+
+#endif

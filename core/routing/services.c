@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* services.c - what the core lends an engine through struct ibsm_core. */
+#include <string.h>
+#include "base/log.h"
+#include "config/keys.h"
+#include "fabric/hops.h"
+#include "routing/services.h"
+
+struct services {
+	struct ibsm_core pub;
+	char *name;
+	GHashTable *config;  /* key -> value, a snapshot for the step's life */
+	gint cancel;         /* atomic */
+};
+
+static void core_log(const struct ibsm_core *c, int level, const char *fmt, ...)
+{
+	const struct services *sv = c->cookie;
+	if (level < IBSM_LOG_ERROR)
+		level = IBSM_LOG_ERROR;
+	if (level > IBSM_LOG_DEBUG)
+		level = IBSM_LOG_DEBUG;
+	if (level > log_level())
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	log_msg(level, "ENG-0001", "%s: %s", sv->name, text);
+	g_free(text);
+}
+
+static const char *core_config(const struct ibsm_core *c, const char *key)
+{
+	const struct services *sv = c->cookie;
+	return key ? g_hash_table_lookup(sv->config, key) : NULL;
+}
+
+static int core_switch_hops(const struct ibsm_core *c, const struct ibsm_fabric *f,
+			    const struct ibsm_scope *s, uint8_t *hops)
+{
+	(void)c;
+	return switch_hops(f, s, hops);
+}
+
+static int core_cancelled(const struct ibsm_core *c)
+{
+	struct services *sv = c->cookie;
+	return g_atomic_int_get(&sv->cancel);
+}
+
+static void put(GHashTable *h, const char *key, const char *value)
+{
+	if (value && !g_hash_table_contains(h, key))
+		g_hash_table_insert(h, g_strdup(key), g_strdup(value));
+}
+
+/* First come, first kept: the step's file, the options, the declared defaults. */
+static void config_fill(GHashTable *h, const struct sm_options *o, GHashTable *step_config,
+			const struct ibsm_config_key *declared)
+{
+	if (step_config) {
+		GHashTableIter it;
+		gpointer k, v;
+		g_hash_table_iter_init(&it, step_config);
+		while (g_hash_table_iter_next(&it, &k, &v))
+			put(h, k, v);
+	}
+	if (o) {
+		size_t n;
+		const struct config_key *ks = config_keys(&n);
+		for (size_t i = 0; i < n; i++) {
+			char *v = config_format(o, &ks[i]);
+			put(h, ks[i].key, v);
+			g_free(v);
+		}
+		if (o->extra) {
+			GHashTableIter it;
+			gpointer k, v;
+			g_hash_table_iter_init(&it, o->extra);
+			while (g_hash_table_iter_next(&it, &k, &v))
+				put(h, k, ((const struct config_extra *)v)->value);
+		}
+	}
+	for (const struct ibsm_config_key *k = declared; k && k->name; k++)
+		put(h, k->name, k->default_value);
+}
+
+struct ibsm_core *services_new(const char *engine_name, const struct sm_options *o,
+			       GHashTable *step_config, const struct ibsm_config_key *declared)
+{
+	struct services *sv = g_new0(struct services, 1);
+	sv->pub.size = sizeof(sv->pub);
+	sv->pub.cookie = sv;
+	sv->pub.log = core_log;
+	sv->pub.config = core_config;
+	sv->pub.switch_hops = core_switch_hops;
+	sv->pub.cancelled = core_cancelled;
+	sv->name = g_strdup(engine_name ? engine_name : "?");
+	sv->config = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	config_fill(sv->config, o, step_config, declared);
+	return &sv->pub;
+}
+
+void services_free(struct ibsm_core *core)
+{
+	if (!core)
+		return;
+	struct services *sv = core->cookie;
+	g_hash_table_destroy(sv->config);
+	g_free(sv->name);
+	g_free(sv);
+}
+
+void services_cancel(struct ibsm_core *core, int on)
+{
+	struct services *sv = core->cookie;
+	g_atomic_int_set(&sv->cancel, on ? 1 : 0);
+}

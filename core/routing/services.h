@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* services.h - the struct ibsm_core lent to one chain step: log lines carrying the engine's
+ * name, every configuration key readable (no whitelist), the switch hop matrix, and a
+ * cancelled() that SIGTERM or a newer sweep request really sets. */
+#ifndef IBSM_ROUTING_SERVICES_H
+#define IBSM_ROUTING_SERVICES_H
+
+#include <glib.h>
+#include <ibsm/routing.h>
+#include "config/options.h"
+
+/* The services for engine `engine_name` in a step. Its configuration is a snapshot taken now:
+ * step_config (the step's own file, may be NULL), then every key of o (the core's table, the
+ * file keys outside it, the command line), then the engine's declared defaults (may be NULL). */
+struct ibsm_core *services_new(const char *engine_name, const struct sm_options *o,
+			       GHashTable *step_config, const struct ibsm_config_key *declared);
+void services_free(struct ibsm_core *core);
+/* Sets or clears what cancelled() reports (any thread). */
+void services_cancel(struct ibsm_core *core, int on);
+
+#endif

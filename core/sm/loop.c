@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* loop.c - the daemon's event loop. GLib's main loop owns signals (g_unix_signal_add) and the
+ * sweep timer; the umad fd gets its own always-ready source whose dispatch blocks in the
+ * transport for at most 100 ms (under umad2sim poll() sees only the umad fd). Sources only
+ * set flags; the umad dispatch does the work, so traps, the light-sweep timer and SIGHUP
+ * coalesce into one pending heavy sweep, and a signal is seen within ~100 ms even mid-sweep
+ * (the transport's tick dispatches the signal sources during long drains). */
+#include <errno.h>
+#include <glib-unix.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <string.h>
+#include "base/log.h"
+#include "config/build.h"
+#include "routing/loader.h"
+#include "sm/light.h"
+#include "sm/loop.h"
+#include "sm/notify.h"
+#include "sm/policies.h"
+#include "sm/sminfo.h"
+#include "sm/sweep.h"
+
+#define STANDBY_POLL_S   1.0   /* SMInfo of the master while standby */
+#define STANDBY_MISSES   3     /* unanswered polls before taking over */
+#define INCOMPLETE_RETRY_S 1.0 /* an incomplete sweep is retried this soon */
+
+struct loop {
+	struct sm *sm;
+	GMainLoop *ml;
+	int argc;
+	char **argv;
+	int heavy_pending, light_pending, hup_pending;
+	double heavy_at;           /* a heavy sweep is due at this time (0: none) */
+	double next_standby_poll;
+	int standby_misses;
+	int exit_status;
+	int notified, reloading;
+	guint light_timer;
+};
+
+GPtrArray *loop_declared_keys(const struct sm_options *o, void *ctx)
+{
+	(void)ctx;
+	return engine_declared_keys(o->plugin_dir);
+}
+
+static gboolean on_stop(gpointer data)
+{
+	struct loop *l = data;
+	LOG_I("SM-0010", "stop signal: exiting");
+	service_notify_stopping();
+	l->sm->stop = 1;
+	g_main_loop_quit(l->ml);
+	return G_SOURCE_CONTINUE;
+}
+
+static gboolean on_hup(gpointer data)
+{
+	struct loop *l = data;
+	l->hup_pending = 1;
+	return G_SOURCE_CONTINUE;
+}
+
+static gboolean on_usr1(gpointer data)
+{
+	(void)data;
+	int rc = log_reopen();
+	if (rc < 0)
+		LOG_E("SM-0011", "SIGUSR1: cannot reopen the log file: %s", strerror(-rc));
+	else
+		LOG_I("SM-0012", "SIGUSR1: log file reopened");
+	return G_SOURCE_CONTINUE;
+}
+
+static gboolean on_light_timer(gpointer data)
+{
+	struct loop *l = data;
+	l->light_pending = 1;
+	return G_SOURCE_CONTINUE;
+}
+
+/* During a long drain: dispatch the signal and timer sources (they only set flags). */
+static void transport_tick(void *ctx)
+{
+	(void)ctx;
+	g_main_context_iteration(NULL, FALSE);
+}
+
+static gboolean on_light_timer(gpointer data);
+
+static void reload(struct loop *l)
+{
+	struct sm_options fresh;
+	int show_version = 0;
+	LOG_I("SM-0013", "SIGHUP: re-reading the configuration, then a heavy sweep");
+	GError *err = NULL;
+	service_notify_reloading();
+	char **argv = g_memdup2(l->argv, sizeof(char *) * ((size_t)l->argc + 1));
+	int rc = options_build_err(l->argc, argv, &fresh, &show_version, loop_declared_keys, NULL, &err);
+	g_free(argv);
+	struct routing_chain *chain = rc < 0 ? NULL : routing_chain_new(fresh.routing_engine, &fresh, &err);
+	if (!chain) {
+		LOG_E("SM-0014", "SIGHUP: the new configuration is not valid (%s); keeping the running one",
+		      err ? err->message : "?");
+		g_clear_error(&err);
+		options_free(&fresh);
+		policies_load_partitions(l->sm); /* the partition file is re-read all the same */
+		return;
+	}
+	/* the engines are set up anew with the new configuration; the routes in force keep the
+	 * instances that computed them until the next routing replaces them */
+	routing_chain_free(l->sm->chain);
+	l->sm->chain = chain;
+	struct sm_options old = *l->sm->opt;
+	*l->sm->opt = fresh;
+	if (fresh.sweep_interval != old.sweep_interval) {
+		if (l->light_timer)
+			g_source_remove(l->light_timer);
+		l->light_timer = fresh.sweep_interval > 0 ?
+				 g_timeout_add_seconds((guint)fresh.sweep_interval, on_light_timer, l) : 0;
+		LOG_I("SM-0018", "sweep interval now %d s", fresh.sweep_interval);
+	}
+	/* what only applies at start stays as it was */
+	l->sm->opt->reassign_lids = 0;
+	options_free(&old);
+	log_set_level(l->sm->opt->verbosity);
+	policies_load_partitions(l->sm); /* re-read -P (a bad file keeps the policy in force) */
+}
+
+static void heavy(struct loop *l)
+{
+	struct sm *sm = l->sm;
+	GError *err = NULL;
+	int res = sweep_heavy(sm, &err);
+	if (res < 0) {
+		LOG_E("SM-0006", "%s", err->message);
+		g_clear_error(&err);
+	}
+	sweep_log_stats(sm);
+	l->heavy_at = res == SWEEP_INCOMPLETE || res < 0 ? phase_now() + INCOMPLETE_RETRY_S : 0;
+	if (res == SWEEP_STANDBY) {
+		l->next_standby_poll = phase_now() + STANDBY_POLL_S;
+		l->standby_misses = 0;
+	}
+	/* systemd: READY after the first sweep whatever came of it (a standby or cut-off SM must
+	 * not be killed for missing its start timeout), and again after every reload */
+	const char *status = res == SWEEP_UP ? "SUBNET UP" : res == SWEEP_STANDBY ? "STANDBY" :
+			     "sweep incomplete, retrying";
+	if (!l->notified || l->reloading) {
+		char text[128];
+		g_snprintf(text, sizeof(text), "%s (%u nodes)", status, sm->summary_nodes);
+		service_notify_ready(text);
+		l->notified = 1;
+		l->reloading = 0;
+	}
+}
+
+static gboolean umad_prepare(GSource *s, gint *timeout)
+{
+	(void)s;
+	*timeout = 0;
+	return TRUE;
+}
+
+static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
+{
+	(void)s; (void)cb;
+	struct loop *l = data;
+	struct sm *sm = l->sm;
+	if (sm->stop)
+		return G_SOURCE_CONTINUE;
+	if (l->hup_pending) {
+		l->hup_pending = 0;
+		reload(l);
+		l->reloading = 1;
+		l->heavy_pending = 1;
+	}
+	if (sm->trap_pending) {
+		sm->trap_pending = 0;
+		if (sm->state != IB_SM_STANDBY)
+			l->heavy_pending = 1;
+	}
+	if (l->light_pending) {
+		l->light_pending = 0;
+		if (sm->state == IB_SM_MASTER && light_sweep(sm))
+			l->heavy_pending = 1;
+	}
+	if (sm->state == IB_SM_STANDBY && phase_now() >= l->next_standby_poll) {
+		l->next_standby_poll = phase_now() + STANDBY_POLL_S;
+		if (sminfo_poll_master(sm)) {
+			l->standby_misses = 0;
+		} else if (++l->standby_misses >= STANDBY_MISSES) {
+			LOG_I("SMI-0007", "master 0x%016" PRIx64 " stopped answering: taking over",
+			      sm->master_guid);
+			l->standby_misses = 0;
+			l->heavy_pending = 1;
+		}
+	}
+	if (l->heavy_at && phase_now() >= l->heavy_at)
+		l->heavy_pending = 1;
+	if (l->heavy_pending && !sm->stop) {
+		l->heavy_pending = 0;
+		heavy(l);
+	}
+	if (!sm->stop)
+		transport_poll(sm->t, 100, 0); /* serve SMInfo, traps, SA; block at most 100 ms */
+	return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs umad_funcs = { umad_prepare, NULL, umad_dispatch, NULL, NULL, NULL };
+
+int loop_run(struct sm *sm, int argc, char **argv)
+{
+	struct loop l;
+	memset(&l, 0, sizeof(l));
+	l.sm = sm;
+	l.argc = argc;
+	l.argv = argv;
+	l.ml = g_main_loop_new(NULL, FALSE);
+	l.heavy_pending = 1; /* the first heavy sweep */
+	guint sids[4];
+	sids[0] = g_unix_signal_add(SIGTERM, on_stop, &l);
+	sids[1] = g_unix_signal_add(SIGINT, on_stop, &l);
+	sids[2] = g_unix_signal_add(SIGHUP, on_hup, &l);
+	sids[3] = g_unix_signal_add(SIGUSR1, on_usr1, &l);
+	l.light_timer = sm->opt->sweep_interval > 0 ?
+			g_timeout_add_seconds((guint)sm->opt->sweep_interval, on_light_timer, &l) : 0;
+	GSource *src = g_source_new(&umad_funcs, sizeof(GSource));
+	g_source_set_callback(src, NULL, &l, NULL);
+	g_source_attach(src, NULL);
+	transport_set_tick(sm->t, transport_tick, &l);
+	if (!sm->stop)
+		g_main_loop_run(l.ml);
+	transport_set_tick(sm->t, NULL, NULL);
+	g_source_destroy(src);
+	g_source_unref(src);
+	for (int i = 0; i < 4; i++)
+		g_source_remove(sids[i]);
+	if (l.light_timer)
+		g_source_remove(l.light_timer);
+	g_main_loop_unref(l.ml);
+	return l.exit_status;
+}

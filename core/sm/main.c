@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* main.c - the ibsm command line: the configuration, the log, the routing engines, then either
+ * an offline run over a fabric file or the SM bound to a local IB port (--once, or the daemon's
+ * event loop until a signal). */
+#include <errno.h>
+#include <inttypes.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <infiniband/umad.h>
+#include "base/log.h"
+#include "config/build.h"
+#include "routing/chain.h"
+#include "sm/daemon.h"
+#include "sm/loop.h"
+#include "sm/policies.h"
+#include "sm/port_select.h"
+#include "sm/sminfo.h"
+#include "sm/sweep.h"
+#include "sm/traps.h"
+
+#define IBSM_VERSION "0.2.0"
+#define SWEEP_RETRIES 4 /* extra heavy sweeps when one is incomplete */
+
+static struct sm *the_sm;
+
+/* An error the operator must see: error lines always reach stderr once (log.c copies them
+ * there when the log is a file), and the log file if there is one. */
+static void report_error(const char *code, const char *msg)
+{
+	log_msg(IBSM_LOG_ERROR, code, "%s", msg);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (the_sm)
+		the_sm->stop = 1;
+}
+
+static void print_summary(struct sm *sm, double seconds, const char *what)
+{
+	if (!sm->opt->progress)
+		return;
+	fprintf(stderr, "ibsm: %s: %u nodes (%u switches), LIDs 1-%u, engine %s, %.3f s\n", what,
+		sm->summary_nodes, sm->summary_switches, sm->summary_max_lid, sm->summary_engine, seconds);
+}
+
+/* Options from a pristine copy of argv (GOption rewrites what it parses; SIGHUP parses the
+ * same command line again). Returns 0, 1 (exit 0: --version) or -1 (exit 1). */
+static int configure(int argc, char **argv, struct sm_options *opt)
+{
+	int show_version = 0;
+	char **work = g_memdup2(argv, sizeof(char *) * ((size_t)argc + 1));
+	int rc = options_build(argc, work, opt, &show_version, loop_declared_keys, NULL);
+	g_free(work);
+	if (rc < 0)
+		return -1;
+	if (show_version) {
+		printf("ibsm %s (plugin ABI %d.%d)\n", IBSM_VERSION, IBSM_ABI_MAJOR, IBSM_ABI_MINOR);
+		return 1;
+	}
+	return 0;
+}
+
+static int open_log(const struct sm_options *opt)
+{
+	if (opt->erase_log && opt->log_file && strcmp(opt->log_file, "-"))
+		(void)truncate(opt->log_file, 0);
+	int rc = log_open(opt->log_file, 1);
+	if (rc < 0) {
+		fprintf(stderr, "ibsm: cannot open log file %s: %s\n", opt->log_file, strerror(-rc));
+		return -1;
+	}
+	log_set_level(opt->verbosity);
+	return 0;
+}
+
+/* The guid2lid directory: offline only when named; otherwise it must be writable, or LIDs
+ * would not survive a restart. */
+static int prepare_cache_dir(struct sm_options *opt)
+{
+	if (opt->fabric_file && !opt->cache_dir_explicit) {
+		g_free(opt->cache_dir);
+		opt->cache_dir = NULL;
+	}
+	if (opt->cache_dir && (g_mkdir_with_parents(opt->cache_dir, 0755) < 0 ||
+			       access(opt->cache_dir, W_OK) < 0)) {
+		int e = errno;
+		fprintf(stderr, "ibsm: cache directory %s is not writable: %s "
+			"(set OSM_CACHE_DIR or --cache-dir)\n", opt->cache_dir, strerror(e));
+		LOG_E("SM-0008", "cache directory %s is not writable: %s", opt->cache_dir, strerror(e));
+		return -1;
+	}
+	return 0;
+}
+
+/* -B: into the background before any libibumad call (umad2sim's receiver thread does not
+ * survive a fork); then the pid file (also under systemd: logrotate signals by it). */
+static int daemonize(struct sm_options *opt, int *write_pid)
+{
+	GError *err = NULL;
+	if (opt->daemon && !opt->once) {
+		if (!opt->log_file || !strcmp(opt->log_file, "-")) {
+			report_error("SM-0015", "-B needs a log file (-f FILE): stderr goes to /dev/null");
+			return -1;
+		}
+		if (daemon_detach(&err) < 0) {
+			report_error("SM-0016", err->message);
+			g_error_free(err);
+			return -1;
+		}
+	}
+	*write_pid = !opt->once && opt->pid_file && *opt->pid_file &&
+		     (opt->daemon || g_getenv("NOTIFY_SOCKET"));
+	if (*write_pid && daemon_write_pidfile(opt->pid_file, &err) < 0) {
+		report_error("SM-0017", err->message);
+		g_error_free(err);
+		*write_pid = 0;
+		return -1;
+	}
+	if (opt->daemon && !opt->once)
+		daemon_stdio_to_devnull();
+	return 0;
+}
+
+/* Binds to the local port: device, transport, the MAD dispatch and its agents. */
+static int bind_port(struct sm *sm)
+{
+	struct local_port lp;
+	if (umad_init() < 0 || choose_port(sm->opt, &lp) < 0)
+		return -1;
+	char msg[256];
+	sm->dev = smdev_open(lp.ca, lp.port, msg, sizeof(msg));
+	if (!sm->dev) {
+		report_error("SM-0004", msg);
+		return -1;
+	}
+	sm->port_guid = lp.guid;
+	LOG_I("SM-0005", "bound to %s port %d, GUID 0x%016" PRIx64, lp.ca, lp.port, lp.guid);
+	struct transport_io io;
+	smdev_io(sm->dev, &io);
+	struct transport_cfg tc = { .window = sm->opt->window, .timeout_ms = sm->opt->timeout_ms,
+				    .retries = sm->opt->retries };
+	sm->t = transport_new(&io, &tc);
+	sm->dispatch = dispatch_new(sm->t);
+	sminfo_agent_register(sm);
+	traps_agent_register(sm);
+	sm->prog = programmer_new(sm->t, &sm->stop);
+	phase_log_init(&sm->phases, sm->t, sm->opt->progress);
+	if (sm->opt->progress)
+		fprintf(stderr, "ibsm: bringing up the subnet from %s port %d (GUID 0x%016" PRIx64 ")\n",
+			lp.ca, lp.port, lp.guid);
+	return 0;
+}
+
+/* --once: one heavy sweep, again at once while incomplete (lost SMPs, a port that did not come
+ * up), as a master SM must until the subnet is stable. Exit status 0 up, 1 failed, 2 standby. */
+static int run_once(struct sm *sm)
+{
+	GError *err = NULL;
+	int res = sweep_heavy(sm, &err);
+	for (int again = 0; again < SWEEP_RETRIES && res == SWEEP_INCOMPLETE && !sm->stop; again++) {
+		LOG_I("SM-0009", "sweep incomplete: sweeping again (%d of %d)", again + 1, SWEEP_RETRIES);
+		sweep_log_stats(sm);
+		res = sweep_heavy(sm, &err);
+	}
+	int rc = 0;
+	if (res < 0) {
+		report_error("SM-0006", err->message);
+		g_clear_error(&err);
+		rc = 1;
+	} else if (res == SWEEP_STANDBY) {
+		rc = 2;
+	} else if (res == SWEEP_INCOMPLETE) {
+		rc = 1;
+	}
+	if (res == SWEEP_UP)
+		print_summary(sm, phase_now() - sm->t_start, "SUBNET UP");
+	sweep_log_stats(sm);
+	return rc;
+}
+
+static int run_offline(struct sm *sm)
+{
+	GError *err = NULL;
+	phase_log_init(&sm->phases, NULL, sm->opt->progress);
+	int rc = 0;
+	if (sweep_offline(sm, &err) < 0) {
+		report_error("SM-0003", err->message);
+		g_error_free(err);
+		rc = 1;
+	} else {
+		print_summary(sm, phase_now() - sm->t_start, "offline");
+	}
+	sweep_log_stats(sm);
+	return rc;
+}
+
+static int run_online(struct sm *sm, int argc, char **argv)
+{
+	int write_pid = 0;
+	if (daemonize(sm->opt, &write_pid) < 0 || bind_port(sm) < 0)
+		return 1;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	policies_load_partitions(sm);
+	int rc;
+	if (sm->opt->once) {
+		rc = run_once(sm);
+	} else {
+		/* the daemon: the event loop does the first heavy sweep and everything after */
+		rc = loop_run(sm, argc, argv);
+		LOG_I("SM-0007", "exiting");
+	}
+	if (write_pid)
+		daemon_remove_pidfile(sm->opt->pid_file);
+	return rc;
+}
+
+/* Everything the SM holds, in reverse order of construction. */
+static void sm_release(struct sm *sm)
+{
+	sweep_set_live(sm, NULL);
+	traps_agent_unregister(sm);
+	dispatch_free(sm->dispatch);
+	programmer_free(sm->prog);
+	transport_free(sm->t);
+	smdev_close(sm->dev);
+	fabric_unref(sm->fabric);
+	ucast_cache_free(sm->ucast);
+	g_free(sm->ucast_engine);
+	routing_chain_free(sm->chain);
+	policies_free(sm);
+}
+
+int main(int argc, char **argv)
+{
+	struct sm_options opt;
+	char **argv_saved = g_strdupv(argv);
+	int rc = configure(argc, argv_saved, &opt);
+	if (rc != 0 || open_log(&opt) < 0) {
+		options_free(&opt);
+		g_strfreev(argv_saved);
+		return rc > 0 ? 0 : 1;
+	}
+	struct sm sm;
+	memset(&sm, 0, sizeof(sm));
+	sm.opt = &opt;
+	sm.state = IB_SM_NOTACTIVE;
+	sm.t_start = phase_now();
+	the_sm = &sm;
+	LOG_I("SM-0001", "ibsm %s starting (engines: %s, LMC %u, priority %u)", IBSM_VERSION,
+	      opt.routing_engine, opt.lmc, opt.sm_priority);
+	/* the engines are loaded and set up before anything touches the fabric: a bad -R fails here */
+	GError *err = NULL;
+	sm.chain = routing_chain_new(opt.routing_engine, &opt, &err);
+	if (!sm.chain) {
+		report_error("SM-0002", err->message);
+		g_error_free(err);
+		rc = 1;
+	} else if (prepare_cache_dir(&opt) < 0) {
+		rc = 1;
+	} else {
+		rc = opt.fabric_file ? run_offline(&sm) : run_online(&sm, argc, argv_saved);
+	}
+	sm_release(&sm);
+	the_sm = NULL;
+	options_free(&opt);
+	log_close();
+	g_strfreev(argv_saved);
+	return rc;
+}

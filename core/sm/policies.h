@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* policies.h - loading the policy files into the SM (partitions now; QoS and routing chains
+ * later): the parser's messages logged here, and a file that fails to parse keeps the policy in
+ * force. */
+#ifndef IBSM_SM_POLICIES_H
+#define IBSM_SM_POLICIES_H
+
+#include "sm/sm.h"
+
+/* Loads opt->partition_config_file into sm->part_policy: a missing file means the default
+ * policy; a file that fails to parse keeps the policy in force (or the default when there is
+ * none yet) and logs the error. Returns 0 when the file (or its absence) was taken, -1 if kept. */
+int policies_load_partitions(struct sm *sm);
+void policies_free(struct sm *sm);
+
+#endif

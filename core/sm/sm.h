@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* sm.h - the SM's run-time state, owned by main and shared by the SM's life (sweeps, the event
+ * loop, SMInfo, traps, light sweeps). Lower layers never see it: each is handed what it needs. */
+#ifndef IBSM_SM_SM_H
+#define IBSM_SM_SM_H
+
+#include <stdint.h>
+#include "config/options.h"
+#include "fabric/model.h"
+#include "mad/device.h"
+#include "mad/dispatch.h"
+#include "mad/ib.h"
+#include "mad/phase.h"
+#include "mad/transport.h"
+#include "policy/partitions.h"
+#include "program/program.h"
+#include "routing/chain.h"
+#include "routing/result.h"
+#include "routing/ucast_cache.h"
+
+struct sm {
+	struct sm_options *opt;
+	struct transport *t;           /* NULL offline */
+	struct smdev *dev;
+	struct dispatch *dispatch;     /* SMInfo and trap agents; the SA later */
+	struct phase_log phases;       /* of the sweep in progress */
+	struct routing_chain *chain;   /* engines set up for the configuration in force */
+	struct programmer *prog;       /* what the fabric holds, across sweeps */
+	struct part_policy *part_policy; /* partitions in force (NULL until loaded) */
+	uint64_t port_guid;            /* our port */
+	enum ib_sm_state state;
+	uint32_t act_count;
+	uint32_t generation;
+	int first_master_sweep;
+	uint64_t master_guid;          /* when standby: the master we saw */
+	struct fabric *fabric;         /* last discovered generation (a reference) */
+	struct routing_result *live;   /* routes in force, with their generation (a reference) */
+	struct ucast_cache *ucast;     /* -A: the last routes, kept by switch GUID */
+	char *ucast_engine;            /* the -R they were computed with */
+	uint64_t topology_sig;         /* of the last discovered generation */
+	int topology_changed;          /* this sweep's cabling differs from the last one */
+	uint32_t sweep_writes;         /* Sets this sweep sent */
+	volatile int stop;             /* SIGTERM/SIGINT */
+	volatile int trap_pending;     /* a trap asked for a heavy sweep */
+	int reread_desc;               /* trap 144: read every NodeDescription again */
+	uint32_t summary_nodes, summary_switches, summary_max_lid;
+	char summary_engine[64];
+	double t_start;
+};
+
+#endif

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* sweep.c - one heavy sweep as data flows through the SM (DESIGN.md "One sweep"): discover,
+ * decide master/standby, assign LIDs, route on the routing thread while the main thread keeps
+ * serving MADs, program, SUBNET UP, then the dumps. Also the offline variant (--fabric) that
+ * does the same with no MADs. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <infiniband/mad.h>
+#include "base/log.h"
+#include "fabric/discovery.h"
+#include "fabric/dump.h"
+#include "fabric/lid.h"
+#include "fabric/netfile.h"
+#include "routing/run.h"
+#include "sm/sminfo.h"
+#include "sm/sweep.h"
+#include "sm/traps.h"
+
+#define ROUTING_POLL_MS 20 /* MAD service slice while the routing thread works */
+
+void sweep_log_stats(struct sm *sm)
+{
+	const struct phase_log *pl = &sm->phases;
+	for (int i = 0; i < pl->n; i++)
+		LOG_I("STS-0001", "STATS phase=%s smps=%" PRIu64 " seconds=%.6f", pl->phases[i].name,
+		      pl->phases[i].smps, pl->phases[i].seconds);
+	uint64_t total = 0;
+	if (sm->t) {
+		const struct transport_stats *s = transport_stats(sm->t);
+		LOG_I("STS-0002", "STATS transport sent=%" PRIu64 " received=%" PRIu64 " retries=%" PRIu64
+		      " timeouts=%" PRIu64 " stale=%" PRIu64 " backoffs=%" PRIu64, s->sent, s->received,
+		      s->retries, s->timeouts, s->dropped_stale, s->backoffs);
+		LOG_I("STS-0004", "STATS lft_blocks_set=%" PRIu64 " portinfo_set=%" PRIu64
+		      " portinfo_get=%" PRIu64 " nodeinfo_get=%" PRIu64 " pkey_get=%" PRIu64 " pkey_set=%" PRIu64,
+		      s->by_attr[1][IB_ATTR_LINEARFORWTBL & 63], s->by_attr[1][IB_ATTR_PORT_INFO & 63],
+		      s->by_attr[0][IB_ATTR_PORT_INFO & 63], s->by_attr[0][IB_ATTR_NODE_INFO & 63],
+		      s->by_attr[0][IB_ATTR_PKEY_TBL & 63], s->by_attr[1][IB_ATTR_PKEY_TBL & 63]);
+		total = s->sent;
+		const struct trap_counts *tc = traps_counts();
+		LOG_I("STS-0005", "STATS traps received=%" PRIu64 " trap_represses_sent=%" PRIu64,
+		      tc->received, tc->represses_sent);
+	} else {
+		for (int i = 0; i < pl->n; i++)
+			total += pl->phases[i].smps;
+	}
+	LOG_I("STS-0003", "STATS total smps=%" PRIu64 " seconds=%.6f", total, phase_now() - sm->t_start);
+}
+
+void sweep_set_live(struct sm *sm, struct routing_result *r)
+{
+	routing_result_unref(sm->live);
+	sm->live = r;
+}
+
+static int lid_phase(struct sm *sm, struct fabric *f, GError **err)
+{
+	struct lid_opts lo = { .lmc = sm->opt->lmc, .reassign = sm->opt->reassign_lids,
+			       .cache_dir = sm->opt->cache_dir };
+	struct lid_stats st;
+	if (lid_assign_stats(f, &lo, &st, err) < 0)
+		return -1;
+	LOG_I("LID-0100", "LIDs: %u end ports, %u from guid2lid, %u kept, %u new, %u changed, max LID %u",
+	      st.end_ports, st.from_guid2lid, st.kept, st.fresh, st.changed, st.max_lid);
+	return 0;
+}
+
+static const char *engine_spec(const struct sm *sm)
+{
+	return sm->opt->routing_engine ? sm->opt->routing_engine : "";
+}
+
+/* -A: the routes in force kept for f when every live LID still leaves each switch towards the
+ * same neighbour; NULL when they must be computed. */
+static struct routing_result *cached_routes(struct sm *sm, struct fabric *f)
+{
+	if (!sm->opt->ucast_cache || !sm->ucast || !sm->live || !sm->ucast_engine ||
+	    strcmp(sm->ucast_engine, engine_spec(sm)))
+		return NULL;
+	struct routing_result *r = routing_result_new(f);
+	char why[200];
+	if (!ucast_cache_apply(sm->ucast, f, r->lft, r->stride, why, sizeof(why))) {
+		LOG_I("UCC-0001", "unicast cache: recomputing routes (%s)", why);
+		routing_result_unref(r);
+		return NULL;
+	}
+	routing_result_inherit(r, sm->live);
+	g_strlcpy(r->engine, "cache", sizeof(r->engine));
+	return r;
+}
+
+/* Routes f on the routing thread; meanwhile the main thread serves SMInfo and traps (and the
+ * signal sources through the transport's tick). SIGTERM or a trap cancels the run. */
+static struct routing_result *route_live(struct sm *sm, struct fabric *f, GError **err)
+{
+	struct routing_job *job = routing_job_start(sm->chain, f);
+	while (!routing_job_done(job)) {
+		transport_poll(sm->t, ROUTING_POLL_MS, 0);
+		if (sm->stop || sm->trap_pending)
+			routing_chain_cancel(sm->chain, 1);
+	}
+	return routing_job_join(job, err);
+}
+
+static struct routing_result *route_phase(struct sm *sm, struct fabric *f, GError **err)
+{
+	phase_begin(&sm->phases, "routing");
+	struct routing_result *r = cached_routes(sm, f);
+	if (r) {
+		phase_end(&sm->phases, "unicast cache: routes kept");
+		return r;
+	}
+	r = sm->t ? route_live(sm, f, err) : routing_run(sm->chain, f, err);
+	if (!r) {
+		phase_end(&sm->phases, "failed");
+		return NULL;
+	}
+	phase_end(&sm->phases, "engine %s, %u switches x %u LIDs", r->engine, r->n_switches, r->stride);
+	if (sm->opt->ucast_cache) {
+		if (!sm->ucast)
+			sm->ucast = ucast_cache_new();
+		ucast_cache_store(sm->ucast, f, r->lft, r->stride);
+		g_free(sm->ucast_engine);
+		sm->ucast_engine = g_strdup(engine_spec(sm));
+	}
+	return r;
+}
+
+static void write_dumps(struct sm *sm, struct fabric *f, const struct routing_result *r)
+{
+	GError *err = NULL;
+	const char *dir = sm->opt->tmp_dir;
+	if (dump_subnet_lst(f, dir, &err) < 0) {
+		LOG_E("DMP-0001", "%s", err->message);
+		g_clear_error(&err);
+	}
+	/* the engines' own files (e.g. ftree's CA order) are written after every routing */
+	routing_dump(r, dir);
+	if (!sm->opt->dump_routes)
+		return;
+	if (dump_fdbs(f, r->lft, r->stride, dir, &err) < 0 || dump_mcfdbs(f, dir, &err) < 0 ||
+	    dump_lfts(f, r->lft, r->stride, dir, &err) < 0 || dump_lid_matrix(f, dir, &err) < 0) {
+		LOG_E("DMP-0002", "%s", err->message);
+		g_clear_error(&err);
+	}
+}
+
+static void save_guid2lid(struct sm *sm, const struct fabric *f)
+{
+	GError *err = NULL;
+	if (sm->opt->cache_dir && lid_save_guid2lid(f, sm->opt->cache_dir, &err) < 0) {
+		LOG_E("LID-0101", "%s", err->message);
+		g_clear_error(&err);
+	}
+}
+
+static void summarize(struct sm *sm, const struct fabric *f, const char *engine)
+{
+	sm->summary_nodes = f->pub.n_nodes;
+	sm->summary_switches = f->pub.n_switches;
+	sm->summary_max_lid = f->pub.max_lid;
+	g_strlcpy(sm->summary_engine, engine, sizeof(sm->summary_engine));
+}
+
+int sweep_offline(struct sm *sm, GError **err)
+{
+	sm->t_start = phase_now();
+	phase_begin(&sm->phases, "load");
+	struct model_builder *b = model_builder_new();
+	if (netfile_load(sm->opt->fabric_file, b, err) < 0) {
+		model_builder_free(b);
+		return -1;
+	}
+	struct fabric *f = model_freeze(b, ++sm->generation, err);
+	model_builder_free(b);
+	if (!f)
+		return -1;
+	phase_end(&sm->phases, "%u nodes, %u switches", f->pub.n_nodes, f->pub.n_switches);
+	phase_begin(&sm->phases, "lids");
+	if (lid_phase(sm, f, err) < 0) {
+		fabric_unref(f);
+		return -1;
+	}
+	phase_end(&sm->phases, "max LID %u", f->pub.max_lid);
+	struct routing_result *r = route_phase(sm, f, err);
+	if (!r) {
+		fabric_unref(f);
+		return -1;
+	}
+	phase_begin(&sm->phases, "dumps");
+	write_dumps(sm, f, r);
+	save_guid2lid(sm, f);
+	phase_end(&sm->phases, "written to %s", sm->opt->tmp_dir);
+	LOG_I("SWP-0003", "offline: %u nodes, %u switches, max LID %u routed by %s in %.3f s",
+	      f->pub.n_nodes, f->pub.n_switches, f->pub.max_lid, r->engine, r->seconds);
+	summarize(sm, f, r->engine);
+	sweep_set_live(sm, r);
+	fabric_unref(f);
+	return 0;
+}
+
+/* Nodes of the last generation that this discovery did not reach: cut off or gone. */
+static void report_lost_nodes(const struct fabric *prev, const struct fabric *f)
+{
+	if (!prev)
+		return;
+	uint32_t lost = 0;
+	for (uint32_t n = 0; n < prev->pub.n_nodes; n++) {
+		const struct ibsm_node *node = &prev->nodes[n];
+		if (fabric_node_by_guid(f, node->guid) != IBSM_NONE)
+			continue;
+		if (lost++ < 64)
+			LOG_E("SWP-0008", "%s 0x%016" PRIx64 " (%s) is unreachable: not found by this sweep",
+			      node->type == IBSM_SWITCH ? "switch" : "CA", node->guid, node->desc);
+	}
+	if (lost)
+		LOG_E("SWP-0009", "%u nodes unreachable since the last sweep", lost);
+}
+
+/* Discovery into sm->fabric; the number of SMPs that failed for good, or -1 with *err. */
+static int discover_phase(struct sm *sm, GError **err)
+{
+	struct discovery_stats ds;
+	phase_begin(&sm->phases, "discovery");
+	int reread = sm->reread_desc;
+	sm->reread_desc = 0;
+	struct fabric *f = discover_fabric(sm->t, &sm->stop, ++sm->generation, sm->fabric, reread, &ds, err);
+	if (!f) {
+		phase_end(&sm->phases, "failed");
+		return -1;
+	}
+	report_lost_nodes(sm->fabric, f);
+	uint64_t sig = fabric_topology_signature(f);
+	sm->topology_changed = sig != sm->topology_sig;
+	if (sm->topology_changed && sm->topology_sig)
+		LOG_I("SWP-0007", "topology changed since the last sweep");
+	sm->topology_sig = sig;
+	fabric_unref(sm->fabric);
+	sm->fabric = f;
+	phase_end(&sm->phases, "%u nodes, %u switches, %u ports", f->pub.n_nodes, f->pub.n_switches,
+		  f->pub.n_ports);
+	if (f->pub.sm_port != IBSM_NONE)
+		sm->port_guid = f->ports[f->pub.sm_port].guid;
+	return (int)ds.failures;
+}
+
+/* Master or standby: 1 when another SM is master (or a better one is discovering). */
+static int mastership_phase(struct sm *sm)
+{
+	phase_begin(&sm->phases, "sminfo");
+	int standby = sminfo_poll_others(sm);
+	phase_end(&sm->phases, "%s", standby ? "another SM is master" : "we are master");
+	if (standby) {
+		if (sm->state != IB_SM_STANDBY)
+			LOG_I("SMI-0003", "STANDBY: SM 0x%016" PRIx64 " is master; not programming the fabric",
+			      sm->master_guid);
+		sm->state = IB_SM_STANDBY;
+		return 1;
+	}
+	if (sm->state != IB_SM_MASTER) {
+		sm->first_master_sweep = 1;
+		programmer_forget(sm->prog); /* whatever we knew, another SM may have rewritten */
+		LOG_I("SMI-0006", "entering MASTER state");
+	}
+	sm->state = IB_SM_MASTER;
+	sm->act_count++;
+	return 0;
+}
+
+int sweep_heavy(struct sm *sm, GError **err)
+{
+	phase_log_reset(&sm->phases);
+	if (sm->state != IB_SM_MASTER)
+		sm->state = IB_SM_DISCOVERING;
+	int failures = discover_phase(sm, err);
+	if (failures < 0)
+		return -1;
+	if (mastership_phase(sm))
+		return SWEEP_STANDBY;
+	struct fabric *f = sm->fabric;
+	if (lid_phase(sm, f, err) < 0)
+		return -1;
+	struct routing_result *r = route_phase(sm, f, err);
+	if (!r) {
+		if (err && g_error_matches(*err, ENGINE_ERROR, ENGINE_ERROR_CANCELLED)) {
+			LOG_I("SWP-0010", "routing cancelled: %s", sm->stop ? "stopping" : "a newer sweep is due");
+			g_clear_error(err);
+			return SWEEP_INCOMPLETE;
+		}
+		return -1;
+	}
+	double t0 = phase_now();
+	uint64_t smp0 = transport_stats(sm->t)->sent;
+	int first = sm->first_master_sweep;
+	struct program_report rep;
+	int rc = program_fabric(sm->prog, f, r, sm->opt, sm->part_policy, &sm->phases, first, &rep);
+	sm->first_master_sweep = 0;
+	sm->opt->reassign_lids = 0; /* -r applies to the first master sweep only */
+	sm->sweep_writes = rep.writes;
+	save_guid2lid(sm, f);
+	int complete = rc == 0 && !failures;
+	if (complete && (first || rep.writes || sm->topology_changed))
+		LOG_I("SWP-0002", "SUBNET UP");
+	else if (complete)
+		LOG_I("SWP-0006", "heavy sweep: nothing changed, nothing written");
+	else
+		LOG_E("SWP-0004", "sweep incomplete: %u SMPs failed for good; %u linked ports not ACTIVE",
+		      failures + rep.failures, rep.not_active);
+	summarize(sm, f, r->engine);
+	write_dumps(sm, f, r);
+	sweep_set_live(sm, r);
+	LOG_I("SWP-0005", "heavy sweep %u: %u writes, %" PRIu64 " SMPs programming, %.3f s total",
+	      sm->generation, rep.writes, transport_stats(sm->t)->sent - smp0, phase_now() - t0);
+	return complete ? SWEEP_UP : SWEEP_INCOMPLETE;
+}
