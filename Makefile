@@ -48,6 +48,7 @@ PLUGINS    = $(filter-out common,$(notdir $(wildcard plugins/*)))
 PLUGIN_SO  = $(patsubst %,$(B)/plugins/%.so,$(PLUGINS))
 COMMON_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/common/*.c))
 TPLUGIN_SO = $(patsubst tests/plugins/%.c,$(B)/tests/plugins/%.so,$(wildcard tests/plugins/*.c))
+TTOOL_SO   = $(patsubst tests/tools/%.c,$(B)/tests/tools/%.so,$(wildcard tests/tools/*.c))
 UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 UNIT_HELPERS = $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
@@ -94,7 +95,11 @@ $(B)/tests/plugins/%.so: tests/plugins/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(subst -Iinclude,$(if $(filter abi10_%,$*),-Itests/plugins/abi-1.0,-Iinclude),$(PLUGIN_CFLAGS)) \
 	  $(OPT) $(CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $< $(LDFLAGS)
-test-plugins: $(TPLUGIN_SO)
+# Test tools: LD_PRELOAD shims the simulated tests put beside libumad2sim (e.g. an SMP counter).
+$(B)/tests/tools/%.so: tests/tools/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -g $(WARN) $(DEPFL) -D_GNU_SOURCE -fPIC $(OPT) $(CFLAGS) -shared -o $@ $< -ldl $(LDFLAGS)
+test-plugins: $(TPLUGIN_SO) $(TTOOL_SO)
 
 # ---- unit tests (GTest, TAP), built in whatever tree B is (make check: the sanitized one) ----
 $(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(B)/libibsmcore.a | $(B)/gen/ibsm_paths.h

@@ -403,7 +403,7 @@ def wait_stats_logged(log, offset, timeout=10.0):
 
 class Ibsm:
     name = "ibsm"
-    # the end of a heavy sweep; SM-0013 (SIGHUP) comes before it, STATS lines after it
+    # the end of a heavy sweep; LOOP-0005 (SIGHUP) comes before it, STATS lines after it
     HUP_DONE = "SWP-0005"
 
     def __init__(self, binary, engine, extra):
@@ -422,8 +422,8 @@ class Ibsm:
 
     def hup_after(self, res, before, log, offset):
         text = wait_stats_logged(log, offset)
-        if "SM-0013" not in text:
-            res["error"] = "no SM-0013 (SIGHUP) line"
+        if "LOOP-0005" not in text:
+            res["error"] = "no LOOP-0005 (SIGHUP) line"
         done = SWP_DONE.search(text)
         if done:
             res["writes"] = int(done.group(1))
@@ -434,7 +434,7 @@ class Ibsm:
             res["smps"] = int(found[0]) - before
 
     def after_stop(self, res, log, out):
-        phases, total = parse_stats(log, out, until="SM-0013")
+        phases, total = parse_stats(log, out, until="LOOP-0005")
         res["phases"] = phases
         if total:
             res["smps"] = total["smps"]

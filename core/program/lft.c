@@ -51,7 +51,7 @@ static void log_failure(struct pass *g, const struct smp_req *r, uint32_t node, 
 {
 	char why[64];
 	smp_status_text(status, why, sizeof(why));
-	LOG_E("PRG-0006", "%s attr 0x%02x mod %u to switch 0x%016" PRIx64 " (%s) failed: %s",
+	LOG_E("LFT-0002", "%s attr 0x%02x mod %u to switch 0x%016" PRIx64 " (%s) failed: %s",
 	      smp_method_name(r->method), r->attr, r->mod, g->f->nodes[node].guid,
 	      g->f->nodes[node].desc, why);
 }
@@ -158,7 +158,7 @@ uint32_t lft_prepare(struct pass *g, uint32_t sw, uint32_t nblocks)
 	if (g_hash_table_contains(m->held, &guid) && (!sp0_lid(g->f, node) || !g->f->nx[node].lft_top)) {
 		/* no LID or no LinearFDBTop any more: the switch was reset (rebooted); what we
 		 * remembered writing is gone */
-		LOG_I("PRG-0005", "switch 0x%016" PRIx64 " (%s) lost its tables: reprogramming it",
+		LOG_I("LFT-0001", "switch 0x%016" PRIx64 " (%s) lost its tables: reprogramming it",
 		      guid, g->f->nodes[node].desc);
 		g_hash_table_remove(m->held, &guid);
 	}

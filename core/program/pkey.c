@@ -274,7 +274,7 @@ static void readback_mismatch(struct pk_run *r, uint32_t ti, uint32_t block, con
 		i++;
 	const struct fabric *f = r->g->f;
 	const struct ibsm_port *p = &f->ports[r->tg[ti].port];
-	LOG_E("PKY-0005", "PKeyTable block %u of port %u of node 0x%016" PRIx64 " (%s) reads back "
+	LOG_E("PKY-0002", "PKeyTable block %u of port %u of node 0x%016" PRIx64 " (%s) reads back "
 	      "differently (index %u: wrote 0x%04x, holds 0x%04x); not rewritten until the policy changes",
 	      block, p->num, f->nodes[p->node].guid, f->nodes[p->node].desc,
 	      block * PKEY_BLOCK_SIZE + i, sent[i], got[i]);
@@ -296,7 +296,7 @@ static void on_pk_done(struct transport *t, const struct smp_req *q, int status,
 		r->g->failed++;
 		r->g->failures++;
 		r->ok[ti] = 0;
-		LOG_E("PKY-0004", "PKeyTable %s block %u of port %u of node 0x%016" PRIx64 " (%s) failed: %s",
+		LOG_E("PKY-0001", "PKeyTable %s block %u of port %u of node 0x%016" PRIx64 " (%s) failed: %s",
 		      kind == PK_SET ? "Set" : "Get", block, p->num, f->nodes[p->node].guid,
 		      f->nodes[p->node].desc, why);
 		return;
@@ -437,9 +437,9 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);
 	struct port_pkeys *pk = part_policy_expand_msgs(policy, &f->pub, f->pub.sm_port, skipped, notes);
 	for (guint i = 0; i < notes->len; i++)
-		LOG_V("PKY-0010", "partitions: %s", (const char *)g_ptr_array_index(notes, i));
+		LOG_V("PKY-0007", "partitions: %s", (const char *)g_ptr_array_index(notes, i));
 	for (guint i = 0; i < skipped->len; i++)
-		LOG_E("PKY-0009", "partitions: %s", (const char *)g_ptr_array_index(skipped, i));
+		LOG_E("PKY-0006", "partitions: %s", (const char *)g_ptr_array_index(skipped, i));
 	g_ptr_array_free(skipped, TRUE);
 	g_ptr_array_free(notes, TRUE);
 	GArray *ta = pkey_targets(f);
@@ -463,7 +463,7 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 		uint32_t dropped = pkey_layout(r.held[i], tg->cap, &pk[tg->src], r.want[i]);
 		if (dropped && dropped_ports++ < 10) {
 			const struct ibsm_port *p = &f->ports[tg->port];
-			LOG_E("PKY-0006", "port %u of node 0x%016" PRIx64 " (%s): %u P_Keys do not fit in "
+			LOG_E("PKY-0003", "port %u of node 0x%016" PRIx64 " (%s): %u P_Keys do not fit in "
 			      "its %u entries and are dropped", p->num, f->nodes[p->node].guid,
 			      f->nodes[p->node].desc, dropped, tg->cap);
 		}
@@ -471,13 +471,13 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	}
 	transport_drain(g->t, g->stop);
 	if (dropped_ports > 10)
-		LOG_E("PKY-0007", "%u ports had P_Keys dropped for lack of room", dropped_ports);
+		LOG_E("PKY-0004", "%u ports had P_Keys dropped for lack of room", dropped_ports);
 	remember_tables(&r);
 	st->tables = r.n;
 	st->trusted = r.trusted;
 	st->blocks_read = r.gets;
 	st->blocks_written = r.sets;
-	LOG_V("PKY-0008", "P_Key tables: %u, %u known from earlier sweeps, %u blocks read, %u written",
+	LOG_V("PKY-0005", "P_Key tables: %u, %u known from earlier sweeps, %u blocks read, %u written",
 	      r.n, r.trusted, r.gets, r.sets);
 	pk_run_free(&r);
 	g_array_free(ta, TRUE);

@@ -27,7 +27,7 @@ static void on_portinfo(struct transport *t, const struct smp_req *r, int status
 		smp_status_text(status, why, sizeof(why));
 		g->failed++;
 		const struct ibsm_node *n = &g->f->nodes[g->f->ports[port].node];
-		LOG_E("PRG-0001", "PortInfo %s port %u of node 0x%016" PRIx64 " (%s) failed: %s",
+		LOG_E("PIN-0001", "PortInfo %s port %u of node 0x%016" PRIx64 " (%s) failed: %s",
 		      smp_method_name(r->method), r->mod, n->guid, n->desc, why);
 		if (!(status > 0 && data)) {
 			g->failures++; /* no answer at all */

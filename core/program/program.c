@@ -87,7 +87,7 @@ static uint32_t switch_ports(struct pass *g, struct phase_log *pl, uint32_t nblo
 		if (f->nx[node].have_switchinfo)
 			n_read += lft_prepare(g, s, nblocks);
 		else if (no_si++ < NOT_ACTIVE_LOG_MAX)
-			LOG_E("PRG-0004", "switch 0x%016" PRIx64 " (%s): no SwitchInfo, its tables are not "
+			LOG_E("PRG-0003", "switch 0x%016" PRIx64 " (%s): no SwitchInfo, its tables are not "
 			      "programmed", f->nodes[node].guid, f->nodes[node].desc);
 	}
 	if (no_si)
@@ -109,12 +109,12 @@ static uint32_t not_active_ports(struct pass *g)
 		if (g->state[p] == IBSM_STATE_ACTIVE)
 			continue;
 		if (not_active++ < NOT_ACTIVE_LOG_MAX)
-			LOG_E("PRG-0002", "port %u of node 0x%016" PRIx64 " (%s) is in state %u, not ACTIVE",
+			LOG_E("PRG-0001", "port %u of node 0x%016" PRIx64 " (%s) is in state %u, not ACTIVE",
 			      f->ports[p].num, f->nodes[f->ports[p].node].guid,
 			      f->nodes[f->ports[p].node].desc, g->state[p]);
 	}
 	if (not_active)
-		LOG_E("PRG-0003", "%u linked ports are not ACTIVE", not_active);
+		LOG_E("PRG-0002", "%u linked ports are not ACTIVE", not_active);
 	return not_active;
 }
 

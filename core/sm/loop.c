@@ -18,6 +18,7 @@
 #include "sm/notify.h"
 #include "sm/policies.h"
 #include "sm/sminfo.h"
+#include "sm/stats.h"
 #include "sm/sweep.h"
 
 #define STANDBY_POLL_S   1.0   /* SMInfo of the master while standby */
@@ -47,7 +48,7 @@ GPtrArray *loop_declared_keys(const struct sm_options *o, void *ctx)
 static gboolean on_stop(gpointer data)
 {
 	struct loop *l = data;
-	LOG_I("SM-0010", "stop signal: exiting");
+	LOG_I("LOOP-0002", "stop signal: exiting");
 	service_notify_stopping();
 	l->sm->stop = 1;
 	g_main_loop_quit(l->ml);
@@ -66,9 +67,9 @@ static gboolean on_usr1(gpointer data)
 	(void)data;
 	int rc = log_reopen();
 	if (rc < 0)
-		LOG_E("SM-0011", "SIGUSR1: cannot reopen the log file: %s", strerror(-rc));
+		LOG_E("LOOP-0003", "SIGUSR1: cannot reopen the log file: %s", strerror(-rc));
 	else
-		LOG_I("SM-0012", "SIGUSR1: log file reopened");
+		LOG_I("LOOP-0004", "SIGUSR1: log file reopened");
 	return G_SOURCE_CONTINUE;
 }
 
@@ -92,7 +93,7 @@ static void reload(struct loop *l)
 {
 	struct sm_options fresh;
 	int show_version = 0;
-	LOG_I("SM-0013", "SIGHUP: re-reading the configuration, then a heavy sweep");
+	LOG_I("LOOP-0005", "SIGHUP: re-reading the configuration, then a heavy sweep");
 	GError *err = NULL;
 	service_notify_reloading();
 	char **argv = g_memdup2(l->argv, sizeof(char *) * ((size_t)l->argc + 1));
@@ -100,7 +101,7 @@ static void reload(struct loop *l)
 	g_free(argv);
 	struct routing_chain *chain = rc < 0 ? NULL : routing_chain_new(fresh.routing_engine, &fresh, &err);
 	if (!chain) {
-		LOG_E("SM-0014", "SIGHUP: the new configuration is not valid (%s); keeping the running one",
+		LOG_E("LOOP-0006", "SIGHUP: the new configuration is not valid (%s); keeping the running one",
 		      err ? err->message : "?");
 		g_clear_error(&err);
 		options_free(&fresh);
@@ -118,7 +119,7 @@ static void reload(struct loop *l)
 			g_source_remove(l->light_timer);
 		l->light_timer = fresh.sweep_interval > 0 ?
 				 g_timeout_add_seconds((guint)fresh.sweep_interval, on_light_timer, l) : 0;
-		LOG_I("SM-0018", "sweep interval now %d s", fresh.sweep_interval);
+		LOG_I("LOOP-0007", "sweep interval now %d s", fresh.sweep_interval);
 	}
 	/* what only applies at start stays as it was */
 	l->sm->opt->reassign_lids = 0;
@@ -133,10 +134,10 @@ static void heavy(struct loop *l)
 	GError *err = NULL;
 	int res = sweep_heavy(sm, &err);
 	if (res < 0) {
-		LOG_E("SM-0006", "%s", err->message);
+		LOG_E("LOOP-0001", "%s", err->message);
 		g_clear_error(&err);
 	}
-	sweep_log_stats(sm);
+	stats_log(sm);
 	l->heavy_at = res == SWEEP_INCOMPLETE || res < 0 ? phase_now() + INCOMPLETE_RETRY_S : 0;
 	if (res == SWEEP_STANDBY) {
 		l->next_standby_poll = phase_now() + STANDBY_POLL_S;
@@ -190,7 +191,7 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 		if (sminfo_poll_master(sm)) {
 			l->standby_misses = 0;
 		} else if (++l->standby_misses >= STANDBY_MISSES) {
-			LOG_I("SMI-0007", "master 0x%016" PRIx64 " stopped answering: taking over",
+			LOG_I("LOOP-0008", "master 0x%016" PRIx64 " stopped answering: taking over",
 			      sm->master_guid);
 			l->standby_misses = 0;
 			l->heavy_pending = 1;

@@ -20,6 +20,7 @@
 #include "sm/policies.h"
 #include "sm/port_select.h"
 #include "sm/sminfo.h"
+#include "sm/stats.h"
 #include "sm/sweep.h"
 #include "sm/traps.h"
 
@@ -106,11 +107,11 @@ static int daemonize(struct sm_options *opt, int *write_pid)
 	GError *err = NULL;
 	if (opt->daemon && !opt->once) {
 		if (!opt->log_file || !strcmp(opt->log_file, "-")) {
-			report_error("SM-0015", "-B needs a log file (-f FILE): stderr goes to /dev/null");
+			report_error("SM-0010", "-B needs a log file (-f FILE): stderr goes to /dev/null");
 			return -1;
 		}
 		if (daemon_detach(&err) < 0) {
-			report_error("SM-0016", err->message);
+			report_error("SM-0011", err->message);
 			g_error_free(err);
 			return -1;
 		}
@@ -118,7 +119,7 @@ static int daemonize(struct sm_options *opt, int *write_pid)
 	*write_pid = !opt->once && opt->pid_file && *opt->pid_file &&
 		     (opt->daemon || g_getenv("NOTIFY_SOCKET"));
 	if (*write_pid && daemon_write_pidfile(opt->pid_file, &err) < 0) {
-		report_error("SM-0017", err->message);
+		report_error("SM-0012", err->message);
 		g_error_free(err);
 		*write_pid = 0;
 		return -1;
@@ -166,7 +167,7 @@ static int run_once(struct sm *sm)
 	int res = sweep_heavy(sm, &err);
 	for (int again = 0; again < SWEEP_RETRIES && res == SWEEP_INCOMPLETE && !sm->stop; again++) {
 		LOG_I("SM-0009", "sweep incomplete: sweeping again (%d of %d)", again + 1, SWEEP_RETRIES);
-		sweep_log_stats(sm);
+		stats_log(sm);
 		res = sweep_heavy(sm, &err);
 	}
 	int rc = 0;
@@ -181,7 +182,7 @@ static int run_once(struct sm *sm)
 	}
 	if (res == SWEEP_UP)
 		print_summary(sm, phase_now() - sm->t_start, "SUBNET UP");
-	sweep_log_stats(sm);
+	stats_log(sm);
 	return rc;
 }
 
@@ -197,7 +198,7 @@ static int run_offline(struct sm *sm)
 	} else {
 		print_summary(sm, phase_now() - sm->t_start, "offline");
 	}
-	sweep_log_stats(sm);
+	stats_log(sm);
 	return rc;
 }
 

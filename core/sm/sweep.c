@@ -16,37 +16,8 @@
 #include "routing/run.h"
 #include "sm/sminfo.h"
 #include "sm/sweep.h"
-#include "sm/traps.h"
 
 #define ROUTING_POLL_MS 20 /* MAD service slice while the routing thread works */
-
-void sweep_log_stats(struct sm *sm)
-{
-	const struct phase_log *pl = &sm->phases;
-	for (int i = 0; i < pl->n; i++)
-		LOG_I("STS-0001", "STATS phase=%s smps=%" PRIu64 " seconds=%.6f", pl->phases[i].name,
-		      pl->phases[i].smps, pl->phases[i].seconds);
-	uint64_t total = 0;
-	if (sm->t) {
-		const struct transport_stats *s = transport_stats(sm->t);
-		LOG_I("STS-0002", "STATS transport sent=%" PRIu64 " received=%" PRIu64 " retries=%" PRIu64
-		      " timeouts=%" PRIu64 " stale=%" PRIu64 " backoffs=%" PRIu64, s->sent, s->received,
-		      s->retries, s->timeouts, s->dropped_stale, s->backoffs);
-		LOG_I("STS-0004", "STATS lft_blocks_set=%" PRIu64 " portinfo_set=%" PRIu64
-		      " portinfo_get=%" PRIu64 " nodeinfo_get=%" PRIu64 " pkey_get=%" PRIu64 " pkey_set=%" PRIu64,
-		      s->by_attr[1][IB_ATTR_LINEARFORWTBL & 63], s->by_attr[1][IB_ATTR_PORT_INFO & 63],
-		      s->by_attr[0][IB_ATTR_PORT_INFO & 63], s->by_attr[0][IB_ATTR_NODE_INFO & 63],
-		      s->by_attr[0][IB_ATTR_PKEY_TBL & 63], s->by_attr[1][IB_ATTR_PKEY_TBL & 63]);
-		total = s->sent;
-		const struct trap_counts *tc = traps_counts();
-		LOG_I("STS-0005", "STATS traps received=%" PRIu64 " trap_represses_sent=%" PRIu64,
-		      tc->received, tc->represses_sent);
-	} else {
-		for (int i = 0; i < pl->n; i++)
-			total += pl->phases[i].smps;
-	}
-	LOG_I("STS-0003", "STATS total smps=%" PRIu64 " seconds=%.6f", total, phase_now() - sm->t_start);
-}
 
 void sweep_set_live(struct sm *sm, struct routing_result *r)
 {
@@ -61,7 +32,7 @@ static int lid_phase(struct sm *sm, struct fabric *f, GError **err)
 	struct lid_stats st;
 	if (lid_assign_stats(f, &lo, &st, err) < 0)
 		return -1;
-	LOG_I("LID-0100", "LIDs: %u end ports, %u from guid2lid, %u kept, %u new, %u changed, max LID %u",
+	LOG_I("SWP-0013", "LIDs: %u end ports, %u from guid2lid, %u kept, %u new, %u changed, max LID %u",
 	      st.end_ports, st.from_guid2lid, st.kept, st.fresh, st.changed, st.max_lid);
 	return 0;
 }
@@ -81,7 +52,7 @@ static struct routing_result *cached_routes(struct sm *sm, struct fabric *f)
 	struct routing_result *r = routing_result_new(f);
 	char why[200];
 	if (!ucast_cache_apply(sm->ucast, f, r->lft, r->stride, why, sizeof(why))) {
-		LOG_I("UCC-0001", "unicast cache: recomputing routes (%s)", why);
+		LOG_I("SWP-0017", "unicast cache: recomputing routes (%s)", why);
 		routing_result_unref(r);
 		return NULL;
 	}
@@ -132,7 +103,7 @@ static void write_dumps(struct sm *sm, struct fabric *f, const struct routing_re
 	GError *err = NULL;
 	const char *dir = sm->opt->tmp_dir;
 	if (dump_subnet_lst(f, dir, &err) < 0) {
-		LOG_E("DMP-0001", "%s", err->message);
+		LOG_E("SWP-0011", "%s", err->message);
 		g_clear_error(&err);
 	}
 	/* the engines' own files (e.g. ftree's CA order) are written after every routing */
@@ -141,7 +112,7 @@ static void write_dumps(struct sm *sm, struct fabric *f, const struct routing_re
 		return;
 	if (dump_fdbs(f, r->lft, r->stride, dir, &err) < 0 || dump_mcfdbs(f, dir, &err) < 0 ||
 	    dump_lfts(f, r->lft, r->stride, dir, &err) < 0 || dump_lid_matrix(f, dir, &err) < 0) {
-		LOG_E("DMP-0002", "%s", err->message);
+		LOG_E("SWP-0012", "%s", err->message);
 		g_clear_error(&err);
 	}
 }
@@ -150,7 +121,7 @@ static void save_guid2lid(struct sm *sm, const struct fabric *f)
 {
 	GError *err = NULL;
 	if (sm->opt->cache_dir && lid_save_guid2lid(f, sm->opt->cache_dir, &err) < 0) {
-		LOG_E("LID-0101", "%s", err->message);
+		LOG_E("SWP-0014", "%s", err->message);
 		g_clear_error(&err);
 	}
 }
@@ -253,7 +224,7 @@ static int mastership_phase(struct sm *sm)
 	phase_end(&sm->phases, "%s", standby ? "another SM is master" : "we are master");
 	if (standby) {
 		if (sm->state != IB_SM_STANDBY)
-			LOG_I("SMI-0003", "STANDBY: SM 0x%016" PRIx64 " is master; not programming the fabric",
+			LOG_I("SWP-0015", "STANDBY: SM 0x%016" PRIx64 " is master; not programming the fabric",
 			      sm->master_guid);
 		sm->state = IB_SM_STANDBY;
 		return 1;
@@ -261,7 +232,7 @@ static int mastership_phase(struct sm *sm)
 	if (sm->state != IB_SM_MASTER) {
 		sm->first_master_sweep = 1;
 		programmer_forget(sm->prog); /* whatever we knew, another SM may have rewritten */
-		LOG_I("SMI-0006", "entering MASTER state");
+		LOG_I("SWP-0016", "entering MASTER state");
 	}
 	sm->state = IB_SM_MASTER;
 	sm->act_count++;

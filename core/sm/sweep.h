@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* sweep.h - one heavy sweep (discover, decide master or standby, LIDs, route, program, SUBNET
- * UP) and its offline twin over a fabric file; the STATS lines after each. */
+ * UP) and its offline twin over a fabric file. */
 #ifndef IBSM_SM_SWEEP_H
 #define IBSM_SM_SWEEP_H
 
@@ -12,7 +12,6 @@ enum { SWEEP_UP = 0, SWEEP_STANDBY = 1, SWEEP_INCOMPLETE = 2 };
 /* Returns SWEEP_* or -1 with *err. */
 int sweep_heavy(struct sm *sm, GError **err);
 int sweep_offline(struct sm *sm, GError **err);
-void sweep_log_stats(struct sm *sm);
 /* Routes in force become r (a reference taken over), the previous ones released. */
 void sweep_set_live(struct sm *sm, struct routing_result *r);
 

@@ -46,7 +46,7 @@ with h.Sim(net) as sim:
     ok = bg.wait_for(dlog, "SUBNET UP", timeout=120)
     if ok:
         bg.popen.send_signal(signal.SIGHUP)
-        bg.wait_for(dlog, "SM-0013", timeout=60)
+        bg.wait_for(dlog, "LOOP-0005", timeout=60)
         time.sleep(3)
         ca = _re.findall(r'^Hca\s+\d+\s+"([^"]+)"', h.read(net), _re.M)
         if len(ca) > 3:

@@ -32,9 +32,9 @@ with h.Sim(net) as sim:
     # ---- SIGHUP, nothing changed
     off = du.size(log)
     sm.popen.send_signal(signal.SIGHUP)
-    m = du.wait_text(log, off, r"SM-0013.*SWP-0005 heavy sweep.*STS-0004 STATS[^\n]*\n", 10, sm.alive)
+    m = du.wait_text(log, off, r"LOOP-0005.*SWP-0005 heavy sweep.*STS-0004 STATS[^\n]*\n", 10, sm.alive)
     text = du.since(log, off)
-    tap.ok(m, "SIGHUP: logged (SM-0013), then a heavy sweep with its statistics", text[-1500:])
+    tap.ok(m, "SIGHUP: logged (LOOP-0005), then a heavy sweep with its statistics", text[-1500:])
     st1 = du.last_stats(text)
     for key in ("lft_blocks_set", "portinfo_set"):
         tap.ok(key in st0 and st0.get(key) == st1.get(key),
@@ -48,14 +48,14 @@ with h.Sim(net) as sim:
     os.rename(log, old)
     old_size = du.size(old)
     sm.popen.send_signal(signal.SIGUSR1)
-    m = du.wait_text(log, 0, r"SM-0012", 5, sm.alive)
-    tap.ok(m, "SIGUSR1: a new log file appears at the old name (SM-0012 in it)",
+    m = du.wait_text(log, 0, r"LOOP-0004", 5, sm.alive)
+    tap.ok(m, "SIGUSR1: a new log file appears at the old name (LOOP-0004 in it)",
            "exists: %s; old file tail:\n%s" % (os.path.exists(log), h.tail(old, 5)))
     sm.popen.send_signal(signal.SIGHUP)
-    m = du.wait_text(log, 0, r"SM-0013.*SWP-0005", 10, sm.alive)
+    m = du.wait_text(log, 0, r"LOOP-0005.*SWP-0005", 10, sm.alive)
     tap.ok(m, "SIGUSR1: the lines that follow (a SIGHUP's sweep) go to the new file", h.tail(log, 10))
     grew = h.read(old)[old_size:]
-    tap.ok("SM-0013" not in grew, "SIGUSR1: the moved file receives no more sweep lines", grew[-800:])
+    tap.ok("LOOP-0005" not in grew, "SIGUSR1: the moved file receives no more sweep lines", grew[-800:])
     du.wait_quiet(log, 0.5, 5)
 
     # ---- SIGTERM on the idle fabric

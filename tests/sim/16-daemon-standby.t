@@ -56,7 +56,7 @@ with h.Sim(net) as sim:
     tap.check("standby: ibsm changed no LID, port state or LFT", h.check_unchanged(before, mid))
     sts = du.all_stats(h.read(log))
     tap.ok(sts and all(s.get("lft_blocks_set") == 0 and s.get("portinfo_set") == 0 for s in sts)
-           and "SMI-0007" not in h.read(log),
+           and "LOOP-0008" not in h.read(log),
            "standby: ibsm wrote nothing (STS-0004 lft_blocks_set=0 portinfo_set=0) and did not take over",
            "STS-0004: %s\n%s" % (sts, h.tail(log, 8)))
 
@@ -65,9 +65,9 @@ with h.Sim(net) as sim:
     osm.popen.kill()                       # SIGKILL by pid: a master that dies, no hand-over
     osm.popen.wait(5)
     osm.stop()
-    m = du.wait_text(log, off, r"SMI-0007[^\n]*stopped answering.*SWP-0002 SUBNET UP", TAKEOVER_S + 5, sm.alive)
+    m = du.wait_text(log, off, r"LOOP-0008[^\n]*stopped answering.*SWP-0002 SUBNET UP", TAKEOVER_S + 5, sm.alive)
     secs = time.time() - t0
-    tap.ok(m, "OpenSM killed: ibsm logs SMI-0007 (master stopped answering) and SUBNET UP",
+    tap.ok(m, "OpenSM killed: ibsm logs LOOP-0008 (master stopped answering) and SUBNET UP",
            du.since(log, off)[-1500:])
     tap.ok(m and secs <= TAKEOVER_S, "... within %.0f s (%.1f s)" % (TAKEOVER_S, secs))
     du.wait_quiet(log, 0.5, 5)

@@ -63,7 +63,7 @@ with h.Sim(net) as sim:
         """SIGHUP, wait for the heavy sweep's statistics; returns the log text it added."""
         off = du.size(log)
         sm.popen.send_signal(signal.SIGHUP)
-        du.wait_text(log, off, r"SM-0013.*" + pattern, 10, sm.alive)
+        du.wait_text(log, off, r"LOOP-0005.*" + pattern, 10, sm.alive)
         return du.since(log, off)
 
     def light_smps(settle=GAP_S):
@@ -93,9 +93,9 @@ with h.Sim(net) as sim:
     # ---- the same file broken: kept
     write(cfg, "sweep_interval: 0\nrouting_engine: minhop\n  lmc: 0\n")
     t = hup()
-    tap.ok(re.search(r"SM-0014", t) and re.search(r"%s:3:\d+" % re.escape(cfg), t),
-           "broken edit + SIGHUP: the error is logged with %s:3:COLUMN (SM-0014)" % os.path.basename(cfg),
-           "\n".join(l for l in t.splitlines() if re.search(r"SM-001|CFG-", l)))
+    tap.ok(re.search(r"LOOP-0006", t) and re.search(r"%s:3:\d+" % re.escape(cfg), t),
+           "broken edit + SIGHUP: the error is logged with %s:3:COLUMN (LOOP-0006)" % os.path.basename(cfg),
+           "\n".join(l for l in t.splitlines() if re.search(r"LOOP-00|CFG-", l)))
     tap.ok(sm.alive(), "broken edit + SIGHUP: the daemon keeps running", sm.output()[-500:])
     tap.ok(re.search(r"RTE-0003 routed by updn", t) and not re.search(r"routed by minhop", t),
            "broken edit + SIGHUP: the sweep that follows still routes with updn (running configuration kept)",
