@@ -6,6 +6,8 @@
 #include <ibsm/routing.h>
 #include "config/options.h"
 
+#define DEFAULT_SMP_WINDOW 64 /* SMPs in flight (DESIGN.md: 64; at most 128 under ibsim) */
+
 void options_defaults(struct sm_options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -16,7 +18,7 @@ void options_defaults(struct sm_options *o)
 	o->sweep_interval = 10;
 	o->timeout_ms = 200;
 	o->retries = 3;
-	o->window = 64;
+	o->window = DEFAULT_SMP_WINDOW;
 	o->max_op_vls = 5;
 	o->max_reverse_hops = 0;
 	const char *c = g_getenv("OSM_CACHE_DIR");

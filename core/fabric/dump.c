@@ -273,7 +273,7 @@ static const char *sm_tag(const struct fabric *f, uint32_t defport)
 
 static uint32_t raw_field(const struct fabric *f, uint32_t port, enum MAD_FIELDS field)
 {
-	uint8_t buf[64];
+	uint8_t buf[SMP_DATA_SIZE];
 	if (!f->px[port].have_portinfo)
 		return 0;
 	memcpy(buf, f->px[port].portinfo, sizeof(buf));

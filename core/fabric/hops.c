@@ -7,6 +7,8 @@
 #include <glib.h>
 #include "fabric/hops.h"
 
+#define WORD_BITS 64 /* bits per uint64_t word of the bit-set method */
+
 /* Usable switch-to-switch links as compressed rows: neighbours of u are nbr[off[u] ..
  * off[u + 1]), each at most once (parallel links collapse), no self links. */
 struct graph {
@@ -94,7 +96,7 @@ static int hops_bfs(const struct graph *g, uint8_t *hops)
 static int hops_bitset(const struct graph *g, uint8_t *hops)
 {
 	uint32_t n = g->n;
-	size_t w = ((size_t)n + 63) / 64;
+	size_t w = ((size_t)n + WORD_BITS - 1) / WORD_BITS;
 	uint64_t *reach = g_try_new0(uint64_t, n * w);
 	uint64_t *cur = g_try_new0(uint64_t, n * w);
 	uint64_t *nxt = g_try_new0(uint64_t, n * w);
@@ -104,8 +106,8 @@ static int hops_bitset(const struct graph *g, uint8_t *hops)
 	if (!reach || !cur || !nxt || !cur_any || !nxt_any)
 		goto out;
 	for (uint32_t v = 0; v < n; v++) {
-		reach[v * w + v / 64] |= 1ull << (v % 64);
-		cur[v * w + v / 64] |= 1ull << (v % 64);
+		reach[v * w + v / WORD_BITS] |= 1ull << (v % WORD_BITS);
+		cur[v * w + v / WORD_BITS] |= 1ull << (v % WORD_BITS);
 		cur_any[v] = 1;
 		hops[(size_t)v * n + v] = 0;
 	}
@@ -138,7 +140,7 @@ static int hops_bitset(const struct graph *g, uint8_t *hops)
 				r[j] |= fresh;
 				nxt_any[v] = 1;
 				while (fresh) {
-					row[j * 64 + (size_t)__builtin_ctzll(fresh)] = (uint8_t)k;
+					row[j * WORD_BITS + (size_t)__builtin_ctzll(fresh)] = (uint8_t)k;
 					fresh &= fresh - 1;
 				}
 			}
@@ -169,7 +171,7 @@ out:
 static enum hops_method hops_choose(const struct graph *g, uint8_t *scratch_row)
 {
 	uint32_t n = g->n, ecc = 0;
-	if (n < 64)
+	if (n < WORD_BITS)
 		return HOPS_BFS;
 	uint32_t *queue = g_try_new(uint32_t, n);
 	if (!queue)
@@ -180,7 +182,7 @@ static enum hops_method hops_choose(const struct graph *g, uint8_t *scratch_row)
 	bfs_row(g, far, scratch_row, queue, &ecc);
 	memset(scratch_row, 0xFF, n);
 	g_free(queue);
-	double words = (double)((n + 63) / 64);
+	double words = (double)((n + WORD_BITS - 1) / WORD_BITS);
 	double cost_bfs = 4.0 * n * ((double)n + g->m);   /* random byte accesses */
 	double cost_bits = ((double)g->m + n) * words * (ecc + 2.0);
 	return cost_bits < cost_bfs ? HOPS_BITSET : HOPS_BFS;

@@ -326,26 +326,21 @@ static int parse_port(struct nf_parser *p, struct nf_file *f, struct nf_node *n,
 	return 0;
 }
 
-/* A node record: the header "Switch 8 "name" # "desc" ..." in line, then its port lines. */
-static int parse_record(struct nf_parser *p, struct nf_file *f, char *line, int type,
-			GError **err)
+/* The header "Switch 8 "name" # "desc" ...": port count, node id (into id) and what follows
+ * the name (*rest, for annotations; *desc the description or NULL). */
+static int record_header(struct nf_parser *p, struct nf_file *f, char *line, int type,
+			 unsigned long *nports, char id[NF_ID_MAX + 1], const char **desc, char **rest,
+			 GError **err)
 {
-	char id[NF_ID_MAX + 1], buf[NF_LINE_MAX + 2], *q, *e, *d, *rest;
-	const char *desc;
-	struct nf_node *n, *old;
-	unsigned long nports;
-	int remaining, r, i;
-	uint64_t guid;
-
 	/* ibsim reads the port count at the first digit after "Switch" or the first 3 chars */
-	d = line + MIN(strlen(line), (size_t)(type == NF_SWITCH ? 6 : 3));
+	char *d = line + MIN(strlen(line), (size_t)(type == NF_SWITCH ? 6 : 3)), *q, *e;
 	while (*d && !isdigit((unsigned char)*d))
 		d++;
 	q = strchr(line, '"');
 	if (!*d || (q && d > q))
 		return PARSE_FAIL(f, "%s record without a port count", type_name(type));
-	nports = strtoul(d, NULL, 0);
-	if (nports < 1 || nports > NF_PORTS_MAX)
+	*nports = strtoul(d, NULL, 0);
+	if (*nports < 1 || *nports > NF_PORTS_MAX)
 		return PARSE_FAIL(f, "bad port count %.12s (1..%d)", d, NF_PORTS_MAX);
 	if (!q)
 		return PARSE_FAIL(f, "%s record without a \"name\"", type_name(type));
@@ -354,12 +349,20 @@ static int parse_record(struct nf_parser *p, struct nf_file *f, char *line, int 
 	*e = '\0';
 	if (strpbrk(q + 1, "#@"))
 		return PARSE_FAIL(f, "'#' and '@' are reserved in node names");
-	snprintf(id, sizeof(id), "%s%s%s", p->prefix, p->prefix[0] ? "#" : "", q + 1);
-	desc = node_desc(e + 1, &rest);
+	snprintf(id, NF_ID_MAX + 1, "%s%s%s", p->prefix, p->prefix[0] ? "#" : "", q + 1);
+	*desc = node_desc(e + 1, rest);
+	return 0;
+}
+
+/* The node's id and GUIDs are new: ibsim checks node GUIDs only, but two end ports with one
+ * GUID would break LIDs. */
+static int record_unique(struct nf_parser *p, struct nf_file *f, const char *id, int type,
+			 unsigned long nports, uint64_t guid, GError **err)
+{
+	struct nf_node *old;
 	if ((old = g_hash_table_lookup(p->by_id, id)))
 		return PARSE_FAIL(f, "node \"%s\" is already defined at %s:%d", id, old->file,
 				  old->line);
-	guid = p->guids[type];
 	if (!guid)
 		return PARSE_FAIL(f, "%s \"%s\" would get GUID 0: set a base with %s= first",
 				  type_name(type), id,
@@ -367,8 +370,7 @@ static int parse_record(struct nf_parser *p, struct nf_file *f, char *line, int 
 	if ((old = g_hash_table_lookup(p->by_guid, &guid)))
 		return PARSE_FAIL(f, "GUID 0x%016" PRIx64 " of \"%s\" is already used by \"%s\" (%s:%d)",
 				  guid, id, old->id, old->file, old->line);
-	/* ibsim checks node GUIDs only; two end ports with one GUID would break LIDs */
-	for (i = type == NF_SWITCH ? 0 : 1; i <= (type == NF_SWITCH ? 0 : (int)nports); i++) {
+	for (int i = type == NF_SWITCH ? 0 : 1; i <= (type == NF_SWITCH ? 0 : (int)nports); i++) {
 		uint64_t pg = type == NF_SWITCH ? guid : guid + (uint64_t)i;
 
 		if (!pg)
@@ -379,8 +381,15 @@ static int parse_record(struct nf_parser *p, struct nf_file *f, char *line, int 
 					  old->type == NF_SWITCH ? 0 : (int)(pg - old->guid),
 					  old->file, old->line);
 	}
+	return 0;
+}
 
-	n = g_new0(struct nf_node, 1);
+/* The node, with the pending sysimgguid/vendid applied, indexed by id, GUID and port GUIDs. */
+static struct nf_node *record_add(struct nf_parser *p, struct nf_file *f, const char *id, int type,
+				  unsigned long nports, uint64_t guid, const char *desc,
+				  const char *rest)
+{
+	struct nf_node *n = g_new0(struct nf_node, 1);
 	n->id = g_string_chunk_insert_const(p->strings, id);
 	n->file = f->name;
 	n->line = f->lineno;
@@ -396,7 +405,7 @@ static int parse_record(struct nf_parser *p, struct nf_file *f, char *line, int 
 	p->sysimgguid = 0;
 	p->guids[type] += type == NF_SWITCH ? 1 : nports + 1;
 	n->ports = g_new0(struct nf_port, nports + 1);
-	for (i = 0; i <= (int)nports; i++) {
+	for (int i = 0; i <= (int)nports; i++) {
 		n->ports[i].width_ena = p->width;
 		n->ports[i].speed_ena = p->speed;
 	}
@@ -410,17 +419,22 @@ static int parse_record(struct nf_parser *p, struct nf_file *f, char *line, int 
 	g_ptr_array_add(p->nodes, n);
 	g_hash_table_insert(p->by_id, (gpointer)n->id, n);
 	g_hash_table_insert(p->by_guid, &n->guid, n);
-	for (i = type == NF_SWITCH ? 0 : 1; i <= (type == NF_SWITCH ? 0 : (int)nports); i++) {
+	for (int i = type == NF_SWITCH ? 0 : 1; i <= (type == NF_SWITCH ? 0 : (int)nports); i++) {
 		uint64_t *pg = g_new(uint64_t, 1);
 
 		*pg = guid + (uint64_t)i;
 		g_hash_table_insert(p->by_port, pg, n);
 	}
+	return n;
+}
 
-	/* port lines: comments are skipped; any other line ends the record and, as in ibsim,
-	 * is consumed: refuse one that ibsim would silently drop */
-	for (remaining = n->nports; remaining > 0;) {
-		r = next_line(f, buf, err);
+/* The port lines of node n: comments are skipped; any other line ends the record and, as in
+ * ibsim, is consumed: refuse one that ibsim would silently drop. */
+static int record_ports(struct nf_parser *p, struct nf_file *f, struct nf_node *n, GError **err)
+{
+	char buf[NF_LINE_MAX + 2];
+	for (int remaining = n->nports; remaining > 0;) {
+		int r = next_line(f, buf, err);
 		if (r <= 0)
 			return r;
 		if (buf[0] == '#')
@@ -438,6 +452,21 @@ static int parse_record(struct nf_parser *p, struct nf_file *f, char *line, int 
 		remaining--;
 	}
 	return 0;
+}
+
+/* A node record: the header "Switch 8 "name" # "desc" ..." in line, then its port lines. */
+static int parse_record(struct nf_parser *p, struct nf_file *f, char *line, int type,
+			GError **err)
+{
+	char id[NF_ID_MAX + 1], *rest = NULL;
+	const char *desc = NULL;
+	unsigned long nports = 0;
+	if (record_header(p, f, line, type, &nports, id, &desc, &rest, err) < 0)
+		return -1;
+	uint64_t guid = p->guids[type];
+	if (record_unique(p, f, id, type, nports, guid, err) < 0)
+		return -1;
+	return record_ports(p, f, record_add(p, f, id, type, nports, guid, desc, rest), err);
 }
 
 static int parse_guid_base(struct nf_parser *p, struct nf_file *f, const char *line, int type,

@@ -42,7 +42,7 @@ static GPtrArray *search_dirs(const char *plugin_dir)
 /* An engine name is a file name without ".so": no path, no hidden files, fits engine[64]. */
 static int name_valid(const char *name)
 {
-	if (!name || !*name || *name == '.' || strlen(name) >= 64)
+	if (!name || !*name || *name == '.' || strlen(name) >= ENGINE_NAME_MAX)
 		return 0;
 	for (const char *c = name; *c; c++)
 		if (!g_ascii_isalnum(*c) && *c != '_' && *c != '-' && *c != '.' && *c != '+')

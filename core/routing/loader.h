@@ -12,6 +12,8 @@
 #include "config/template.h"
 #include "ibsm_paths.h"
 
+#define ENGINE_NAME_MAX 64 /* an engine name is shorter (it fits routing_result.engine) */
+
 /* Size of struct ibsm_engine in ABI 1.0 and 1.1: engines declaring less are refused. */
 #define ENGINE_SIZE_ABI_1_0 (offsetof(struct ibsm_engine, dump) + sizeof(((struct ibsm_engine *)0)->dump))
 #define ENGINE_SIZE_ABI_1_1 (offsetof(struct ibsm_engine, summary) + sizeof(((struct ibsm_engine *)0)->summary))

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "fabric/model.h"
 #include "routing/chain.h"
+#include "routing/loader.h"
 
 #define ROUTING_NO_PART 0xFF
 
@@ -27,7 +28,7 @@ struct routing_result {
 	uint32_t n_switches;
 	uint32_t stride;           /* max_lid + 1 bytes per switch row */
 	uint8_t *lft;              /* final tables [n_switches * stride], IBSM_NO_PORT = none */
-	char engine[64];           /* who routed: engine name, or "cache" */
+	char engine[ENGINE_NAME_MAX]; /* who routed: engine name, or "cache" */
 	GPtrArray *parts;          /* struct routing_part * */
 	uint8_t *lid_part;         /* [stride]: index into parts of the part routing each LID */
 	uint32_t rejected;         /* entries the merge refused */
