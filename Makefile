@@ -190,7 +190,9 @@ install: all $(B)/ibsm-plugin.pc
 	sed -e 's|/usr/sbin/ibsm|$(PREFIX)/sbin/ibsm|g' etc/ibsm.service \
 	  > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/ibsm.service
 	install -m 644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/ibsm/
-	cp -r examples $(DESTDIR)$(PREFIX)/share/doc/ibsm/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/ibsm/examples/engine
+	install -m 644 examples/engine/Makefile examples/engine/README.md examples/engine/*.c \
+	  $(DESTDIR)$(PREFIX)/share/doc/ibsm/examples/engine/
 
 clean:
 	rm -rf $(B)
