@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """bench.py - `make bench`: OpenSM and ibsm side by side on simulated XGFT fat trees.
 
 For every fabric size and repetition, each SM gets a fresh ibsim (ibsim keeps LFTs and port

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """genfab.py - writes large XGFT fat trees as ibsim net files for `make bench`.
 
 The node names are "H-<guid>" / "S-<guid>" where <guid> is the node GUID ibsim 0.10 itself

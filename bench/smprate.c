@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* smprate.c - the trivial SMP client: sends directed-route NodeInfo Gets with a window and
  * counts answers per second. `make bench` reports its rate as the ceiling any SM can reach
  * through umad2sim and ibsim on this machine.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # demo.sh - `make demo`: ibsm brings up a small simulated fat tree (ibsim + libumad2sim, no
 # InfiniBand hardware), then ibnetdiscover shows every node with the LID ibsm gave it.
 #

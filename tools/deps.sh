@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # deps.sh - installs the Debian packages ibsm needs that are missing (as root), or prints
 # the command to do so. Arguments: package names.
 missing=""

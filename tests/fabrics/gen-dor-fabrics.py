@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """gen-dor-fabrics.py - writes the mesh and hypercube fabrics of the dor engine's tests.
 
 The files are checked in; re-running this script rewrites them byte for byte. Format: the

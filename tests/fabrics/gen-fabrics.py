@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """gen-fabrics.py - writes the small fabric files of ibsm's own tests (and the demo fabric).
 
 The files are checked in; re-running this script rewrites them byte for byte. Format: the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """gen-updn-fabrics.py - writes the fabrics of the updn engine's simulated test (run from
 anywhere; files land next to this script):
 

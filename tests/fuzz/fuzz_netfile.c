@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fuzz_netfile.c - fuzz target for the fabric-file loader: any input must load or be refused
  * with an error, never crash, and whatever loads must freeze into a consistent model.
  * Built for libFuzzer by `make fuzz`; its corpus is replayed under ASan by `make check`. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fuzz_partitions.c - fuzz target for the partitions.conf parser and its expansion: any input
  * must parse or be refused with a FILE:LINE:COL error, never crash; what parses must expand
  * on a small fabric into sane P_Key lists. Built for libFuzzer by `make fuzz`; its corpus is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* badabi.c - test engine built for a future incompatible ABI (major 2): the loader must refuse
  * it with a message naming both versions. */
 #include <ibsm/routing.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* failing.c - test engine that always declines, saying why: drives the fallback of
  * "-R failing,next" and the no_fallback case. */
 #include <stdio.h>

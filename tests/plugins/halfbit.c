@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* halfbit.c - a test routing engine that routes deliberately little: only LID offset 1
  * (path bit 1) of each destination in scope, and only in the rows of the first half of the
  * scope's switches (by switch id; with n switches in scope, the (n + 1) / 2 lowest ids),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* newminor.c - test engine claiming a newer minor ABI than the core's: it may use fields the
  * core does not fill, so the loader must refuse it, naming both versions. */
 #include <ibsm/routing.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* noroute.c - test engine of the right ABI but without route(): the loader must refuse it. */
 #include <ibsm/routing.h>
 

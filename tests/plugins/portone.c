@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* portone.c - test engine that sends every LID out of port 1 and exercises the core services
  * (log, config, switch_hops) plus instance and result lifetimes: lets the engine tests check
  * the run and the merge without depending on a real routing algorithm. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* shortabi.c - test engine whose declared struct size is shorter than ABI 1.0's: the loader
  * must refuse it rather than read fields past its end. */
 #include <ibsm/routing.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ibsm/fabric.h - read-only view of one fabric generation, handed to routing engines.
  * Part of the public plugin SDK: engines see the fabric only through this header. */
 #ifndef IBSM_FABRIC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ibsm/routing.h - the routing-engine ABI. An engine is a shared object exporting one symbol,
  * "ibsm_engine", a const struct ibsm_engine. Engines are pure: fabric + scope in, LFT rows out. */
 #ifndef IBSM_ROUTING_H
