@@ -1,5 +1,5 @@
 /* engine_glue.c - the pieces of an engine that are the same in minhop, updn, dor and ftree
- * (instance set-up and tear-down, the stride check, a destination's LID offsets in scope, the
+ * (instance set-up and tear-down, the stride check, configured file names, the clock, the
  * no-op hooks), written once. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,26 +37,6 @@ int engine_check_stride(const struct ibsm_fabric *f, struct ibsm_routes *out)
 		return -EINVAL;
 	}
 	return 0;
-}
-
-int engine_dest_offsets(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
-			uint32_t stride, uint32_t p, unsigned *first, unsigned *end)
-{
-	const struct ibsm_port *port = &f->ports[p];
-	if (!ibsm_bit(&sc->dests, p) || port->lid == 0 || port->lmc > 7)
-		return 0;
-	unsigned nl = 1u << port->lmc;
-	unsigned k = sc->path_bit_first;
-	unsigned e = sc->path_bit_count ? k + sc->path_bit_count : nl;
-	if (e > nl)
-		e = nl;
-	/* every LID routed must be in the table and belong to this port */
-	while (k < e && port->lid + k <= f->max_lid && port->lid + k < stride && f->lid_port &&
-	       f->lid_port[port->lid + k] == p)
-		k++;
-	*first = sc->path_bit_first;
-	*end = k;
-	return *first < *end;
 }
 
 const char *engine_config_path(const struct ibsm_core *core, const char *key)

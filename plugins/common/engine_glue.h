@@ -1,6 +1,6 @@
 /* engine_glue.h - the boilerplate every bundled engine shares around its route(): the instance
- * (core handle and the stamp of its GUID file), the LFT stride check, which LIDs of a
- * destination a scope routes, configured file names, the clock, and the no-op SL/dump hooks. Compiled into every engine (plugins/common), so
+ * (core handle and the stamp of its GUID file), the LFT stride check, configured file names,
+ * the clock, and the no-op SL/dump hooks. Compiled into every engine (plugins/common), so
  * every non-static name carries the engine_ prefix. */
 #ifndef ENGINE_GLUE_H
 #define ENGINE_GLUE_H
@@ -24,12 +24,6 @@ int engine_check_stride(const struct ibsm_fabric *f, struct ibsm_routes *out);
 
 /* The file named by config key, or NULL when unset ("(null)" is opensm.conf's unset). */
 const char *engine_config_path(const struct ibsm_core *core, const char *key);
-
-/* The LID offsets [*first, *end) of end port p that the scope routes: its path bits, cut
- * short at the first LID outside the table or not owned by p. Returns 0 when there are none
- * (p not a destination in scope, no LID, or a bad LMC). */
-int engine_dest_offsets(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
-			uint32_t stride, uint32_t p, unsigned *first, unsigned *end);
 
 double engine_now_seconds(void); /* CLOCK_MONOTONIC */
 

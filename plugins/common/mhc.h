@@ -39,6 +39,11 @@ void mhc_ignore_clear(struct mhc_ignore *ig);
 uint32_t mhc_ignore_mark(const struct mhc_ignore *ig, const struct ibsm_fabric *f,
 			 uint8_t *dest_ignored, uint8_t *exit_ignored);
 
+/* The key mhc_ignore_apply reads, for the engines' config_keys tables. */
+#define MHC_IGNORE_FILE_KEY \
+	{ "port_prof_ignore_file", NULL, \
+	  "GUIDs (end port; or switch and port number) whose routes do not count in the balance" }
+
 /* Reads the configured port_prof_ignore_file (if any) and marks what it names in f. Its bad
  * lines are logged as errors once, then quietly while stamp says the file is unchanged
  * (route() runs every sweep; the stamp lives in the engine instance). *dest_ign and

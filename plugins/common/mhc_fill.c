@@ -200,8 +200,8 @@ static void route_row(struct worker *w, uint32_t s)
 {
 	const struct plan *pl = w->pl;
 	const struct ibsm_fabric *f = pl->f;
-	const struct ibsm_switch *sw = &f->switches[s];
-	const struct ibsm_node *node = &f->nodes[sw->node];
+	const struct ibsm_switch *sw = ibsm_switch_at(f, s);
+	const struct ibsm_node *node = ibsm_node_at(f, sw->node);
 	uint8_t *row = pl->lft + (size_t)s * pl->stride;
 	const uint8_t *hrow = pl->hops + (size_t)s * pl->S;
 
@@ -213,10 +213,10 @@ static void route_row(struct worker *w, uint32_t s)
 	for (unsigned p = 0; p < 256; p++)
 		w->remote_node[p] = IBSM_NONE;
 	for (unsigned p = 1; p <= node->nports; p++) {
-		uint32_t id = node->port0 + p, peer = f->ports[id].peer;
+		uint32_t id = node->port0 + p, peer = ibsm_port_at(f, id)->peer;
 		if (peer != IBSM_NONE) {
-			const struct ibsm_node *rn = &f->nodes[f->ports[peer].node];
-			w->remote_node[p] = f->ports[peer].node;
+			const struct ibsm_node *rn = ibsm_node_at(f, ibsm_port_at(f, peer)->node);
+			w->remote_node[p] = ibsm_port_at(f, peer)->node;
 			w->remote_sys[p] = rn->sysimg_guid ? rn->sysimg_guid : rn->guid;
 		}
 		if (pl->exit_ignored)
@@ -224,7 +224,7 @@ static void route_row(struct worker *w, uint32_t s)
 	}
 	w->nlinks = 0;
 	for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj && a < f->n_adj; a++) {
-		const struct ibsm_adj *adj = &f->adj[a];
+		const struct ibsm_adj *adj = ibsm_adj_at(f, a);
 		if (adj->peer_sw >= pl->S || adj->peer_sw == s || adj->port == 0 ||
 		    adj->port == IBSM_NO_PORT || !ibsm_scope_link(f, pl->scope, s, adj))
 			continue;
@@ -343,12 +343,9 @@ static void worker_free(struct worker *w)
 
 static unsigned thread_count(const struct ibsm_core *core, const char *key, uint64_t work)
 {
-	const char *v = key && core->config ? core->config(core, key) : NULL;
-	if (v && *v) {
-		long n = strtol(v, NULL, 10);
-		if (n >= 1)
-			return n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
-	}
+	unsigned long n = key ? ibsm_config_ulong(core, key, 0) : 0;
+	if (n >= 1)
+		return n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
 	if (work < 1000000)
 		return 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -374,11 +371,11 @@ static int dest_make(const struct ibsm_fabric *f, const struct ibsm_scope *sc, u
 		     struct dest *d)
 {
 	unsigned first, end;
-	if (!engine_dest_offsets(f, sc, stride, p, &first, &end))
+	if (!ibsm_scope_lid_offsets(f, sc, stride, p, &first, &end))
 		return 0;
 	d->port = p;
 	d->sw = sw;
-	d->base = f->ports[p].lid;
+	d->base = ibsm_port_at(f, p)->lid;
 	d->first = (uint8_t)first;
 	d->end = (uint8_t)end;
 	d->exit = exit;
@@ -401,12 +398,12 @@ static int build_dests(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		return -ENOMEM;
 	}
 	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
+		const struct ibsm_node *n = ibsm_switch_node(f, s);
 		order[s].sw = s;
 		order[s].endports = 0;
 		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t q = f->ports[n->port0 + p].peer;
-			if (q != IBSM_NONE && f->nodes[f->ports[q].node].type != IBSM_SWITCH)
+			uint32_t q = ibsm_port_at(f, n->port0 + p)->peer;
+			if (q != IBSM_NONE && ibsm_node_at(f, ibsm_port_at(f, q)->node)->type != IBSM_SWITCH)
 				order[s].endports++;
 		}
 	}
@@ -414,11 +411,11 @@ static int build_dests(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 	uint32_t nd = 0;
 	for (uint32_t i = 0; i < S; i++) {
 		uint32_t s = order[i].sw;
-		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
+		const struct ibsm_node *n = ibsm_switch_node(f, s);
 		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t me = n->port0 + p, q = f->ports[me].peer;
-			if (q == IBSM_NONE || f->ports[q].num == 0 ||
-			    f->nodes[f->ports[q].node].type == IBSM_SWITCH)
+			uint32_t me = n->port0 + p, q = ibsm_port_at(f, me)->peer;
+			if (q == IBSM_NONE || ibsm_port_at(f, q)->num == 0 ||
+			    ibsm_node_at(f, ibsm_port_at(f, q)->node)->type == IBSM_SWITCH)
 				continue;
 			if (!ibsm_bit(&sc->ports, me) || !ibsm_bit(&sc->ports, q))
 				continue;
@@ -426,7 +423,7 @@ static int build_dests(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		}
 	}
 	for (uint32_t s = 0; s < S; s++) {
-		uint32_t p0 = f->nodes[f->switches[s].node].port0;
+		uint32_t p0 = ibsm_switch_node(f, s)->port0;
 		nd += (uint32_t)dest_make(f, sc, stride, p0, s, 0, 0, dest_ign, &d[nd]);
 	}
 	free(order);
@@ -505,8 +502,8 @@ int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		if (dests[i].end > pl.max_end)
 			pl.max_end = dests[i].end;
 	for (uint32_t s = 0; s < S; s++)
-		if (f->switches[s].nadj > pl.max_nadj)
-			pl.max_nadj = f->switches[s].nadj;
+		if (ibsm_switch_at(f, s)->nadj > pl.max_nadj)
+			pl.max_nadj = ibsm_switch_at(f, s)->nadj;
 	atomic_init(&pl.next_row, 0);
 	atomic_init(&pl.stop, 0);
 

@@ -110,8 +110,8 @@ uint32_t mhc_ignore_mark(const struct mhc_ignore *ig, const struct ibsm_fabric *
 	if (!ig->n)
 		return 0;
 	for (uint32_t p = 0; p < f->n_ports; p++) {
-		const struct ibsm_port *port = &f->ports[p];
-		const struct ibsm_node *node = &f->nodes[port->node];
+		const struct ibsm_port *port = ibsm_port_at(f, p);
+		const struct ibsm_node *node = ibsm_node_at(f, port->node);
 		if (node->type == IBSM_SWITCH && port->num != 0) {
 			if (ignore_has(ig, node->guid, port->num)) {
 				exit_ignored[p] = 1;

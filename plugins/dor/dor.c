@@ -22,7 +22,6 @@
 #include "engine_glue.h"
 #include "mhc.h"
 
-#define DOR_EXPORT __attribute__((visibility("default")))
 #define NO_DIM 0xFF
 
 /* What the cabling says: read-only while the rows are filled (the narrow hook's context). */
@@ -50,11 +49,6 @@ static int usable(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint
 	       ibsm_scope_link(f, sc, s, a);
 }
 
-static const struct ibsm_node *sw_node(const struct ibsm_fabric *f, uint32_t s)
-{
-	return &f->nodes[f->switches[s].node];
-}
-
 static uint8_t uf_find(uint8_t *up, uint8_t x)
 {
 	while (up[x] != x) {
@@ -78,10 +72,10 @@ static void uf_join(uint8_t *up, uint8_t a, uint8_t b)
 static uint32_t via(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t s,
 		    uint8_t p)
 {
-	const struct ibsm_switch *sw = &f->switches[s];
+	const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 	for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++)
-		if (f->adj[i].port == p && usable(f, sc, s, &f->adj[i]))
-			return f->adj[i].peer_sw;
+		if (ibsm_adj_at(f, i)->port == p && usable(f, sc, s, ibsm_adj_at(f, i)))
+			return ibsm_adj_at(f, i)->peer_sw;
 	return IBSM_NONE;
 }
 
@@ -139,9 +133,9 @@ static int dims_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	memset(d->dim, NO_DIM, sizeof(d->dim));
 	/* every link end votes for its partner port */
 	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_switch *sw = &f->switches[s];
+		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
-			const struct ibsm_adj *a = &f->adj[i];
+			const struct ibsm_adj *a = ibsm_adj_at(f, i);
 			if (!usable(f, sc, s, a))
 				continue;
 			cnt[a->port * 256 + a->peer_port]++;
@@ -164,17 +158,17 @@ static int dims_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	d->hypercube = any && hypercube;
 	/* the first link end (switch id, then port) whose partner is not its port's usual one */
 	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_switch *sw = &f->switches[s];
+		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 		const struct ibsm_adj *bad = NULL;
 		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
-			const struct ibsm_adj *a = &f->adj[i];
+			const struct ibsm_adj *a = ibsm_adj_at(f, i);
 			if (usable(f, sc, s, a) && d->partner[a->port] != a->peer_port &&
 			    (!bad || a->port < bad->port))
 				bad = a;
 		}
 		if (!bad)
 			continue;
-		const struct ibsm_node *n = sw_node(f, s), *m = sw_node(f, bad->peer_sw);
+		const struct ibsm_node *n = ibsm_switch_node(f, s), *m = ibsm_switch_node(f, bad->peer_sw);
 		uint8_t p = bad->port, q = d->partner[p];
 		snprintf(out->why, sizeof(out->why),
 			 "inconsistent %s cabling: switch 0x%016llx \"%s\" port %u goes to port %u "
@@ -193,14 +187,14 @@ static int dims_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		if (total[p])
 			uf_join(up, (uint8_t)p, d->partner[p]);
 	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_switch *sw = &f->switches[s];
+		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
-			if (!usable(f, sc, s, &f->adj[i]))
+			if (!usable(f, sc, s, ibsm_adj_at(f, i)))
 				continue;
 			for (uint32_t j = sw->adj0; j < i; j++)
-				if (f->adj[j].peer_sw == f->adj[i].peer_sw &&
-				    usable(f, sc, s, &f->adj[j]))
-					uf_join(up, f->adj[i].port, f->adj[j].port);
+				if (ibsm_adj_at(f, j)->peer_sw == ibsm_adj_at(f, i)->peer_sw &&
+				    usable(f, sc, s, ibsm_adj_at(f, j)))
+					uf_join(up, ibsm_adj_at(f, i)->port, ibsm_adj_at(f, j)->port);
 		}
 	}
 	/* numbered by lowest port: the root of each set is its lowest port */
@@ -258,12 +252,12 @@ static unsigned dor_narrow(const void *ctx, const struct ibsm_fabric *f, uint32_
 		if (d->dim[c[i]] < d->dim[c[lo]])
 			lo = i;
 	uint8_t want = d->dim[c[lo]];
-	uint32_t p0 = sw_node(f, s)->port0;
-	uint32_t nb = f->ports[f->ports[p0 + c[lo]].peer].node;
+	uint32_t p0 = ibsm_switch_node(f, s)->port0;
+	uint32_t nb = ibsm_port_at(f, ibsm_port_at(f, p0 + c[lo])->peer)->node;
 	unsigned k = 0;
 	for (unsigned i = 0; i < n; i++) {
-		uint32_t peer = f->ports[p0 + c[i]].peer;
-		if (d->dim[c[i]] == want && peer != IBSM_NONE && f->ports[peer].node == nb)
+		uint32_t peer = ibsm_port_at(f, p0 + c[i])->peer;
+		if (d->dim[c[i]] == want && peer != IBSM_NONE && ibsm_port_at(f, peer)->node == nb)
 			c[k++] = c[i];
 	}
 	return k;
@@ -326,7 +320,13 @@ done:
 
 /* No IBSM_CAP_LMC: with LMC > 0 every LID of a port follows the same dimension order (only
  * parallel links differ), as in OpenSM; spreading over other paths would break the order. */
-DOR_EXPORT const struct ibsm_engine ibsm_engine = {
+static const struct ibsm_config_key dor_keys[] = {
+	MHC_IGNORE_FILE_KEY,
+	{ "dor_threads", "0", "Threads filling the switch rows (0: automatic, 1 or 2)" },
+	{ NULL, NULL, NULL },
+};
+
+IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {
 	IBSM_ENGINE_INIT("dor"),
 	.setup = engine_inst_setup,
 	.teardown = engine_inst_teardown,
@@ -334,4 +334,7 @@ DOR_EXPORT const struct ibsm_engine ibsm_engine = {
 	.result_free = free,
 	.path_sl = engine_path_sl_hint,
 	.dump = engine_dump_nothing, /* nothing of its own; the core writes the LFT dumps */
+	.config_keys = dor_keys,
+	.summary = "Dimension-order routing for meshes and hypercubes: shortest paths that cross "
+		   "the dimensions in increasing order",
 };

@@ -13,7 +13,6 @@
 #include "engine_glue.h"
 #include "ftree.h"
 
-#define FTREE_EXPORT __attribute__((visibility("default")))
 #define DUMP_NAME "opensm-ftree-ca-order.dump"
 
 /* What dump() needs, copied out of the fabric generation. */
@@ -85,11 +84,8 @@ static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibs
 	    (rc = load_list(core, "cn_guid_file", &cns, &o.cns, out)) < 0 ||
 	    (rc = load_list(core, "io_guid_file", &ios, &o.ios, out)) < 0)
 		goto done;
-	const char *mrh = core->config ? core->config(core, "max_reverse_hops") : NULL;
-	if (mrh && *mrh) {
-		long v = strtol(mrh, NULL, 10);
-		o.max_reverse_hops = v > 0 ? (unsigned)(v > 64 ? 64 : v) : 0;
-	}
+	unsigned long mrh = ibsm_config_ulong(core, "max_reverse_hops", 0);
+	o.max_reverse_hops = mrh > 64 ? 64 : (unsigned)mrh;
 
 	rc = ftree_topo_build(f, sc, &o, &t, out->why, sizeof(out->why));
 	if (rc < 0)
@@ -126,8 +122,8 @@ static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibs
 			res->lid[i] = 0xFFFF;
 			continue;
 		}
-		res->lid[i] = f->ports[p].lid;
-		res->desc[i] = strdup(f->nodes[f->ports[p].node].desc);
+		res->lid[i] = ibsm_port_at(f, p)->lid;
+		res->desc[i] = strdup(ibsm_node_at(f, ibsm_port_at(f, p)->node)->desc);
 		if (!res->desc[i]) {
 			snprintf(out->why, sizeof(out->why), "out of memory");
 			rc = -ENOMEM;
@@ -202,7 +198,19 @@ static int ftree_dump(const void *result, const char *dir, const char *suffix)
 	return 0;
 }
 
-FTREE_EXPORT const struct ibsm_engine ibsm_engine = {
+static const struct ibsm_config_key ftree_keys[] = {
+	{ "root_guid_file", NULL, "Root switch GUIDs, one a line (unset: the switches farthest "
+	  "from the compute nodes)" },
+	{ "cn_guid_file", NULL, "Compute node port or node GUIDs, one a line (unset: every CA "
+	  "port not in io_guid_file)" },
+	{ "io_guid_file", NULL, "I/O node port or node GUIDs, one a line; routes to them may "
+	  "take reverse hops" },
+	{ "max_reverse_hops", "0", "Down-then-up turns allowed on routes to I/O nodes (0-64)" },
+	{ "ftree_threads", "0", "Threads filling the LFT columns (0: automatic, 1 or 2)" },
+	{ NULL, NULL, NULL },
+};
+
+IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {
 	IBSM_ENGINE_INIT("ftree"),
 	.caps = 0,
 	.setup = engine_inst_setup,
@@ -211,4 +219,7 @@ FTREE_EXPORT const struct ibsm_engine ibsm_engine = {
 	.result_free = result_free,
 	.path_sl = engine_path_sl_hint,
 	.dump = ftree_dump,
+	.config_keys = ftree_keys,
+	.summary = "Fat-tree routing: up/down paths spread so that shifts between compute nodes "
+		   "are congestion-free",
 };

@@ -331,29 +331,24 @@ static void *worker_main(void *arg)
 
 static unsigned thread_count(const struct ibsm_core *core, uint64_t work)
 {
-	const char *v = core->config ? core->config(core, "ftree_threads") : NULL;
-	if (v && *v) {
-		long n = strtol(v, NULL, 10);
-		if (n >= 1)
-			return n > 16 ? 16 : (unsigned)n;
-	}
+	unsigned long n = ibsm_config_ulong(core, "ftree_threads", 0);
+	if (n >= 1)
+		return n > 16 ? 16 : (unsigned)n;
 	if (work < 2000000)
 		return 1;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	return cpus >= 2 ? 2 : 1;
 }
 
-/* The LID routed for port p in this scope, or 0 when p is not a destination here. */
+/* The LID routed for port p in this scope (one path bit), or 0 when p is not a destination
+ * here. */
 static uint16_t dest_lid(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 			 uint32_t stride, uint32_t p)
 {
-	const struct ibsm_port *port = &f->ports[p];
-	if (!ibsm_bit(&sc->dests, p) || port->lid == 0)
+	unsigned first, end;
+	if (!ibsm_scope_lid_offsets(f, sc, stride, p, &first, &end))
 		return 0;
-	uint32_t lid = (uint32_t)port->lid + sc->path_bit_first;
-	if (lid > f->max_lid || lid >= stride || !f->lid_port || f->lid_port[lid] != p)
-		return 0;
-	return (uint16_t)lid;
+	return (uint16_t)(ibsm_port_at(f, p)->lid + first);
 }
 
 struct counters {
@@ -401,7 +396,7 @@ static int port_guid_cmp(const void *x, const void *y, void *arg)
 {
 	const struct ibsm_fabric *f = arg;
 	const struct ftree_ca *a = x, *b = y;
-	uint64_t ga = f->ports[a->port].guid, gb = f->ports[b->port].guid;
+	uint64_t ga = ibsm_port_at(f, a->port)->guid, gb = ibsm_port_at(f, b->port)->guid;
 	return ga < gb ? -1 : ga > gb;
 }
 
@@ -485,7 +480,7 @@ int ftree_route_all(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	/* switch LIDs */
 	for (uint32_t i = 0; i < t->nscope; i++) {
 		uint32_t s = t->by_rank[i];
-		uint16_t lid = dest_lid(f, sc, stride, f->nodes[f->switches[s].node].port0);
+		uint16_t lid = dest_lid(f, sc, stride, ibsm_switch_node(f, s)->port0);
 		if (lid) {
 			struct dest *d = &dests[nd++];
 			*d = (struct dest){ .t = s, .chain = UINT32_MAX, .seq = seq, .lid = lid,

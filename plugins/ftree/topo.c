@@ -25,12 +25,12 @@ static int rawlink_cmp(const void *x, const void *y)
 
 static uint64_t sw_guid(const struct ibsm_fabric *f, uint32_t s)
 {
-	return f->nodes[f->switches[s].node].guid;
+	return ibsm_switch_node(f, s)->guid;
 }
 
 static const char *sw_desc(const struct ibsm_fabric *f, uint32_t s)
 {
-	return f->nodes[f->switches[s].node].desc;
+	return ibsm_switch_node(f, s)->desc;
 }
 
 #define SWFMT "switch 0x%016" PRIx64 " (%s)"
@@ -202,9 +202,9 @@ int ftree_topo_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		links0[s] = nl;
 		if (!in[s])
 			continue;
-		const struct ibsm_switch *sw = &f->switches[s];
+		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 		for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj && a < f->n_adj; a++) {
-			const struct ibsm_adj *adj = &f->adj[a];
+			const struct ibsm_adj *adj = ibsm_adj_at(f, a);
 			if (adj->peer_sw >= S || adj->peer_sw == s || !in[adj->peer_sw] ||
 			    adj->port == 0 || adj->port == IBSM_NO_PORT ||
 			    !ibsm_scope_link(f, sc, s, adj))
@@ -229,16 +229,16 @@ int ftree_topo_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		t->sw[s].ca0 = t->ncas;
 		if (!in[s])
 			continue;
-		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
+		const struct ibsm_node *n = ibsm_switch_node(f, s);
 		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t me = n->port0 + p, q = f->ports[me].peer;
-			if (q == IBSM_NONE || f->ports[q].num == 0 ||
-			    f->nodes[f->ports[q].node].type == IBSM_SWITCH)
+			uint32_t me = n->port0 + p, q = ibsm_port_at(f, me)->peer;
+			if (q == IBSM_NONE || ibsm_port_at(f, q)->num == 0 ||
+			    ibsm_node_at(f, ibsm_port_at(f, q)->node)->type == IBSM_SWITCH)
 				continue;
 			if (!ibsm_bit(&sc->ports, me) || !ibsm_bit(&sc->ports, q))
 				continue;
 			struct ftree_ca *ca = &t->cas[t->ncas++];
-			uint64_t pg = f->ports[q].guid, ng = f->nodes[f->ports[q].node].guid;
+			uint64_t pg = ibsm_port_at(f, q)->guid, ng = ibsm_node_at(f, ibsm_port_at(f, q)->node)->guid;
 			ca->port = q;
 			ca->sw = s;
 			ca->exit = (uint8_t)p;
@@ -400,8 +400,8 @@ int ftree_topo_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		if (!in[s])
 			continue;
 		for (uint32_t c = t->sw[s].ca0; c < t->sw[s].ca0 + t->sw[s].nca; c++)
-			if (t->cas[c].cn && f->ports[t->cas[c].port].guid < own[s])
-				own[s] = f->ports[t->cas[c].port].guid;
+			if (t->cas[c].cn && ibsm_port_at(f, t->cas[c].port)->guid < own[s])
+				own[s] = ibsm_port_at(f, t->cas[c].port)->guid;
 	}
 	for (uint32_t s = 0; s < S; s++)
 		if (in[s] && t->sw[s].rank == (int32_t)t->leaf_rank) {

@@ -13,8 +13,6 @@
 #include "engine_glue.h"
 #include "mhc.h"
 
-#define MINHOP_EXPORT __attribute__((visibility("default")))
-
 struct minhop_result {
 	uint32_t generation;
 	struct mhc_fill_stats st;
@@ -68,7 +66,13 @@ static int minhop_route(void *inst, const struct ibsm_fabric *f, const struct ib
 	return 0;
 }
 
-MINHOP_EXPORT const struct ibsm_engine ibsm_engine = {
+static const struct ibsm_config_key minhop_keys[] = {
+	MHC_IGNORE_FILE_KEY,
+	{ "minhop_threads", "0", "Threads filling the switch rows (0: automatic, 1 or 2)" },
+	{ NULL, NULL, NULL },
+};
+
+IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {
 	IBSM_ENGINE_INIT("minhop"),
 	.caps = IBSM_CAP_LMC,
 	.setup = engine_inst_setup,     /* engine_inst's stamp: the -i file as last read */
@@ -77,4 +81,7 @@ MINHOP_EXPORT const struct ibsm_engine ibsm_engine = {
 	.result_free = free,
 	.path_sl = engine_path_sl_hint,
 	.dump = engine_dump_nothing, /* nothing of its own; the core writes the LFT dumps */
+	.config_keys = minhop_keys,
+	.summary = "Min-hop routing: every LID out of a shortest-path port, balanced per switch "
+		   "and LMC-aware; the fallback of every chain",
 };

@@ -19,13 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
 #include "engine_glue.h"
 #include "updn.h"
 
-#define UPDN_EXPORT __attribute__((visibility("default")))
 #define INF 0xFFFF
 #define F_DOWN 0x1  /* reaches the destination by down steps only */
 #define F_FREE 0x2  /* no direction rule (connect_roots destinations) */
@@ -121,7 +119,7 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 	memset(g, 0, sizeof(*g));
 	g->S = S;
 	for (uint32_t s = 0; s < S; s++)
-		maxadj = f->switches[s].nadj > maxadj ? f->switches[s].nadj : maxadj;
+		maxadj = ibsm_switch_at(f, s)->nadj > maxadj ? ibsm_switch_at(f, s)->nadj : maxadj;
 	g->off = malloc(((size_t)S + 1) * sizeof(*g->off));
 	g->guid = malloc((S ? S : 1) * sizeof(*g->guid));
 	g->ca_src = calloc(S ? S : 1, sizeof(*g->ca_src));
@@ -136,13 +134,13 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 	}
 	uint32_t L = 0;
 	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_switch *sw = &f->switches[s];
-		const struct ibsm_node *node = &f->nodes[sw->node];
+		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
+		const struct ibsm_node *node = ibsm_node_at(f, sw->node);
 		g->off[s] = L;
 		g->guid[s] = node->guid;
 		uint32_t n = 0;
 		for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj && a < f->n_adj; a++) {
-			const struct ibsm_adj *adj = &f->adj[a];
+			const struct ibsm_adj *adj = ibsm_adj_at(f, a);
 			if (adj->peer_sw >= S || adj->peer_sw == s || adj->port == 0 ||
 			    adj->port == IBSM_NO_PORT || adj->port > node->nports ||
 			    !ibsm_scope_link(f, sc, s, adj))
@@ -158,9 +156,9 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 			L++;
 		}
 		for (unsigned p = 1; p <= node->nports; p++) {
-			uint32_t me = node->port0 + p, q = f->ports[me].peer;
-			if (q == IBSM_NONE || f->nodes[f->ports[q].node].type == IBSM_SWITCH ||
-			    f->ports[q].num == 0)
+			uint32_t me = node->port0 + p, q = ibsm_port_at(f, me)->peer;
+			if (q == IBSM_NONE || ibsm_node_at(f, ibsm_port_at(f, q)->node)->type == IBSM_SWITCH ||
+			    ibsm_port_at(f, q)->num == 0)
 				continue;
 			if (ibsm_bit(&sc->ports, me) && ibsm_bit(&sc->ports, q))
 				g->ca_src[s]++;
@@ -202,11 +200,11 @@ static int dest_make(const struct ibsm_fabric *f, const struct ibsm_scope *sc, u
 		     uint32_t p, uint32_t sw, uint8_t exit, int is_ca, struct dest *d)
 {
 	unsigned first, end;
-	if (!engine_dest_offsets(f, sc, stride, p, &first, &end))
+	if (!ibsm_scope_lid_offsets(f, sc, stride, p, &first, &end))
 		return 0;
 	d->port = p;
 	d->sw = sw;
-	d->base = f->ports[p].lid;
+	d->base = ibsm_port_at(f, p)->lid;
 	d->first = (uint8_t)first;
 	d->end = (uint8_t)end;
 	d->exit = exit;
@@ -224,12 +222,12 @@ static int build_dests(struct ctx *c)
 		return -ENOMEM;
 	uint32_t nd = 0;
 	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
+		const struct ibsm_node *n = ibsm_switch_node(f, s);
 		c->doff[s] = nd;
 		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t me = n->port0 + p, q = f->ports[me].peer;
-			if (q == IBSM_NONE || f->ports[q].num == 0 ||
-			    f->nodes[f->ports[q].node].type == IBSM_SWITCH)
+			uint32_t me = n->port0 + p, q = ibsm_port_at(f, me)->peer;
+			if (q == IBSM_NONE || ibsm_port_at(f, q)->num == 0 ||
+			    ibsm_node_at(f, ibsm_port_at(f, q)->node)->type == IBSM_SWITCH)
 				continue;
 			if (!ibsm_bit(&c->sc->ports, me) || !ibsm_bit(&c->sc->ports, q))
 				continue;
@@ -673,12 +671,6 @@ static void result_free(void *result)
 	free(r);
 }
 
-static int config_true(const struct ibsm_core *core, const char *key)
-{
-	const char *v = core->config ? core->config(core, key) : NULL;
-	return v && (!strcasecmp(v, "TRUE") || !strcmp(v, "1") || !strcasecmp(v, "yes"));
-}
-
 static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		      struct ibsm_routes *out, void **result)
 {
@@ -696,7 +688,7 @@ static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm
 	if (!res)
 		return fail(out, -ENOMEM, "out of memory");
 	res->generation = f->generation;
-	c.connect_roots = config_true(core, "connect_roots");
+	c.connect_roots = ibsm_config_bool(core, "connect_roots", 0);
 
 	rc = graph_build(f, sc, &c.g);
 	if (rc < 0) {
@@ -735,8 +727,8 @@ static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm
 		c.comp_size[c.g.comp[s]]++;
 	}
 	for (uint32_t l = 0; l < L; l++) {
-		const struct ibsm_node *rn = &f->nodes[f->switches[c.g.peer[l]].node];
-		c.rnode[l] = f->switches[c.g.peer[l]].node;
+		const struct ibsm_node *rn = ibsm_switch_node(f, c.g.peer[l]);
+		c.rnode[l] = ibsm_switch_at(f, c.g.peer[l])->node;
 		c.rsys[l] = rn->sysimg_guid ? rn->sysimg_guid : rn->guid;
 	}
 	rc = build_dests(&c);
@@ -897,7 +889,15 @@ done:
 	return 0;
 }
 
-UPDN_EXPORT const struct ibsm_engine ibsm_engine = {
+static const struct ibsm_config_key updn_keys[] = {
+	{ "root_guid_file", NULL, "Root switch GUIDs, one a line (unset: OpenSM's hop histogram, "
+	  "else the most central switch)" },
+	{ "connect_roots", "FALSE", "Route to the root switches' LIDs by plain min-hop, so the "
+	  "roots reach each other" },
+	{ NULL, NULL, NULL },
+};
+
+IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {
 	IBSM_ENGINE_INIT("updn"),
 	.caps = IBSM_CAP_LMC,
 	.setup = engine_inst_setup,     /* engine_inst's stamp: the -a file as last read */
@@ -906,4 +906,7 @@ UPDN_EXPORT const struct ibsm_engine ibsm_engine = {
 	.result_free = result_free,
 	.path_sl = engine_path_sl_hint,
 	.dump = engine_dump_nothing,
+	.config_keys = updn_keys,
+	.summary = "Up/down routing from root switches (file, hop histogram or most central): free "
+		   "of credit loops on any topology",
 };
