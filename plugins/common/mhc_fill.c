@@ -17,23 +17,12 @@
 #include <unistd.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "engine_dests.h"
 #include "engine_glue.h"
 #include "mhc.h"
 
 #define MAX_THREADS 64
 #define CANCEL_CHECK_ROWS 16
-
-/* One destination end port of the scope, in routing order. */
-struct dest {
-	uint32_t port;        /* port id */
-	uint32_t sw;          /* switch it hangs off */
-	uint16_t base;        /* base LID */
-	uint8_t first, end;   /* LID offsets routed here: [first, end) */
-	uint8_t exit;         /* port of sw that delivers it: 0 for the switch's own LID */
-	uint8_t is_ca;        /* CA/router port: counts in the data-traffic balance */
-	uint8_t ignored;      /* listed in the ignore file: counts nowhere */
-};
-
 
 /* Read-only plan shared by the workers, plus the row dispatcher. */
 struct plan {
@@ -41,7 +30,7 @@ struct plan {
 	const struct ibsm_scope *scope;
 	const uint8_t *hops;          /* [S * S] */
 	uint32_t S;
-	const struct dest *dests;
+	const struct engine_dest *dests;
 	uint32_t ndests;
 	uint8_t max_end;
 	const uint32_t *rows;         /* switch ids in scope */
@@ -125,7 +114,7 @@ static const uint8_t *candidates(struct worker *w, uint32_t t, uint8_t h, uint8_
  * node, not used by the earlier LIDs of d on this switch; then the fewest LIDs counted; then
  * the fewest earlier LIDs of d toward that node; then the lowest port. All four folded into
  * one integer key per candidate, least key wins. */
-static uint8_t choose_lmc(const struct worker *w, const uint8_t *row, const struct dest *d,
+static uint8_t choose_lmc(const struct worker *w, const uint8_t *row, const struct engine_dest *d,
 			  unsigned k, const uint8_t *c, uint8_t n, const uint32_t *count)
 {
 	uint32_t used[128];
@@ -173,7 +162,7 @@ static uint8_t choose_lmc(const struct worker *w, const uint8_t *row, const stru
 /* Index in c[0 .. n) of the lowest port with the least count. Amortised O(1): the first
  * candidate at or after the hint that still has the known least count is the answer;
  * only when none has it is the whole set scanned again. */
-static unsigned least_loaded(struct worker *w, const struct dest *d, const uint8_t *c, uint8_t n,
+static unsigned least_loaded(struct worker *w, const struct engine_dest *d, const uint8_t *c, uint8_t n,
 			     const uint32_t *count)
 {
 	uint32_t *least = &w->least[d->is_ca][d->sw];
@@ -254,7 +243,7 @@ static void route_row(struct worker *w, uint32_t s)
 
 	for (unsigned k = 0; k < pl->max_end; k++) {
 		for (uint32_t i = 0; i < pl->ndests; i++) {
-			const struct dest *d = &pl->dests[i];
+			const struct engine_dest *d = &pl->dests[i];
 			if (k < d->first || k >= d->end)
 				continue;
 			uint8_t port;
@@ -352,86 +341,6 @@ static unsigned thread_count(const struct ibsm_core *core, const char *key, uint
 	return cpus >= 2 ? 2 : 1;
 }
 
-struct sw_order {
-	uint32_t sw, endports;
-};
-
-static int sw_order_cmp(const void *x, const void *y)
-{
-	const struct sw_order *a = x, *b = y;
-	if (a->endports != b->endports)
-		return a->endports > b->endports ? -1 : 1;
-	return a->sw < b->sw ? -1 : a->sw > b->sw;
-}
-
-/* Fills d for end port p hanging off switch sw by port exit, if the scope routes to it.
- * Returns 1 if d is to be routed. */
-static int dest_make(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t stride,
-		     uint32_t p, uint32_t sw, uint8_t exit, int is_ca, const uint8_t *dest_ign,
-		     struct dest *d)
-{
-	unsigned first, end;
-	if (!ibsm_scope_lid_offsets(f, sc, stride, p, &first, &end))
-		return 0;
-	d->port = p;
-	d->sw = sw;
-	d->base = ibsm_port_at(f, p)->lid;
-	d->first = (uint8_t)first;
-	d->end = (uint8_t)end;
-	d->exit = exit;
-	d->is_ca = (uint8_t)is_ca;
-	d->ignored = dest_ign ? dest_ign[p] : 0;
-	return 1;
-}
-
-/* Destinations in OpenSM's order: CA ports grouped by their switch (switches with the most
- * end ports first, then by id; the switch's ports in order), then the switches' own LIDs. */
-static int build_dests(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t stride,
-		       const uint8_t *dest_ign, struct dest **out, uint32_t *nout)
-{
-	uint32_t S = f->n_switches;
-	struct sw_order *order = malloc((S ? S : 1) * sizeof(*order));
-	struct dest *d = malloc(((size_t)f->n_ports + 1) * sizeof(*d));
-	if (!order || !d) {
-		free(order);
-		free(d);
-		return -ENOMEM;
-	}
-	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_node *n = ibsm_switch_node(f, s);
-		order[s].sw = s;
-		order[s].endports = 0;
-		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t q = ibsm_port_at(f, n->port0 + p)->peer;
-			if (q != IBSM_NONE && ibsm_node_at(f, ibsm_port_at(f, q)->node)->type != IBSM_SWITCH)
-				order[s].endports++;
-		}
-	}
-	qsort(order, S, sizeof(*order), sw_order_cmp);
-	uint32_t nd = 0;
-	for (uint32_t i = 0; i < S; i++) {
-		uint32_t s = order[i].sw;
-		const struct ibsm_node *n = ibsm_switch_node(f, s);
-		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t me = n->port0 + p, q = ibsm_port_at(f, me)->peer;
-			if (q == IBSM_NONE || ibsm_port_at(f, q)->num == 0 ||
-			    ibsm_node_at(f, ibsm_port_at(f, q)->node)->type == IBSM_SWITCH)
-				continue;
-			if (!ibsm_bit(&sc->ports, me) || !ibsm_bit(&sc->ports, q))
-				continue;
-			nd += (uint32_t)dest_make(f, sc, stride, q, s, (uint8_t)p, 1, dest_ign, &d[nd]);
-		}
-	}
-	for (uint32_t s = 0; s < S; s++) {
-		uint32_t p0 = ibsm_switch_node(f, s)->port0;
-		nd += (uint32_t)dest_make(f, sc, stride, p0, s, 0, 0, dest_ign, &d[nd]);
-	}
-	free(order);
-	*out = d;
-	*nout = nd;
-	return 0;
-}
-
 uint32_t *mhc_scope_rows(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t *n)
 {
 	uint32_t S = f->n_switches;
@@ -445,20 +354,14 @@ uint32_t *mhc_scope_rows(const struct ibsm_fabric *f, const struct ibsm_scope *s
 	return rows;
 }
 
-static int fail(struct ibsm_routes *out, int rc, const char *why)
-{
-	snprintf(out->why, sizeof(out->why), "%s", why);
-	return rc;
-}
-
 int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		    const struct ibsm_scope *sc, struct ibsm_routes *out,
 		    const struct mhc_fill *opt, struct mhc_fill_stats *st)
 {
 	uint8_t *own_hops = NULL;
 	const uint8_t *hops = opt->hops;
-	struct dest *dests = NULL;
-	uint32_t *rows = NULL, ndests = 0, nrows = 0, S = f->n_switches;
+	struct engine_dests dests = { 0 };
+	uint32_t *rows = NULL, nrows = 0, S = f->n_switches;
 	struct worker *workers = NULL;
 	unsigned nthreads = 0;
 	int rc = 0;
@@ -466,60 +369,49 @@ int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	memset(st, 0, sizeof(*st));
 	rows = mhc_scope_rows(f, sc, &nrows);
 	if (!rows) {
-		rc = fail(out, -ENOMEM, "out of memory");
+		rc = engine_fail(out, -ENOMEM, "out of memory");
 		goto done;
 	}
-	rc = build_dests(f, sc, out->stride, opt->dest_ignored, &dests, &ndests);
+	rc = engine_dests_build(f, sc, out->stride, opt->dest_ignored, ENGINE_DESTS_OPENSM, &dests);
 	if (rc < 0) {
-		rc = fail(out, rc, "out of memory");
+		rc = engine_fail(out, rc, "out of memory");
 		goto done;
 	}
-	if (nrows == 0 || ndests == 0)
+	if (nrows == 0 || dests.n == 0)
 		goto done;
 
 	if (!hops) {
-		own_hops = malloc((size_t)S * S);
-		if (!own_hops) {
-			rc = fail(out, -ENOMEM, "no memory for the hop matrix");
+		rc = engine_switch_hops(core, f, sc, out, &own_hops);
+		if (rc < 0)
 			goto done;
-		}
-		rc = core->switch_hops(core, f, sc, own_hops);
-		if (rc < 0) {
-			snprintf(out->why, sizeof(out->why), "switch hop matrix failed: %s",
-				 strerror(-rc));
-			goto done;
-		}
 		hops = own_hops;
 	}
 
 	struct plan pl = {
-		.f = f, .scope = sc, .hops = hops, .S = S, .dests = dests, .ndests = ndests,
-		.rows = rows, .nrows = nrows, .exit_ignored = opt->exit_ignored,
-		.lft = out->lft, .stride = out->stride, .narrow = opt->narrow,
-		.narrow_ctx = opt->narrow_ctx,
+		.f = f, .scope = sc, .hops = hops, .S = S, .dests = dests.v, .ndests = dests.n,
+		.max_end = dests.max_end, .rows = rows, .nrows = nrows,
+		.exit_ignored = opt->exit_ignored, .lft = out->lft, .stride = out->stride,
+		.narrow = opt->narrow, .narrow_ctx = opt->narrow_ctx,
 	};
-	for (uint32_t i = 0; i < ndests; i++)
-		if (dests[i].end > pl.max_end)
-			pl.max_end = dests[i].end;
 	for (uint32_t s = 0; s < S; s++)
 		if (ibsm_switch_at(f, s)->nadj > pl.max_nadj)
 			pl.max_nadj = ibsm_switch_at(f, s)->nadj;
 	atomic_init(&pl.next_row, 0);
 	atomic_init(&pl.stop, 0);
 
-	nthreads = thread_count(core, opt->threads_key, (uint64_t)nrows * ndests);
+	nthreads = thread_count(core, opt->threads_key, (uint64_t)nrows * dests.n);
 	if (nthreads > nrows)
 		nthreads = nrows;
 	workers = calloc(nthreads, sizeof(*workers));
 	if (!workers) {
-		rc = fail(out, -ENOMEM, "out of memory");
+		rc = engine_fail(out, -ENOMEM, "out of memory");
 		goto done;
 	}
 	for (unsigned i = 0; i < nthreads; i++) {
 		if (worker_init(&workers[i], &pl) < 0) {
 			for (unsigned j = 0; j <= i; j++)
 				worker_free(&workers[j]);
-			rc = fail(out, -ENOMEM, "out of memory for worker scratch");
+			rc = engine_fail(out, -ENOMEM, "out of memory for worker scratch");
 			goto done;
 		}
 	}
@@ -538,15 +430,27 @@ int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	}
 	nthreads = started;
 	if (atomic_load(&pl.stop))
-		rc = fail(out, -ECANCELED, "cancelled");
+		rc = engine_fail(out, -ECANCELED, "cancelled");
 
 done:
 	st->rows = nrows;
-	st->dests = ndests;
+	st->dests = dests.n;
 	st->threads = nthreads;
 	free(workers);
 	free(own_hops);
-	free(dests);
+	engine_dests_free(&dests);
 	free(rows);
 	return rc;
+}
+
+void mhc_fill_log(const struct ibsm_core *core, const struct mhc_fill_stats *st,
+		  const char *detail, double seconds)
+{
+	if (st->unreachable)
+		core->log(core, IBSM_LOG_INFO, "%llu (switch, LID) pairs have no path in scope",
+			  (unsigned long long)st->unreachable);
+	core->log(core, IBSM_LOG_VERBOSE,
+		  "%llu LFT entries on %u switches to %u end ports%s in %.3f s (%u threads)",
+		  (unsigned long long)st->routed, st->rows, st->dests, detail, seconds,
+		  st->threads);
 }

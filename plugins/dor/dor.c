@@ -263,59 +263,43 @@ static unsigned dor_narrow(const void *ctx, const struct ibsm_fabric *f, uint32_
 	return k;
 }
 
+static const struct engine_run_spec dor_run = {
+	.name = "dor", .result_size = sizeof(struct dor_result), .result_free = free,
+};
+
 static int dor_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		     struct ibsm_routes *out, void **result)
 {
-	struct engine_inst *m = inst;
-	const struct ibsm_core *core = m->core;
-	double t0 = engine_now_seconds();
-	*result = NULL;
-	int rc = engine_check_stride(f, out);
+	struct engine_run run;
+	int rc = engine_run_begin(&run, &dor_run, inst, f, sc, out, result);
 	if (rc < 0)
 		return rc;
-	struct dims *d = malloc(sizeof(*d));
-	struct dor_result *res = calloc(1, sizeof(*res));
-	uint8_t *dest_ign = NULL, *exit_ign = NULL;
-	uint32_t matched = 0;
-	if (!d || !res) {
-		snprintf(out->why, sizeof(out->why), "out of memory");
-		rc = -ENOMEM;
-		goto done;
-	}
+	const struct ibsm_core *core = run.core;
+	struct dor_result *res = run.res;
+	struct dims d;
 	res->generation = f->generation;
-	rc = dims_build(core, f, sc, d, out);
+	rc = dims_build(core, f, sc, &d, out);
 	if (rc < 0)
-		goto done;
-	rc = mhc_ignore_apply(core, &m->stamp, f, &dest_ign, &exit_ign, &matched);
-	if (rc < 0) {
-		snprintf(out->why, sizeof(out->why), "out of memory");
-		goto done;
-	}
+		return engine_run_end(&run, rc);
+	/* the ignore file only once the cabling is known good: a declined dor leaves it to
+	 * the fallback engine */
+	rc = mhc_ignore_apply(&run, f);
+	if (rc < 0)
+		return engine_run_end(&run, rc);
 	struct mhc_fill opt = {
-		.dest_ignored = dest_ign, .exit_ignored = exit_ign, .threads_key = "dor_threads",
-		.narrow = dor_narrow, .narrow_ctx = d,
+		.dest_ignored = run.dest_ign, .exit_ignored = run.exit_ign,
+		.threads_key = "dor_threads", .narrow = dor_narrow, .narrow_ctx = &d,
 	};
 	rc = mhc_fill_routes(core, f, sc, out, &opt, &res->st);
 	if (rc < 0)
-		goto done;
-	res->ndims = d->ndims;
-	res->rings = d->rings;
-	res->seconds = engine_now_seconds() - t0;
-	if (res->st.unreachable)
-		core->log(core, IBSM_LOG_INFO, "%llu (switch, LID) pairs have no path in scope",
-			  (unsigned long long)res->st.unreachable);
-	core->log(core, IBSM_LOG_VERBOSE,
-		  "%llu LFT entries on %u switches to %u end ports over %u dimensions in %.3f s "
-		  "(%u threads)", (unsigned long long)res->st.routed, res->st.rows, res->st.dests,
-		  res->ndims, res->seconds, res->st.threads);
-	*result = res;
-	res = NULL;
-done:
-	free(d);
-	free(res);
-	free(dest_ign);
-	free(exit_ign);
-	return rc;
+		return engine_run_end(&run, rc);
+	res->ndims = d.ndims;
+	res->rings = d.rings;
+	res->seconds = engine_run_seconds(&run);
+	char detail[48];
+	snprintf(detail, sizeof(detail), " over %u dimensions", d.ndims);
+	mhc_fill_log(core, &res->st, detail, res->seconds);
+	return engine_run_end(&run, 0);
 }
 
 /* No IBSM_CAP_LMC: with LMC > 0 every LID of a port follows the same dimension order (only

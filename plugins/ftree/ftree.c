@@ -55,30 +55,24 @@ static int load_list(const struct ibsm_core *core, const char *key, struct guid_
 	return 0;
 }
 
+static const struct engine_run_spec ftree_run = {
+	.name = "ftree", .result_size = sizeof(struct ftree_result), .result_free = result_free,
+	.flags = ENGINE_RUN_ONE_PATH_BIT,
+};
+
 static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		       struct ibsm_routes *out, void **result)
 {
-	struct engine_inst *m = inst;
-	const struct ibsm_core *core = m->core;
-	double t0 = engine_now_seconds();
-	*result = NULL;
-	int rc = engine_check_stride(f, out);
+	struct engine_run run;
+	int rc = engine_run_begin(&run, &ftree_run, inst, f, sc, out, result);
 	if (rc < 0)
 		return rc;
-	unsigned nbits = sc->path_bit_count ? sc->path_bit_count : 1u << f->lmc;
-	if (nbits > 1) {
-		snprintf(out->why, sizeof(out->why),
-			 "ftree routes one path bit per port; the scope asks for %u (LIDs offsets "
-			 "%u..%u, LMC %u)", nbits, sc->path_bit_first,
-			 sc->path_bit_first + nbits - 1, f->lmc);
-		return -EINVAL;
-	}
-
+	const struct ibsm_core *core = run.core;
 	struct guid_list roots = { 0 }, cns = { 0 }, ios = { 0 };
 	struct ftree_opts o = { 0 };
 	struct ftree_topo t;
 	struct ftree_order order = { 0 };
-	struct ftree_result *res = NULL;
+	struct ftree_result *res = run.res;
 	memset(&t, 0, sizeof(t));
 	if ((rc = load_list(core, "root_guid_file", &roots, &o.roots, out)) < 0 ||
 	    (rc = load_list(core, "cn_guid_file", &cns, &o.cns, out)) < 0 ||
@@ -96,12 +90,6 @@ static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibs
 		  t.roots_given ? " from root_guid_file" : "", t.nleaves, t.ncas, t.ncn,
 		  t.max_cn_per_leaf);
 
-	res = calloc(1, sizeof(*res));
-	if (!res) {
-		snprintf(out->why, sizeof(out->why), "out of memory");
-		rc = -ENOMEM;
-		goto done;
-	}
 	res->levels = t.leaf_rank + 1;
 	rc = ftree_route_all(core, f, sc, &t, &o, out->lft, out->stride, &order, &res->st,
 			     out->why, sizeof(out->why));
@@ -145,7 +133,7 @@ static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibs
 	core->log(core, IBSM_LOG_INFO,
 		  "ftree routed %u CA LIDs and %u switch LIDs: %llu LFT entries in %.3f s "
 		  "(%u threads)", st->ca_dests, st->sw_dests, (unsigned long long)st->entries,
-		  engine_now_seconds() - t0, st->threads);
+		  engine_run_seconds(&run), st->threads);
 
 done:
 	free(order.port);
@@ -153,12 +141,7 @@ done:
 	guid_list_clear(&roots);
 	guid_list_clear(&cns);
 	guid_list_clear(&ios);
-	if (rc < 0) {
-		result_free(res);
-		return rc;
-	}
-	*result = res;
-	return 0;
+	return engine_run_end(&run, rc);
 }
 
 /* OpenSM's compute-node order: per leaf in index order, "0x%04x\t<description>" for each

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "engine_dests.h"
 #include "ftree.h"
 
 struct rawlink {
@@ -231,11 +232,8 @@ int ftree_topo_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 			continue;
 		const struct ibsm_node *n = ibsm_switch_node(f, s);
 		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t me = n->port0 + p, q = ibsm_port_at(f, me)->peer;
-			if (q == IBSM_NONE || ibsm_port_at(f, q)->num == 0 ||
-			    ibsm_node_at(f, ibsm_port_at(f, q)->node)->type == IBSM_SWITCH)
-				continue;
-			if (!ibsm_bit(&sc->ports, me) || !ibsm_bit(&sc->ports, q))
+			uint32_t q = engine_ca_behind(f, sc, n->port0 + p);
+			if (q == IBSM_NONE)
 				continue;
 			struct ftree_ca *ca = &t->cas[t->ncas++];
 			uint64_t pg = ibsm_port_at(f, q)->guid, ng = ibsm_node_at(f, ibsm_port_at(f, q)->node)->guid;

@@ -20,50 +20,34 @@ struct minhop_result {
 	double seconds;
 };
 
+static const struct engine_run_spec minhop_run = {
+	.name = "minhop", .result_size = sizeof(struct minhop_result), .result_free = free,
+};
+
 static int minhop_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 			struct ibsm_routes *out, void **result)
 {
-	struct engine_inst *m = inst;
-	const struct ibsm_core *core = m->core;
-	double t0 = engine_now_seconds();
-	*result = NULL;
-	int rc = engine_check_stride(f, out);
+	struct engine_run run;
+	int rc = engine_run_begin(&run, &minhop_run, inst, f, sc, out, result);
 	if (rc < 0)
 		return rc;
-	struct minhop_result *res = calloc(1, sizeof(*res));
-	if (!res) {
-		snprintf(out->why, sizeof(out->why), "out of memory");
-		return -ENOMEM;
-	}
+	const struct ibsm_core *core = run.core;
+	struct minhop_result *res = run.res;
 	res->generation = f->generation;
-	uint8_t *dest_ign = NULL, *exit_ign = NULL;
-	rc = mhc_ignore_apply(core, &m->stamp, f, &dest_ign, &exit_ign, &res->ignore_matched);
-	if (rc < 0) {
-		snprintf(out->why, sizeof(out->why), "out of memory");
-		free(res);
-		return rc;
-	}
+	rc = mhc_ignore_apply(&run, f);
+	if (rc < 0)
+		return engine_run_end(&run, rc);
+	res->ignore_matched = run.ignore_matched;
 	struct mhc_fill opt = {
-		.dest_ignored = dest_ign, .exit_ignored = exit_ign, .threads_key = "minhop_threads",
+		.dest_ignored = run.dest_ign, .exit_ignored = run.exit_ign,
+		.threads_key = "minhop_threads",
 	};
 	rc = mhc_fill_routes(core, f, sc, out, &opt, &res->st);
-	res->seconds = engine_now_seconds() - t0;
-	free(dest_ign);
-	free(exit_ign);
-	if (rc < 0) {
-		free(res);
-		return rc;
-	}
-	if (res->st.unreachable)
-		core->log(core, IBSM_LOG_INFO,
-			  "%llu (switch, LID) pairs have no path in scope",
-			  (unsigned long long)res->st.unreachable);
-	core->log(core, IBSM_LOG_VERBOSE,
-		  "%llu LFT entries on %u switches to %u end ports in %.3f s (%u threads)",
-		  (unsigned long long)res->st.routed, res->st.rows, res->st.dests, res->seconds,
-		  res->st.threads);
-	*result = res;
-	return 0;
+	res->seconds = engine_run_seconds(&run);
+	if (rc < 0)
+		return engine_run_end(&run, rc);
+	mhc_fill_log(core, &res->st, "", res->seconds);
+	return engine_run_end(&run, 0);
 }
 
 static const struct ibsm_config_key minhop_keys[] = {

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "engine_dests.h"
 #include "engine_glue.h"
 #include "updn.h"
 
@@ -33,15 +34,6 @@
  * over the candidates below this */
 #define EVAL_BUDGET 100000000ull
 #define CANCEL_EVERY 64
-
-struct dest {
-	uint32_t port;      /* port id */
-	uint32_t sw;        /* switch it hangs off */
-	uint16_t base;
-	uint8_t first, end; /* LID offsets [first, end) */
-	uint8_t exit;       /* port of sw that delivers it; 0 for the switch's own LID */
-	uint8_t is_ca;
-};
 
 struct ctx {
 	const struct ibsm_core *core;
@@ -56,10 +48,7 @@ struct ctx {
 	uint64_t *rsys;        /* [L] its system image GUID (node GUID if none) */
 	uint32_t *comp_size;   /* [ncomp] */
 	int connect_roots;
-	/* destinations, grouped by switch: dests of switch t are [doff[t], doff[t + 1]) */
-	struct dest *dests;
-	uint32_t ndests, *doff;
-	uint8_t max_end;
+	struct engine_dests dests; /* grouped by switch (doff) */
 	/* per destination switch scratch */
 	uint16_t *dist;        /* [S] */
 	uint8_t *flag;         /* [S] F_* */
@@ -81,12 +70,6 @@ struct ctx {
 	uint32_t stride;
 	uint64_t routed, udu, off_updn, ca_no_path;
 };
-
-static int fail(struct ibsm_routes *out, int rc, const char *why)
-{
-	snprintf(out->why, sizeof(out->why), "%s", why);
-	return rc;
-}
 
 /* ---- the switch graph of the scope ---- */
 
@@ -155,14 +138,8 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 			g->port[L] = tmp[i].port;
 			L++;
 		}
-		for (unsigned p = 1; p <= node->nports; p++) {
-			uint32_t me = node->port0 + p, q = ibsm_port_at(f, me)->peer;
-			if (q == IBSM_NONE || ibsm_node_at(f, ibsm_port_at(f, q)->node)->type == IBSM_SWITCH ||
-			    ibsm_port_at(f, q)->num == 0)
-				continue;
-			if (ibsm_bit(&sc->ports, me) && ibsm_bit(&sc->ports, q))
-				g->ca_src[s]++;
-		}
+		for (unsigned p = 1; p <= node->nports; p++)
+			g->ca_src[s] += engine_ca_behind(f, sc, node->port0 + p) != IBSM_NONE;
 	}
 	g->off[S] = L;
 	g->L = L;
@@ -191,56 +168,6 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		}
 	}
 	free(queue);
-	return 0;
-}
-
-/* ---- destinations (as minhop: CA ports grouped by switch, then the switch's own LID) ---- */
-
-static int dest_make(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t stride,
-		     uint32_t p, uint32_t sw, uint8_t exit, int is_ca, struct dest *d)
-{
-	unsigned first, end;
-	if (!ibsm_scope_lid_offsets(f, sc, stride, p, &first, &end))
-		return 0;
-	d->port = p;
-	d->sw = sw;
-	d->base = ibsm_port_at(f, p)->lid;
-	d->first = (uint8_t)first;
-	d->end = (uint8_t)end;
-	d->exit = exit;
-	d->is_ca = (uint8_t)is_ca;
-	return 1;
-}
-
-static int build_dests(struct ctx *c)
-{
-	const struct ibsm_fabric *f = c->f;
-	uint32_t S = f->n_switches;
-	c->dests = malloc(((size_t)f->n_ports + 1) * sizeof(*c->dests));
-	c->doff = malloc(((size_t)S + 1) * sizeof(*c->doff));
-	if (!c->dests || !c->doff)
-		return -ENOMEM;
-	uint32_t nd = 0;
-	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_node *n = ibsm_switch_node(f, s);
-		c->doff[s] = nd;
-		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t me = n->port0 + p, q = ibsm_port_at(f, me)->peer;
-			if (q == IBSM_NONE || ibsm_port_at(f, q)->num == 0 ||
-			    ibsm_node_at(f, ibsm_port_at(f, q)->node)->type == IBSM_SWITCH)
-				continue;
-			if (!ibsm_bit(&c->sc->ports, me) || !ibsm_bit(&c->sc->ports, q))
-				continue;
-			nd += (uint32_t)dest_make(f, c->sc, c->stride, q, s, (uint8_t)p, 1,
-						  &c->dests[nd]);
-		}
-		nd += (uint32_t)dest_make(f, c->sc, c->stride, n->port0, s, 0, 0, &c->dests[nd]);
-	}
-	c->doff[S] = nd;
-	c->ndests = nd;
-	for (uint32_t i = 0; i < nd; i++)
-		if (c->dests[i].end > c->max_end)
-			c->max_end = c->dests[i].end;
 	return 0;
 }
 
@@ -394,7 +321,7 @@ static void extend(struct ctx *c, int ca_only, uint32_t *pool_used)
 
 /* ---- one destination LID: the tree, farthest switches first ---- */
 
-static uint32_t choose(const struct ctx *c, uint32_t s, const struct dest *d, unsigned k,
+static uint32_t choose(const struct ctx *c, uint32_t s, const struct engine_dest *d, unsigned k,
 		       const uint32_t *load)
 {
 	const uint32_t *cand = c->cand + c->cand_off[s];
@@ -437,7 +364,7 @@ static uint32_t choose(const struct ctx *c, uint32_t s, const struct dest *d, un
 	return best;
 }
 
-static void route_lid(struct ctx *c, const struct dest *d, unsigned k, int write)
+static void route_lid(struct ctx *c, const struct engine_dest *d, unsigned k, int write)
 {
 	const struct updn_graph *g = &c->g;
 	uint32_t S = g->S;
@@ -529,7 +456,7 @@ static int route_all(struct ctx *c, int write, int full)
 	for (uint32_t s = 0; s < S; s++)
 		c->dist[s] = INF;
 	for (uint32_t t = 0; t < S; t++) {
-		uint32_t d0 = c->doff[t], d1 = c->doff[t + 1];
+		uint32_t d0 = c->dests.doff[t], d1 = c->dests.doff[t + 1];
 		if (d0 == d1)
 			continue;
 		if (write && t % CANCEL_EVERY == 0 && c->core->cancelled &&
@@ -541,7 +468,7 @@ static int route_all(struct ctx *c, int write, int full)
 		uint32_t strict_pool = pool;
 		int extended = -1; /* -1 none, 1 CA-only, 0 all */
 		for (uint32_t i = d0; i < d1; i++) {
-			const struct dest *d = &c->dests[i];
+			const struct engine_dest *d = &c->dests.v[i];
 			if (!d->is_ca && !full)
 				continue;
 			if (!d->is_ca && c->connect_roots && c->is_root[t]) {
@@ -643,8 +570,7 @@ static void ctx_free(struct ctx *c)
 	free(c->rnode);
 	free(c->rsys);
 	free(c->comp_size);
-	free(c->dests);
-	free(c->doff);
+	engine_dests_free(&c->dests);
 	free(c->dist);
 	free(c->flag);
 	free(c->order);
@@ -671,31 +597,36 @@ static void result_free(void *result)
 	free(r);
 }
 
+static void result_free(void *result);
+
+static const struct engine_run_spec updn_run = {
+	.name = "updn", .result_size = sizeof(struct updn_result), .result_free = result_free,
+};
+
 static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		      struct ibsm_routes *out, void **result)
 {
-	struct engine_inst *u = inst;
-	const struct ibsm_core *core = u->core;
-	double t0 = engine_now_seconds();
-	*result = NULL;
-	int rc = engine_check_stride(f, out);
+	struct engine_run run;
+	int rc = engine_run_begin(&run, &updn_run, inst, f, sc, out, result);
 	if (rc < 0)
 		return rc;
+	struct engine_inst *u = inst;
+	const struct ibsm_core *core = run.core;
 	struct ctx c = { .core = core, .f = f, .sc = sc, .lft = out->lft, .stride = out->stride };
 	struct guid_list rf = { 0 };
-	struct updn_result *res = calloc(1, sizeof(*res));
+	struct updn_result *res = run.res;
 	uint8_t *hops = NULL, *how = NULL;
-	if (!res)
-		return fail(out, -ENOMEM, "out of memory");
 	res->generation = f->generation;
 	c.connect_roots = ibsm_config_bool(core, "connect_roots", 0);
 
+	uint32_t S = 0, L = 0;
 	rc = graph_build(f, sc, &c.g);
 	if (rc < 0) {
-		rc = fail(out, rc, "out of memory");
+		rc = engine_fail(out, rc, "out of memory");
 		goto done;
 	}
-	uint32_t S = c.g.S, L = c.g.L;
+	S = c.g.S;
+	L = c.g.L;
 	res->S = S;
 	c.row_ok = calloc(S ? S : 1, 1);
 	c.is_root = calloc(S ? S : 1, 1);
@@ -718,7 +649,7 @@ static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm
 	if (!c.row_ok || !c.is_root || !c.rank || !c.ord || !c.rnode || !c.rsys || !c.comp_size ||
 	    !c.dist || !c.flag || !c.order || !c.cand_off || !c.cand_n || !c.cand || !c.sub ||
 	    !c.load_ca || !c.load_sw || !c.load0 || !how) {
-		rc = fail(out, -ENOMEM, "out of memory");
+		rc = engine_fail(out, -ENOMEM, "out of memory");
 		goto done;
 	}
 	for (uint32_t s = 0; s < S; s++) {
@@ -731,27 +662,27 @@ static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm
 		c.rnode[l] = ibsm_switch_at(f, c.g.peer[l])->node;
 		c.rsys[l] = rn->sysimg_guid ? rn->sysimg_guid : rn->guid;
 	}
-	rc = build_dests(&c);
+	rc = engine_dests_build(f, sc, c.stride, NULL, ENGINE_DESTS_BY_SWITCH, &c.dests);
 	if (rc < 0) {
-		rc = fail(out, rc, "out of memory");
+		rc = engine_fail(out, rc, "out of memory");
 		goto done;
 	}
-	res->dests = c.ndests;
-	c.choice = malloc(((size_t)(c.max_end ? c.max_end : 1)) * (S ? S : 1) * sizeof(*c.choice));
+	res->dests = c.dests.n;
+	c.choice = malloc(((size_t)(c.dests.max_end ? c.dests.max_end : 1)) * (S ? S : 1) * sizeof(*c.choice));
 	uint32_t maxgroup = 1;
 	for (uint32_t t = 0; t < S; t++) {
 		uint32_t n = 0;
-		for (uint32_t i = c.doff[t]; i < c.doff[t + 1]; i++)
-			n += c.dests[i].end - c.dests[i].first;
+		for (uint32_t i = c.dests.doff[t]; i < c.dests.doff[t + 1]; i++)
+			n += c.dests.v[i].end - c.dests.v[i].first;
 		maxgroup = n > maxgroup ? n : maxgroup;
 	}
 	c.gbuf = malloc((size_t)maxgroup * (S ? S : 1));
 	c.glid = malloc((size_t)maxgroup * sizeof(*c.glid));
 	if (!c.choice || !c.gbuf || !c.glid) {
-		rc = fail(out, -ENOMEM, "out of memory");
+		rc = engine_fail(out, -ENOMEM, "out of memory");
 		goto done;
 	}
-	if (res->rows == 0 || c.ndests == 0 || S == 0)
+	if (res->rows == 0 || c.dests.n == 0 || S == 0)
 		goto done;
 
 	/* roots: the file, then detection where it left a component without one */
@@ -784,17 +715,9 @@ static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm
 		if (attempt == 1 && !rf.n)
 			attempt = 2;
 		if ((attempt > 0 || need_hops) && !hops) {
-			hops = malloc((size_t)S * S);
-			if (!hops) {
-				rc = fail(out, -ENOMEM, "no memory for the hop matrix");
+			rc = engine_switch_hops(core, f, sc, out, &hops);
+			if (rc < 0)
 				goto done;
-			}
-			rc = core->switch_hops(core, f, sc, hops);
-			if (rc < 0) {
-				snprintf(out->why, sizeof(out->why), "switch hop matrix failed: %s",
-					 strerror(-rc));
-				goto done;
-			}
 		}
 		uint32_t centre[MAX_CENTRE], ncentre = 0;
 		uint64_t per_eval = (uint64_t)S * (L + S) + 1;
@@ -813,10 +736,10 @@ static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm
 				  "connect_roots: routes to the %u root switches' LIDs are plain "
 				  "min-hop", res->nroots);
 		memset(c.choice, 0xFF,
-		       (size_t)(c.max_end ? c.max_end : 1) * S * sizeof(*c.choice));
+		       (size_t)(c.dests.max_end ? c.dests.max_end : 1) * S * sizeof(*c.choice));
 		rc = route_all(&c, 1, 1);
 		if (rc < 0) {
-			rc = fail(out, rc, "cancelled");
+			rc = engine_fail(out, rc, "cancelled");
 			goto done;
 		}
 		if (!c.ca_no_path || attempt == 2)
@@ -838,14 +761,14 @@ static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm
 	balance(&c, &res->load_max, &res->load_mean, &res->balance);
 	{
 		uint64_t want = 0;
-		for (uint32_t i = 0; i < c.ndests; i++)
-			want += c.dests[i].end - c.dests[i].first;
+		for (uint32_t i = 0; i < c.dests.n; i++)
+			want += c.dests.v[i].end - c.dests.v[i].first;
 		want *= res->rows;
 		res->unrouted = want > c.routed ? want - c.routed : 0;
 	}
 
 done:
-	res->seconds = engine_now_seconds() - t0;
+	res->seconds = engine_run_seconds(&run);
 	free(hops);
 	guid_list_clear(&rf);
 	if (rc == 0) {
@@ -860,10 +783,8 @@ done:
 	}
 	free(how);
 	ctx_free(&c);
-	if (rc < 0) {
-		result_free(res);
-		return rc;
-	}
+	if (rc < 0)
+		return engine_run_end(&run, rc);
 	if (res->udu_entries)
 		core->log(core, IBSM_LOG_INFO,
 			  "%llu switch-LID routes (switch, LID entries) use up-down-up turns: no "
@@ -885,8 +806,7 @@ done:
 		  "ports in %.3f s; switch-link load max %llu, max/mean %.2f",
 		  res->nroots, res->max_rank, (unsigned long long)res->routed, res->rows,
 		  res->dests, res->seconds, (unsigned long long)res->load_max, res->balance);
-	*result = res;
-	return 0;
+	return engine_run_end(&run, 0);
 }
 
 static const struct ibsm_config_key updn_keys[] = {
