@@ -70,6 +70,27 @@ int engine_check_stride(const struct ibsm_fabric *f, struct ibsm_routes *out);
 int engine_switch_hops(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		       const struct ibsm_scope *sc, struct ibsm_routes *out, uint8_t **hops);
 
+/* ---- worker threads (engine_threads.c) ---------------------------------------------------- */
+
+/* How many threads for `work` units: the value of config key (1 .. max) if set, else 1 below
+ * `threshold` units and 2 above it on a machine with two or more CPUs. */
+unsigned engine_thread_count(const struct ibsm_core *core, const char *key, uint64_t work,
+			     uint64_t threshold, unsigned max);
+
+/* Per-thread state written in hot loops: give the struct this attribute and allocate the
+ * array with engine_workers_alloc, so two threads never write to one cache line. */
+#define ENGINE_WORKER_ALIGNED __attribute__((aligned(64)))
+
+/* n zeroed workers of `size` bytes (a multiple of 64: an ENGINE_WORKER_ALIGNED struct),
+ * cache-line aligned; free() frees them. NULL without memory. */
+void *engine_workers_alloc(unsigned n, size_t size);
+
+/* Runs fn on the n workers of the array `workers` (elements of `size` bytes): the first on the
+ * calling thread, the others on threads of their own, all joined before it returns. Workers
+ * must share their work through a common dispenser: one whose thread cannot be created stays
+ * idle and the others do its part. Returns the threads that ran (1 .. n). */
+unsigned engine_run_workers(void *(*fn)(void *), void *workers, size_t size, unsigned n);
+
 /* ---- configuration, clock, hooks ---------------------------------------------------------- */
 
 /* The file named by config key, or NULL when unset ("(null)" is opensm.conf's unset). */

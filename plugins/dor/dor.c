@@ -115,49 +115,55 @@ static void __attribute__((format(printf, 3, 4))) append(char *buf, size_t size,
 		memcpy(buf + size - 4, "...", 4);
 }
 
-/* Learns the dimensions from the usable links; < 0 with out->why naming the first bad link. */
-static int dims_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
-		      const struct ibsm_scope *sc, struct dims *d, struct ibsm_routes *out)
+/* How the usable link ends pair up port numbers: cnt[p * 256 + q] ends on port p whose far
+ * end is port q, total[p] = all ends on port p. */
+struct votes {
+	uint32_t *cnt;
+	uint32_t total[256];
+};
+
+/* Every usable link end votes for its partner port. */
+static void count_votes(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+			struct votes *v)
 {
-	uint32_t S = f->n_switches;
-	uint32_t *cnt = calloc(256 * 256, sizeof(*cnt));
-	uint32_t *stamp = malloc((S ? S : 1) * sizeof(*stamp));
-	uint32_t total[256] = { 0 };
-	int rc = 0;
-	if (!cnt || !stamp) {
-		snprintf(out->why, sizeof(out->why), "out of memory");
-		rc = -ENOMEM;
-		goto done;
-	}
-	memset(d, 0, sizeof(*d));
-	memset(d->dim, NO_DIM, sizeof(d->dim));
-	/* every link end votes for its partner port */
-	for (uint32_t s = 0; s < S; s++) {
+	for (uint32_t s = 0; s < f->n_switches; s++) {
 		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
 			const struct ibsm_adj *a = ibsm_adj_at(f, i);
 			if (!usable(f, sc, s, a))
 				continue;
-			cnt[a->port * 256 + a->peer_port]++;
-			total[a->port]++;
+			v->cnt[a->port * 256 + a->peer_port]++;
+			v->total[a->port]++;
 		}
 	}
+}
+
+/* Each port's partner is the one most of its link ends go to (the lowest on a tie); a
+ * hypercube pairs every port with itself. */
+static void choose_partners(const struct votes *v, struct dims *d)
+{
 	int hypercube = 1, any = 0;
 	for (unsigned p = 1; p < 255; p++) {
-		if (!total[p])
+		if (!v->total[p])
 			continue;
 		uint32_t best = 0;
 		for (unsigned q = 1; q < 255; q++)
-			if (cnt[p * 256 + q] > best) {
-				best = cnt[p * 256 + q];
+			if (v->cnt[p * 256 + q] > best) {
+				best = v->cnt[p * 256 + q];
 				d->partner[p] = (uint8_t)q;
 			}
 		hypercube &= d->partner[p] == p;
 		any = 1;
 	}
 	d->hypercube = any && hypercube;
-	/* the first link end (switch id, then port) whose partner is not its port's usual one */
-	for (uint32_t s = 0; s < S; s++) {
+}
+
+/* The first link end (switch id, then port) whose partner is not its port's usual one:
+ * -EINVAL with out->why naming it, or 0 when the cabling is consistent. */
+static int check_partners(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+			  const struct votes *v, const struct dims *d, struct ibsm_routes *out)
+{
+	for (uint32_t s = 0; s < f->n_switches; s++) {
 		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 		const struct ibsm_adj *bad = NULL;
 		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
@@ -168,47 +174,62 @@ static int dims_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		}
 		if (!bad)
 			continue;
-		const struct ibsm_node *n = ibsm_switch_node(f, s), *m = ibsm_switch_node(f, bad->peer_sw);
+		const struct ibsm_node *n = ibsm_switch_node(f, s);
+		const struct ibsm_node *m = ibsm_switch_node(f, bad->peer_sw);
 		uint8_t p = bad->port, q = d->partner[p];
-		snprintf(out->why, sizeof(out->why),
-			 "inconsistent %s cabling: switch 0x%016llx \"%s\" port %u goes to port %u "
-			 "of 0x%016llx \"%s\", but %u of the %u link ends on port %u go to port %u",
-			 d->hypercube || q == p ? "hypercube" : "mesh", (unsigned long long)n->guid,
-			 n->desc, p, bad->peer_port, (unsigned long long)m->guid, m->desc,
-			 cnt[p * 256 + q], total[p], p, q);
-		rc = -EINVAL;
-		goto done;
+		return engine_fail(out, -EINVAL,
+				   "inconsistent %s cabling: switch 0x%016llx \"%s\" port %u goes "
+				   "to port %u of 0x%016llx \"%s\", but %u of the %u link ends on "
+				   "port %u go to port %u",
+				   d->hypercube || q == p ? "hypercube" : "mesh",
+				   (unsigned long long)n->guid, n->desc, p, bad->peer_port,
+				   (unsigned long long)m->guid, m->desc, v->cnt[p * 256 + q],
+				   v->total[p], p, q);
 	}
-	/* dimensions: ports joined by link pairs and by parallel links */
+	return 0;
+}
+
+/* Dimensions: port numbers joined by link pairs and by parallel links, numbered by their
+ * lowest port (the root of each union-find set is its lowest port). */
+static void join_dimensions(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+			    const struct votes *v, struct dims *d)
+{
 	uint8_t up[256];
 	for (unsigned p = 0; p < 256; p++)
 		up[p] = (uint8_t)p;
 	for (unsigned p = 1; p < 255; p++)
-		if (total[p])
+		if (v->total[p])
 			uf_join(up, (uint8_t)p, d->partner[p]);
-	for (uint32_t s = 0; s < S; s++) {
+	for (uint32_t s = 0; s < f->n_switches; s++) {
 		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
-			if (!usable(f, sc, s, ibsm_adj_at(f, i)))
+			const struct ibsm_adj *a = ibsm_adj_at(f, i);
+			if (!usable(f, sc, s, a))
 				continue;
-			for (uint32_t j = sw->adj0; j < i; j++)
-				if (ibsm_adj_at(f, j)->peer_sw == ibsm_adj_at(f, i)->peer_sw &&
-				    usable(f, sc, s, ibsm_adj_at(f, j)))
-					uf_join(up, ibsm_adj_at(f, i)->port, ibsm_adj_at(f, j)->port);
+			for (uint32_t j = sw->adj0; j < i; j++) {
+				const struct ibsm_adj *b = ibsm_adj_at(f, j);
+				if (b->peer_sw == a->peer_sw && usable(f, sc, s, b))
+					uf_join(up, a->port, b->port);
+			}
 		}
 	}
-	/* numbered by lowest port: the root of each set is its lowest port */
 	uint8_t num[256];
 	memset(num, NO_DIM, sizeof(num));
 	for (unsigned p = 1; p < 255; p++) {
-		if (!total[p])
+		if (!v->total[p])
 			continue;
 		uint8_t r = uf_find(up, (uint8_t)p);
 		if (num[r] == NO_DIM)
 			num[r] = (uint8_t)d->ndims++;
 		d->dim[p] = num[r];
 	}
-	/* report; a ring (torus wrap-around) is legal cabling but not loop-free under DOR */
+}
+
+/* Logs the dimensions and counts the rings: a ring (torus wrap-around) is legal cabling but
+ * not free of credit loops under dimension order. stamp: [S] scratch. */
+static void report_dimensions(const struct ibsm_core *core, const struct ibsm_fabric *f,
+			      const struct ibsm_scope *sc, struct dims *d, uint32_t *stamp)
+{
 	char text[160] = "";
 	uint8_t ring_seen[256] = { 0 };
 	for (unsigned k = 0; k < d->ndims; k++) {
@@ -225,17 +246,39 @@ static int dims_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 				ring = closes_ring(f, sc, (uint8_t)p, stamp);
 			}
 		}
-		if (ring) {
-			d->rings++;
-			core->log(core, IBSM_LOG_INFO,
-				  "dimension %u closes a ring (torus cabling): dimension-order routes "
-				  "on it are not free of credit loops", k);
-		}
+		if (!ring)
+			continue;
+		d->rings++;
+		core->log(core, IBSM_LOG_INFO,
+			  "dimension %u closes a ring (torus cabling): dimension-order routes "
+			  "on it are not free of credit loops", k);
 	}
 	core->log(core, IBSM_LOG_VERBOSE, "%u dimensions from %s cabling (dimension: ports) %s",
 		  d->ndims, d->hypercube ? "hypercube" : "mesh", text);
-done:
-	free(cnt);
+}
+
+/* Learns the dimensions from the usable links; < 0 with out->why naming the first bad link. */
+static int dims_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
+		      const struct ibsm_scope *sc, struct dims *d, struct ibsm_routes *out)
+{
+	uint32_t S = f->n_switches;
+	struct votes v = { .cnt = calloc(256 * 256, sizeof(*v.cnt)) };
+	uint32_t *stamp = malloc((S ? S : 1) * sizeof(*stamp));
+	int rc = 0;
+	memset(d, 0, sizeof(*d));
+	memset(d->dim, NO_DIM, sizeof(d->dim));
+	if (!v.cnt || !stamp) {
+		rc = engine_fail(out, -ENOMEM, "out of memory");
+	} else {
+		count_votes(f, sc, &v);
+		choose_partners(&v, d);
+		rc = check_partners(f, sc, &v, d, out);
+	}
+	if (rc == 0) {
+		join_dimensions(f, sc, &v, d);
+		report_dimensions(core, f, sc, d, stamp);
+	}
+	free(v.cnt);
 	free(stamp);
 	return rc;
 }

@@ -36,6 +36,11 @@ static void result_free(void *r)
 	free(res);
 }
 
+/* The GUID lists the options point to. */
+struct lists {
+	struct guid_list roots, cns, ios;
+};
+
 static int load_list(const struct ibsm_core *core, const char *key, struct guid_list *g,
 		     const struct guid_list **out, struct ibsm_routes *r)
 {
@@ -44,15 +49,79 @@ static int load_list(const struct ibsm_core *core, const char *key, struct guid_
 	if (!path)
 		return 0;
 	int rc = ftree_guids_load(core, path, g);
-	if (rc < 0) {
-		snprintf(r->why, sizeof(r->why), "cannot read %s %s: %s", key, path,
-			 strerror(-rc));
-		return rc;
-	}
+	if (rc < 0)
+		return engine_fail(r, rc, "cannot read %s %s: %s", key, path, strerror(-rc));
 	core->log(core, IBSM_LOG_VERBOSE, "%s %s: %u GUIDs, %u bad lines", key, path, g->n,
 		  g->bad_lines);
 	*out = g;
 	return 0;
+}
+
+/* The options from the configuration: the GUID files (-a, -u, -G) into l, and -H. Returns 0,
+ * or < 0 with r->why naming a file that cannot be read. */
+static int load_opts(const struct ibsm_core *core, struct lists *l, struct ftree_opts *o,
+		     struct ibsm_routes *r)
+{
+	int rc;
+	if ((rc = load_list(core, "root_guid_file", &l->roots, &o->roots, r)) < 0 ||
+	    (rc = load_list(core, "cn_guid_file", &l->cns, &o->cns, r)) < 0 ||
+	    (rc = load_list(core, "io_guid_file", &l->ios, &o->ios, r)) < 0)
+		return rc;
+	unsigned long mrh = ibsm_config_ulong(core, "max_reverse_hops", 0);
+	o->max_reverse_hops = mrh > 64 ? 64 : (unsigned)mrh;
+	return 0;
+}
+
+/* Copies the CA order out of the fabric into the result, for dump(). 0 or -ENOMEM. */
+static int result_copy_order(struct ftree_result *res, const struct ibsm_fabric *f,
+			     const struct ftree_order *order)
+{
+	res->n = order->n;
+	res->lid = malloc((order->n + 1) * sizeof(*res->lid));
+	res->desc = calloc(order->n + 1, sizeof(*res->desc));
+	if (!res->lid || !res->desc)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < order->n; i++) {
+		uint32_t p = order->port[i];
+		if (p == IBSM_NONE) {
+			res->lid[i] = 0xFFFF;
+			continue;
+		}
+		res->lid[i] = ibsm_port_at(f, p)->lid;
+		res->desc[i] = strdup(ibsm_node_at(f, ibsm_port_at(f, p)->node)->desc);
+		if (!res->desc[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void log_tree(const struct ibsm_core *core, const struct ftree_topo *t)
+{
+	core->log(core, IBSM_LOG_INFO,
+		  "fat tree: %u levels, %u switches (%u roots%s, %u leaves), %u CA ports "
+		  "(%u compute nodes, up to %u per leaf)", t->leaf_rank + 1, t->nscope, t->nroots,
+		  t->roots_given ? " from root_guid_file" : "", t->nleaves, t->ncas, t->ncn,
+		  t->max_cn_per_leaf);
+}
+
+static void log_stats(const struct ibsm_core *core, const struct ftree_stats *st,
+		      const struct ftree_opts *o, double seconds)
+{
+	if (st->non_updown)
+		core->log(core, IBSM_LOG_INFO,
+			  "%u routes toward switch LIDs are not up/down (non-up/down turns, "
+			  "switch LIDs only)", st->non_updown);
+	if (st->reverse)
+		core->log(core, IBSM_LOG_INFO,
+			  "%u routes toward I/O nodes use reverse hops (max_reverse_hops %u)",
+			  st->reverse, o->max_reverse_hops);
+	if (st->unrouted_leaf)
+		core->log(core, IBSM_LOG_INFO,
+			  "%u (leaf switch, CA LID) pairs have no up/down path", st->unrouted_leaf);
+	core->log(core, IBSM_LOG_INFO,
+		  "ftree routed %u CA LIDs and %u switch LIDs: %llu LFT entries in %.3f s "
+		  "(%u threads)", st->ca_dests, st->sw_dests, (unsigned long long)st->entries,
+		  seconds, st->threads);
 }
 
 static const struct engine_run_spec ftree_run = {
@@ -68,79 +137,29 @@ static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibs
 	if (rc < 0)
 		return rc;
 	const struct ibsm_core *core = run.core;
-	struct guid_list roots = { 0 }, cns = { 0 }, ios = { 0 };
+	struct lists l = { 0 };
 	struct ftree_opts o = { 0 };
 	struct ftree_topo t;
 	struct ftree_order order = { 0 };
 	struct ftree_result *res = run.res;
 	memset(&t, 0, sizeof(t));
-	if ((rc = load_list(core, "root_guid_file", &roots, &o.roots, out)) < 0 ||
-	    (rc = load_list(core, "cn_guid_file", &cns, &o.cns, out)) < 0 ||
-	    (rc = load_list(core, "io_guid_file", &ios, &o.ios, out)) < 0)
-		goto done;
-	unsigned long mrh = ibsm_config_ulong(core, "max_reverse_hops", 0);
-	o.max_reverse_hops = mrh > 64 ? 64 : (unsigned)mrh;
-
-	rc = ftree_topo_build(f, sc, &o, &t, out->why, sizeof(out->why));
-	if (rc < 0)
-		goto done;
-	core->log(core, IBSM_LOG_INFO,
-		  "fat tree: %u levels, %u switches (%u roots%s, %u leaves), %u CA ports "
-		  "(%u compute nodes, up to %u per leaf)", t.leaf_rank + 1, t.nscope, t.nroots,
-		  t.roots_given ? " from root_guid_file" : "", t.nleaves, t.ncas, t.ncn,
-		  t.max_cn_per_leaf);
-
-	res->levels = t.leaf_rank + 1;
-	rc = ftree_route_all(core, f, sc, &t, &o, out->lft, out->stride, &order, &res->st,
-			     out->why, sizeof(out->why));
-	if (rc < 0)
-		goto done;
-
-	res->n = order.n;
-	res->lid = malloc((order.n + 1) * sizeof(*res->lid));
-	res->desc = calloc(order.n + 1, sizeof(*res->desc));
-	if (!res->lid || !res->desc) {
-		snprintf(out->why, sizeof(out->why), "out of memory");
-		rc = -ENOMEM;
-		goto done;
+	rc = load_opts(core, &l, &o, out);
+	if (rc == 0)
+		rc = ftree_topo_build(f, sc, &o, &t, out->why, sizeof(out->why));
+	if (rc == 0) {
+		log_tree(core, &t);
+		res->levels = t.leaf_rank + 1;
+		rc = ftree_route_all(core, f, sc, &t, &o, out, &order, &res->st);
 	}
-	for (uint32_t i = 0; i < order.n; i++) {
-		uint32_t p = order.port[i];
-		if (p == IBSM_NONE) {
-			res->lid[i] = 0xFFFF;
-			continue;
-		}
-		res->lid[i] = ibsm_port_at(f, p)->lid;
-		res->desc[i] = strdup(ibsm_node_at(f, ibsm_port_at(f, p)->node)->desc);
-		if (!res->desc[i]) {
-			snprintf(out->why, sizeof(out->why), "out of memory");
-			rc = -ENOMEM;
-			goto done;
-		}
-	}
-	const struct ftree_stats *st = &res->st;
-	if (st->non_updown)
-		core->log(core, IBSM_LOG_INFO,
-			  "%u routes toward switch LIDs are not up/down (non-up/down turns, "
-			  "switch LIDs only)", st->non_updown);
-	if (st->reverse)
-		core->log(core, IBSM_LOG_INFO,
-			  "%u routes toward I/O nodes use reverse hops (max_reverse_hops %u)",
-			  st->reverse, o.max_reverse_hops);
-	if (st->unrouted_leaf)
-		core->log(core, IBSM_LOG_INFO,
-			  "%u (leaf switch, CA LID) pairs have no up/down path", st->unrouted_leaf);
-	core->log(core, IBSM_LOG_INFO,
-		  "ftree routed %u CA LIDs and %u switch LIDs: %llu LFT entries in %.3f s "
-		  "(%u threads)", st->ca_dests, st->sw_dests, (unsigned long long)st->entries,
-		  engine_run_seconds(&run), st->threads);
-
-done:
+	if (rc == 0 && result_copy_order(res, f, &order) < 0)
+		rc = engine_fail(out, -ENOMEM, "out of memory");
+	if (rc == 0)
+		log_stats(core, &res->st, &o, engine_run_seconds(&run));
 	free(order.port);
 	ftree_topo_free(&t);
-	guid_list_clear(&roots);
-	guid_list_clear(&cns);
-	guid_list_clear(&ios);
+	guid_list_clear(&l.roots);
+	guid_list_clear(&l.cns);
+	guid_list_clear(&l.ios);
 	return engine_run_end(&run, rc);
 }
 

@@ -47,6 +47,7 @@ struct ctx {
 	uint32_t *rnode;       /* [L] node id at the far end */
 	uint64_t *rsys;        /* [L] its system image GUID (node GUID if none) */
 	uint32_t *comp_size;   /* [ncomp] */
+	uint8_t *how;          /* [ncomp] enum updn_root_how */
 	int connect_roots;
 	struct engine_dests dests; /* grouped by switch (doff) */
 	/* per destination switch scratch */
@@ -570,6 +571,7 @@ static void ctx_free(struct ctx *c)
 	free(c->rnode);
 	free(c->rsys);
 	free(c->comp_size);
+	free(c->how);
 	engine_dests_free(&c->dests);
 	free(c->dist);
 	free(c->flag);
@@ -597,194 +599,210 @@ static void result_free(void *result)
 	free(r);
 }
 
-static void result_free(void *result);
-
-static const struct engine_run_spec updn_run = {
-	.name = "updn", .result_size = sizeof(struct updn_result), .result_free = result_free,
-};
-
-static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
-		      struct ibsm_routes *out, void **result)
+/* The arrays over the graph's switches, links and components. 0 or -ENOMEM. */
+static int ctx_alloc(struct ctx *c)
 {
-	struct engine_run run;
-	int rc = engine_run_begin(&run, &updn_run, inst, f, sc, out, result);
-	if (rc < 0)
-		return rc;
-	struct engine_inst *u = inst;
-	const struct ibsm_core *core = run.core;
-	struct ctx c = { .core = core, .f = f, .sc = sc, .lft = out->lft, .stride = out->stride };
-	struct guid_list rf = { 0 };
-	struct updn_result *res = run.res;
-	uint8_t *hops = NULL, *how = NULL;
-	res->generation = f->generation;
-	c.connect_roots = ibsm_config_bool(core, "connect_roots", 0);
+	size_t S = c->g.S ? c->g.S : 1, L = c->g.L ? c->g.L : 1;
+	size_t ncomp = c->g.ncomp ? c->g.ncomp : 1;
+	c->row_ok = calloc(S, 1);
+	c->is_root = calloc(S, 1);
+	c->rank = malloc(S * sizeof(*c->rank));
+	c->ord = malloc(S * sizeof(*c->ord));
+	c->rnode = malloc(L * sizeof(*c->rnode));
+	c->rsys = malloc(L * sizeof(*c->rsys));
+	c->comp_size = calloc(ncomp, sizeof(*c->comp_size));
+	c->how = calloc(ncomp, 1);
+	c->dist = malloc(S * sizeof(*c->dist));
+	c->flag = calloc(S, 1);
+	c->order = malloc(S * sizeof(*c->order));
+	c->cand_off = malloc(S * sizeof(*c->cand_off));
+	c->cand_n = calloc(S, 1);
+	c->cand = malloc(L * sizeof(*c->cand));
+	c->sub = malloc(S * sizeof(*c->sub));
+	c->load_ca = malloc(L * sizeof(*c->load_ca));
+	c->load_sw = malloc(L * sizeof(*c->load_sw));
+	c->load0 = malloc(L * sizeof(*c->load0));
+	int ok = c->row_ok && c->is_root && c->rank && c->ord && c->rnode && c->rsys &&
+		 c->comp_size && c->how && c->dist && c->flag && c->order && c->cand_off &&
+		 c->cand_n && c->cand && c->sub && c->load_ca && c->load_sw && c->load0;
+	return ok ? 0 : -ENOMEM;
+}
 
-	uint32_t S = 0, L = 0;
-	rc = graph_build(f, sc, &c.g);
-	if (rc < 0) {
-		rc = engine_fail(out, rc, "out of memory");
-		goto done;
+/* Rows in scope, component sizes, and the node (and system) at the far end of each link. */
+static void ctx_index(struct ctx *c, struct updn_result *res)
+{
+	const struct ibsm_fabric *f = c->f;
+	for (uint32_t s = 0; s < c->g.S; s++) {
+		c->row_ok[s] = (uint8_t)ibsm_bit(&c->sc->switches, s);
+		res->rows += c->row_ok[s];
+		c->comp_size[c->g.comp[s]]++;
 	}
-	S = c.g.S;
-	L = c.g.L;
-	res->S = S;
-	c.row_ok = calloc(S ? S : 1, 1);
-	c.is_root = calloc(S ? S : 1, 1);
-	c.rank = malloc((S ? S : 1) * sizeof(*c.rank));
-	c.ord = malloc((S ? S : 1) * sizeof(*c.ord));
-	c.rnode = malloc((L ? L : 1) * sizeof(*c.rnode));
-	c.rsys = malloc((L ? L : 1) * sizeof(*c.rsys));
-	c.comp_size = calloc(c.g.ncomp ? c.g.ncomp : 1, sizeof(*c.comp_size));
-	c.dist = malloc((S ? S : 1) * sizeof(*c.dist));
-	c.flag = calloc(S ? S : 1, 1);
-	c.order = malloc((S ? S : 1) * sizeof(*c.order));
-	c.cand_off = malloc((S ? S : 1) * sizeof(*c.cand_off));
-	c.cand_n = calloc(S ? S : 1, 1);
-	c.cand = malloc((L ? L : 1) * sizeof(*c.cand));
-	c.sub = malloc((S ? S : 1) * sizeof(*c.sub));
-	c.load_ca = malloc((L ? L : 1) * sizeof(*c.load_ca));
-	c.load_sw = malloc((L ? L : 1) * sizeof(*c.load_sw));
-	c.load0 = malloc((L ? L : 1) * sizeof(*c.load0));
-	how = calloc(c.g.ncomp ? c.g.ncomp : 1, 1);
-	if (!c.row_ok || !c.is_root || !c.rank || !c.ord || !c.rnode || !c.rsys || !c.comp_size ||
-	    !c.dist || !c.flag || !c.order || !c.cand_off || !c.cand_n || !c.cand || !c.sub ||
-	    !c.load_ca || !c.load_sw || !c.load0 || !how) {
-		rc = engine_fail(out, -ENOMEM, "out of memory");
-		goto done;
+	for (uint32_t l = 0; l < c->g.L; l++) {
+		const struct ibsm_node *rn = ibsm_switch_node(f, c->g.peer[l]);
+		c->rnode[l] = ibsm_switch_at(f, c->g.peer[l])->node;
+		c->rsys[l] = rn->sysimg_guid ? rn->sysimg_guid : rn->guid;
 	}
-	for (uint32_t s = 0; s < S; s++) {
-		c.row_ok[s] = (uint8_t)ibsm_bit(&sc->switches, s);
-		res->rows += c.row_ok[s];
-		c.comp_size[c.g.comp[s]]++;
-	}
-	for (uint32_t l = 0; l < L; l++) {
-		const struct ibsm_node *rn = ibsm_switch_node(f, c.g.peer[l]);
-		c.rnode[l] = ibsm_switch_at(f, c.g.peer[l])->node;
-		c.rsys[l] = rn->sysimg_guid ? rn->sysimg_guid : rn->guid;
-	}
-	rc = engine_dests_build(f, sc, c.stride, NULL, ENGINE_DESTS_BY_SWITCH, &c.dests);
-	if (rc < 0) {
-		rc = engine_fail(out, rc, "out of memory");
-		goto done;
-	}
-	res->dests = c.dests.n;
-	c.choice = malloc(((size_t)(c.dests.max_end ? c.dests.max_end : 1)) * (S ? S : 1) * sizeof(*c.choice));
+}
+
+/* The destinations (grouped by switch) and the buffers sized by them: the choices per LID
+ * offset, one destination switch's entries. 0 or -ENOMEM. */
+static int ctx_dests(struct ctx *c)
+{
+	size_t S = c->g.S ? c->g.S : 1;
+	if (engine_dests_build(c->f, c->sc, c->stride, NULL, ENGINE_DESTS_BY_SWITCH, &c->dests) < 0)
+		return -ENOMEM;
 	uint32_t maxgroup = 1;
-	for (uint32_t t = 0; t < S; t++) {
+	for (uint32_t t = 0; t < c->g.S; t++) {
 		uint32_t n = 0;
-		for (uint32_t i = c.dests.doff[t]; i < c.dests.doff[t + 1]; i++)
-			n += c.dests.v[i].end - c.dests.v[i].first;
+		for (uint32_t i = c->dests.doff[t]; i < c->dests.doff[t + 1]; i++)
+			n += c->dests.v[i].end - c->dests.v[i].first;
 		maxgroup = n > maxgroup ? n : maxgroup;
 	}
-	c.gbuf = malloc((size_t)maxgroup * (S ? S : 1));
-	c.glid = malloc((size_t)maxgroup * sizeof(*c.glid));
-	if (!c.choice || !c.gbuf || !c.glid) {
-		rc = engine_fail(out, -ENOMEM, "out of memory");
-		goto done;
-	}
-	if (res->rows == 0 || c.dests.n == 0 || S == 0)
-		goto done;
+	c->choice = malloc((c->dests.max_end ? c->dests.max_end : 1) * S * sizeof(*c->choice));
+	c->gbuf = malloc((size_t)maxgroup * S);
+	c->glid = malloc((size_t)maxgroup * sizeof(*c->glid));
+	return c->choice && c->gbuf && c->glid ? 0 : -ENOMEM;
+}
 
-	/* roots: the file, then detection where it left a component without one */
-	const char *roots_path = NULL;
-	if (load_roots(u, &rf, &roots_path) < 0)
-		core->log(core, IBSM_LOG_ERROR, "root GUID file unreadable; detecting roots");
-	int need_hops = 1;
-	if (rf.n) {
-		/* hops are needed only if some component gets no root from the file */
-		uint8_t *covered = calloc(c.g.ncomp, 1);
-		if (covered) {
-			uint32_t ncov = 0;
-			for (uint32_t s = 0; s < S; s++)
-				for (uint32_t i = 0; i < rf.n; i++)
-					if (rf.v[i] == c.g.guid[s] && !covered[c.g.comp[s]]) {
-						covered[c.g.comp[s]] = 1;
-						ncov++;
-					}
-			need_hops = ncov < c.g.ncomp;
-			free(covered);
-		}
-		if (need_hops && roots_path)
-			core->log(core, IBSM_LOG_INFO,
-				  "root GUID file %s leaves %s without a root; detecting there",
-				  roots_path, c.g.ncomp > 1 ? "some components" : "the fabric");
+/* Does the root file rf leave some component without a root (so roots must be detected
+ * there, from the hop matrix)? Logged when it does. */
+static int file_leaves_component(const struct ctx *c, const struct guid_list *rf,
+				 const char *path)
+{
+	if (!rf->n)
+		return 1;
+	int need = 1;
+	uint8_t *covered = calloc(c->g.ncomp, 1);
+	if (covered) {
+		uint32_t ncov = 0;
+		for (uint32_t s = 0; s < c->g.S; s++)
+			for (uint32_t i = 0; i < rf->n; i++)
+				if (rf->v[i] == c->g.guid[s] && !covered[c->g.comp[s]]) {
+					covered[c->g.comp[s]] = 1;
+					ncov++;
+				}
+		need = ncov < c->g.ncomp;
+		free(covered);
 	}
+	if (need && path)
+		c->core->log(c->core, IBSM_LOG_INFO,
+			     "root GUID file %s leaves %s without a root; detecting there", path,
+			     c->g.ncomp > 1 ? "some components" : "the fabric");
+	return need;
+}
+
+/* Picks the roots (the file's, detection where it has none; centre_only: one central root
+ * per component), compares the central candidates, ranks the switches. */
+static void choose_roots(struct ctx *c, const uint8_t *hops, const struct guid_list *file,
+			 int centre_only, struct updn_result *res)
+{
+	const struct ibsm_core *core = c->core;
+	uint32_t S = c->g.S, L = c->g.L;
+	uint32_t centre[MAX_CENTRE], ncentre = 0;
+	uint64_t per_eval = (uint64_t)S * (L + S) + 1;
+	uint32_t max_centre = EVAL_BUDGET / per_eval > MAX_CENTRE
+				      ? MAX_CENTRE : (uint32_t)(EVAL_BUDGET / per_eval);
+	res->nroots = updn_pick_roots(core, &c->g, hops, file, c->is_root, c->how, centre,
+				      &ncentre, max_centre ? max_centre : 1, centre_only);
+	if (ncentre > 1)
+		compare_roots(c, centre, ncentre, res);
+	res->max_rank = rank_switches(c);
+	core->log(core, IBSM_LOG_VERBOSE, "ranked %u switches from %u roots, max rank %u", S,
+		  res->nroots, res->max_rank);
+	if (c->connect_roots)
+		core->log(core, IBSM_LOG_INFO,
+			  "connect_roots: routes to the %u root switches' LIDs are plain min-hop",
+			  res->nroots);
+}
+
+/* Routes every destination from the roots of attempt 0 (the file, detection where it has no
+ * root), else 1 (detection), else 2 (one central root per component, which always connects
+ * every pair): the next attempt while CA pairs are left without an up/down path. need_hops:
+ * attempt 0 needs the hop matrix. Returns 0, or < 0 with out->why set. */
+static int route_from_roots(struct ctx *c, struct ibsm_routes *out, const struct guid_list *rf,
+			    int need_hops, struct updn_result *res)
+{
+	uint8_t *hops = NULL;
+	int rc = 0;
 	for (int attempt = 0;; attempt++) {
-		/* 0: the file (detection where it has no root), 1: detection, 2: one central
-		 * root per component, which always connects every pair */
-		if (attempt == 1 && !rf.n)
+		if (attempt == 1 && !rf->n)
 			attempt = 2;
-		if ((attempt > 0 || need_hops) && !hops) {
-			rc = engine_switch_hops(core, f, sc, out, &hops);
-			if (rc < 0)
-				goto done;
-		}
-		uint32_t centre[MAX_CENTRE], ncentre = 0;
-		uint64_t per_eval = (uint64_t)S * (L + S) + 1;
-		uint32_t max_centre = EVAL_BUDGET / per_eval > MAX_CENTRE ? MAX_CENTRE
-					: (uint32_t)(EVAL_BUDGET / per_eval);
-		res->nroots = updn_pick_roots(core, &c.g, hops, attempt == 0 ? &rf : NULL,
-					      c.is_root, how, centre, &ncentre,
-					      max_centre ? max_centre : 1, attempt == 2);
-		if (ncentre > 1)
-			compare_roots(&c, centre, ncentre, res);
-		res->max_rank = rank_switches(&c);
-		core->log(core, IBSM_LOG_VERBOSE, "ranked %u switches from %u roots, max rank %u",
-			  S, res->nroots, res->max_rank);
-		if (c.connect_roots)
-			core->log(core, IBSM_LOG_INFO,
-				  "connect_roots: routes to the %u root switches' LIDs are plain "
-				  "min-hop", res->nroots);
-		memset(c.choice, 0xFF,
-		       (size_t)(c.dests.max_end ? c.dests.max_end : 1) * S * sizeof(*c.choice));
-		rc = route_all(&c, 1, 1);
+		if ((attempt > 0 || need_hops) && !hops &&
+		    (rc = engine_switch_hops(c->core, c->f, c->sc, out, &hops)) < 0)
+			break;
+		choose_roots(c, hops, attempt == 0 ? rf : NULL, attempt == 2, res);
+		memset(c->choice, 0xFF, (size_t)(c->dests.max_end ? c->dests.max_end : 1) * c->g.S *
+						sizeof(*c->choice));
+		rc = route_all(c, 1, 1);
 		if (rc < 0) {
 			rc = engine_fail(out, rc, "cancelled");
-			goto done;
-		}
-		if (!c.ca_no_path || attempt == 2)
 			break;
-		core->log(core, IBSM_LOG_ERROR,
-			  "the roots %s leave %llu (switch with CAs, CA LID) pairs without an "
-			  "up/down path; routing again with %s",
-			  attempt == 0 ? "of the root GUID file" : "found by the hop histogram",
-			  (unsigned long long)c.ca_no_path,
-			  attempt == 0 && rf.n ? "detected roots" : "one central root");
-		for (uint32_t s = 0; s < S; s++)
-			if (c.row_ok[s])
-				memset(c.lft + (size_t)s * c.stride, IBSM_NO_PORT, c.stride);
+		}
+		if (!c->ca_no_path || attempt == 2)
+			break;
+		c->core->log(c->core, IBSM_LOG_ERROR,
+			     "the roots %s leave %llu (switch with CAs, CA LID) pairs without an "
+			     "up/down path; routing again with %s",
+			     attempt == 0 ? "of the root GUID file" : "found by the hop histogram",
+			     (unsigned long long)c->ca_no_path,
+			     attempt == 0 && rf->n ? "detected roots" : "one central root");
+		for (uint32_t s = 0; s < c->g.S; s++)
+			if (c->row_ok[s])
+				memset(c->lft + (size_t)s * c->stride, IBSM_NO_PORT, c->stride);
 	}
-	res->routed = c.routed;
-	res->udu_entries = c.udu;
-	res->off_updn = c.off_updn;
-	res->ca_no_path = c.ca_no_path;
-	balance(&c, &res->load_max, &res->load_mean, &res->balance);
-	{
-		uint64_t want = 0;
-		for (uint32_t i = 0; i < c.dests.n; i++)
-			want += c.dests.v[i].end - c.dests.v[i].first;
-		want *= res->rows;
-		res->unrouted = want > c.routed ? want - c.routed : 0;
-	}
-
-done:
-	res->seconds = engine_run_seconds(&run);
 	free(hops);
+	return rc;
+}
+
+/* The counts of the finished tables. */
+static void result_counts(const struct ctx *c, struct updn_result *res)
+{
+	res->routed = c->routed;
+	res->udu_entries = c->udu;
+	res->off_updn = c->off_updn;
+	res->ca_no_path = c->ca_no_path;
+	balance(c, &res->load_max, &res->load_mean, &res->balance);
+	uint64_t want = 0;
+	for (uint32_t i = 0; i < c->dests.n; i++)
+		want += c->dests.v[i].end - c->dests.v[i].first;
+	want *= res->rows;
+	res->unrouted = want > c->routed ? want - c->routed : 0;
+}
+
+/* Roots (the -a file, read again only when it changed; else detected), the tables, their
+ * counts. Returns 0, or < 0 with out->why set. */
+static int route_updn(struct ctx *c, struct engine_inst *inst, struct ibsm_routes *out,
+		      struct updn_result *res)
+{
+	struct guid_list rf = { 0 };
+	const char *path = NULL;
+	if (load_roots(inst, &rf, &path) < 0)
+		c->core->log(c->core, IBSM_LOG_ERROR, "root GUID file unreadable; detecting roots");
+	int rc = route_from_roots(c, out, &rf, file_leaves_component(c, &rf, path), res);
 	guid_list_clear(&rf);
-	if (rc == 0) {
-		res->rank = c.rank;
-		res->is_root = c.is_root;
-		res->how = malloc(S ? S : 1);
-		if (res->how)
-			for (uint32_t s = 0; s < S; s++)
-				res->how[s] = how[c.g.comp[s]];
-		c.rank = NULL;
-		c.is_root = NULL;
-	}
-	free(how);
-	ctx_free(&c);
-	if (rc < 0)
-		return engine_run_end(&run, rc);
+	if (rc == 0)
+		result_counts(c, res);
+	return rc;
+}
+
+/* What the result keeps of the context: ranks, roots, and per switch how its component's
+ * roots were chosen. 0 or -ENOMEM. */
+static int result_keep(struct updn_result *res, struct ctx *c)
+{
+	res->rank = c->rank;
+	res->is_root = c->is_root;
+	c->rank = NULL;
+	c->is_root = NULL;
+	res->how = malloc(c->g.S ? c->g.S : 1);
+	if (!res->how)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < c->g.S; s++)
+		res->how[s] = c->how[c->g.comp[s]];
+	return 0;
+}
+
+static void log_result(const struct ibsm_core *core, const struct updn_result *res)
+{
 	if (res->udu_entries)
 		core->log(core, IBSM_LOG_INFO,
 			  "%llu switch-LID routes (switch, LID entries) use up-down-up turns: no "
@@ -806,7 +824,44 @@ done:
 		  "ports in %.3f s; switch-link load max %llu, max/mean %.2f",
 		  res->nroots, res->max_rank, (unsigned long long)res->routed, res->rows,
 		  res->dests, res->seconds, (unsigned long long)res->load_max, res->balance);
-	return engine_run_end(&run, 0);
+}
+
+static const struct engine_run_spec updn_run = {
+	.name = "updn", .result_size = sizeof(struct updn_result), .result_free = result_free,
+};
+
+static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+		      struct ibsm_routes *out, void **result)
+{
+	struct engine_run run;
+	int rc = engine_run_begin(&run, &updn_run, inst, f, sc, out, result);
+	if (rc < 0)
+		return rc;
+	struct ctx c = { .core = run.core, .f = f, .sc = sc, .lft = out->lft,
+			 .stride = out->stride };
+	struct updn_result *res = run.res;
+	res->generation = f->generation;
+	c.connect_roots = ibsm_config_bool(run.core, "connect_roots", 0);
+	rc = graph_build(f, sc, &c.g);
+	if (rc == 0)
+		rc = ctx_alloc(&c);
+	if (rc == 0) {
+		res->S = c.g.S;
+		ctx_index(&c, res);
+		rc = ctx_dests(&c);
+		res->dests = c.dests.n;
+	}
+	if (rc < 0)
+		rc = engine_fail(out, rc, "out of memory");
+	else if (res->rows && c.dests.n && c.g.S)
+		rc = route_updn(&c, run.inst, out, res);
+	res->seconds = engine_run_seconds(&run);
+	if (rc == 0 && result_keep(res, &c) < 0)
+		rc = engine_fail(out, -ENOMEM, "out of memory");
+	ctx_free(&c);
+	if (rc == 0)
+		log_result(run.core, res);
+	return engine_run_end(&run, rc);
 }
 
 static const struct ibsm_config_key updn_keys[] = {
