@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* engine_dests.c - builds the destination list of a scope (see engine_dests.h) once for the
  * min-hop engines and updn, which route the same end ports in different orders. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* engine_dests.h - the destinations of a scope as the min-hop and up/down engines route them:
  * one record per end port in scope (its switch, the port that delivers it, the LID offsets
  * routed), in OpenSM's order or grouped by switch; and the test "which CA port hangs off this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* engine_glue.c - the pieces of an engine that are the same in minhop, updn, dor and ftree
  * (instance set-up and tear-down, the opening and closing of route(), the stride check, the
  * hop matrix, configured file names, the clock, the no-op hooks), written once. */

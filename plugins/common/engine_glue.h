@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* engine_glue.h - the boilerplate every bundled engine shares around its route(): the instance
  * (core handle and the stamp of its GUID file), the opening and closing of route() (clock,
  * LFT stride check, result, failure text), the switch hop matrix, configured file names, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* engine_threads.c - the worker threads of the engines that fill their tables in parallel
  * (the min-hop fill, ftree's columns): how many to start, and starting and joining them, so
  * that a thread that cannot be created only makes routing slower, never different. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mhc.h - min-hop machinery shared by the engines that route on shortest paths (minhop, dor):
  * the LFT fill loop (OpenSM's destination order, per-row port balance, LMC-aware choice,
  * worker threads) with a hook that narrows each (switch, destination switch) candidate set,

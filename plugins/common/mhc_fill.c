@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mhc_fill.c - the LFT fill loop shared by the min-hop engines (see mhc.h): destinations in
  * OpenSM's order, min-hop candidate ports cached per (row switch, destination switch) and
  * optionally narrowed by the engine (dor keeps one dimension), per-row balance counters,

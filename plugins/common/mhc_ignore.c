@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mhc_ignore.c - the equalize-ignore file of the min-hop engines (-i, port_prof_ignore_file):
  * which routes do not count in the per-port balance. Parsed with line numbers for its errors,
  * then matched against one fabric generation by binary search (no glib in plugins). The file

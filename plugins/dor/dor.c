@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* dor.c - dimension-order routing for meshes and hypercubes: minhop's shortest paths, but at
  * every switch only the lowest dimension that still shortens the path is used (parallel
  * links of that dimension to the same neighbour share the load, balanced like minhop). So

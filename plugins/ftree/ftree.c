@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ftree.c - the fat-tree routing engine (-R ftree): reads its options (-a roots, -u compute
  * nodes, -G I/O nodes, -H max reverse hops), declines what it cannot route (a topology that
  * breaks the fat-tree rules, more than one path bit) with the rule and the switch in `why`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ftree.h - what the files of the fat-tree engine share: the GUID lists it reads (-a, -u, -G),
  * the tree it builds from the scope (ranks, up/down port groups, leaves in index order, the CA
  * order) and the routing pass over that tree. Kept apart so each file has one job:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* route.c - fat-tree route assignment. Destinations are taken in the CA order (leaves in index
  * order, compute nodes by port, dummy slots up to the fullest leaf), then the other CAs, then
  * the switches. Each CA destination first gets its main path: from its switch up to a root,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* topo.c - the fat tree as the engine sees it: the scope's switches and usable links grouped
  * per neighbour, ranked from the roots (given with -a, or else the switches farthest from the
  * compute nodes), checked against the seed's fat-tree rules, and the leaf switches put in index

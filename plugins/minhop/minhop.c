@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* minhop.c - the default routing engine (and every chain's fallback): each switch sends each
  * LID out of a minimum-hop port, picking among equal ports the one that carries the fewest
  * LIDs so far, LMC-aware (the LIDs of one port leave by different systems, then nodes).

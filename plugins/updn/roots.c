@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* roots.c - where updn's up/down orientation starts: the root GUID file (-a, one switch GUID
  * per line, bad lines reported with file:line and skipped; the lines are read by
  * plugins/common/guid_file.c), OpenSM's hop-histogram root detection, and the deterministic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* updn.c - the up/down routing engine: deadlock-free routes on any topology. Switches are
  * ranked by BFS from the roots (roots.c); every switch link gets one strict direction (toward
  * the lower rank, then the lower GUID), so "up" is a DAG orientation and no CA-to-CA route
