@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* engine_glue.c - the pieces of an engine that are the same in minhop, updn, dor and ftree
- * (instance set-up and tear-down, the stride check, a destination's LID offsets in scope, the
- * no-op hooks), written once. */
+ * (instance set-up and tear-down, the opening and closing of route(), the stride check, the
+ * hop matrix, configured file names, the clock, the no-op hooks), written once. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,76 @@ void engine_inst_teardown(void *inst)
 	free(m);
 }
 
+int engine_fail(struct ibsm_routes *out, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(out->why, sizeof(out->why), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int engine_run_begin(struct engine_run *run, const struct engine_run_spec *spec, void *inst,
+		     const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+		     struct ibsm_routes *out, void **result)
+{
+	memset(run, 0, sizeof(*run));
+	run->spec = spec;
+	run->inst = inst;
+	run->core = run->inst->core;
+	run->out = out;
+	run->result = result;
+	run->t0 = engine_now_seconds();
+	*result = NULL;
+	int rc = engine_check_stride(f, out);
+	if (rc < 0)
+		return rc;
+	unsigned nbits = sc->path_bit_count ? sc->path_bit_count : 1u << f->lmc;
+	if ((spec->flags & ENGINE_RUN_ONE_PATH_BIT) && nbits > 1)
+		return engine_fail(out, -EINVAL,
+				   "%s routes one path bit per port; the scope asks for %u (LIDs "
+				   "offsets %u..%u, LMC %u)", spec->name, nbits, sc->path_bit_first,
+				   sc->path_bit_first + nbits - 1, f->lmc);
+	run->res = calloc(1, spec->result_size);
+	if (!run->res)
+		return engine_fail(out, -ENOMEM, "out of memory");
+	return 0;
+}
+
+double engine_run_seconds(const struct engine_run *run)
+{
+	return engine_now_seconds() - run->t0;
+}
+
+int engine_run_end(struct engine_run *run, int rc)
+{
+	free(run->dest_ign);
+	free(run->exit_ign);
+	run->dest_ign = run->exit_ign = NULL;
+	if (rc == 0)
+		*run->result = run->res;
+	else if (run->res)
+		run->spec->result_free(run->res);
+	run->res = NULL;
+	return rc;
+}
+
+int engine_switch_hops(const struct ibsm_core *core, const struct ibsm_fabric *f,
+		       const struct ibsm_scope *sc, struct ibsm_routes *out, uint8_t **hops)
+{
+	size_t S = f->n_switches;
+	*hops = malloc(S ? S * S : 1);
+	if (!*hops)
+		return engine_fail(out, -ENOMEM, "no memory for the hop matrix");
+	int rc = core->switch_hops(core, f, sc, *hops);
+	if (rc < 0) {
+		free(*hops);
+		*hops = NULL;
+		return engine_fail(out, rc, "switch hop matrix failed: %s", strerror(-rc));
+	}
+	return 0;
+}
+
 int engine_check_stride(const struct ibsm_fabric *f, struct ibsm_routes *out)
 {
 	if (f->max_lid && out->stride < f->max_lid + 1) {
@@ -37,26 +109,6 @@ int engine_check_stride(const struct ibsm_fabric *f, struct ibsm_routes *out)
 		return -EINVAL;
 	}
 	return 0;
-}
-
-int engine_dest_offsets(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
-			uint32_t stride, uint32_t p, unsigned *first, unsigned *end)
-{
-	const struct ibsm_port *port = &f->ports[p];
-	if (!ibsm_bit(&sc->dests, p) || port->lid == 0 || port->lmc > 7)
-		return 0;
-	unsigned nl = 1u << port->lmc;
-	unsigned k = sc->path_bit_first;
-	unsigned e = sc->path_bit_count ? k + sc->path_bit_count : nl;
-	if (e > nl)
-		e = nl;
-	/* every LID routed must be in the table and belong to this port */
-	while (k < e && port->lid + k <= f->max_lid && port->lid + k < stride && f->lid_port &&
-	       f->lid_port[port->lid + k] == p)
-		k++;
-	*first = sc->path_bit_first;
-	*end = k;
-	return *first < *end;
 }
 
 const char *engine_config_path(const struct ibsm_core *core, const char *key)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* guid_file.c - reads the GUID list files of the engines line by line: '#' comments and blank
  * lines skipped, bad lines logged as "path:line: why" and skipped, so -a, -u, -G and -i files
  * all report their errors the same way; and the strict hex GUID parser they share. */

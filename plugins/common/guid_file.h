@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* guid_file.h - the GUID list files the engines read (-a roots, -u/-G nodes, -i ignore): one
  * reader for "one entry a line, '#' comments, bad lines reported as file:line and skipped",
  * the strict hex GUID parser, a sorted GUID set, and a file stamp so that a file read again

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* guid_list.c - a growable list of GUIDs read from a file, and its sorted-set form for the
  * engines that look GUIDs up (binary search; no glib in plugins). */
 #define _GNU_SOURCE

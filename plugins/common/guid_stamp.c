@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* guid_stamp.c - remembers which GUID file an engine instance read last (path, mtime, size),
  * so a file read again every sweep logs its bad lines as errors once, then quietly. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mhc.h - min-hop machinery shared by the engines that route on shortest paths (minhop, dor):
  * the LFT fill loop (OpenSM's destination order, per-row port balance, LMC-aware choice,
  * worker threads) with a hook that narrows each (switch, destination switch) candidate set,
@@ -9,6 +10,7 @@
 #include <stdint.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "engine_glue.h"
 #include "guid_file.h"
 
 /* ---- the equalize-ignore file -------------------------------------------------------------
@@ -39,14 +41,18 @@ void mhc_ignore_clear(struct mhc_ignore *ig);
 uint32_t mhc_ignore_mark(const struct mhc_ignore *ig, const struct ibsm_fabric *f,
 			 uint8_t *dest_ignored, uint8_t *exit_ignored);
 
+/* The key mhc_ignore_apply reads, for the engines' config_keys tables. */
+#define MHC_IGNORE_FILE_KEY \
+	{ "port_prof_ignore_file", NULL, \
+	  "GUIDs (end port; or switch and port number) whose routes do not count in the balance" }
+
 /* Reads the configured port_prof_ignore_file (if any) and marks what it names in f. Its bad
- * lines are logged as errors once, then quietly while stamp says the file is unchanged
- * (route() runs every sweep; the stamp lives in the engine instance). *dest_ign and
- * *exit_ign become calloc'd [n_ports] arrays (NULL when no file is set or it
- * cannot be read: routing goes on without it, as OpenSM does). Returns 0 or -ENOMEM. */
-int mhc_ignore_apply(const struct ibsm_core *core, struct guid_file_stamp *stamp,
-		     const struct ibsm_fabric *f, uint8_t **dest_ign, uint8_t **exit_ign,
-		     uint32_t *matched);
+ * lines are logged as errors once, then quietly while the instance's stamp says the file is
+ * unchanged (route() runs every sweep). run->dest_ign and run->exit_ign become calloc'd
+ * [n_ports] arrays (NULL when no file is set or it cannot be read: routing goes on without
+ * it, as OpenSM does; engine_run_end frees them), run->ignore_matched the entries found in f.
+ * Returns 0, or -ENOMEM with run->out->why set. */
+int mhc_ignore_apply(struct engine_run *run, const struct ibsm_fabric *f);
 
 /* ---- the LFT fill ------------------------------------------------------------------------- */
 
@@ -81,6 +87,11 @@ struct mhc_fill_stats {
 int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		    const struct ibsm_scope *sc, struct ibsm_routes *out,
 		    const struct mhc_fill *opt, struct mhc_fill_stats *st);
+
+/* Logs what a fill did: the unreachable pairs (info), then one verbose line of counts, with
+ * `detail` (e.g. " over 2 dimensions") after the end ports. */
+void mhc_fill_log(const struct ibsm_core *core, const struct mhc_fill_stats *st,
+		  const char *detail, double seconds);
 
 /* The switch ids in scope->switches, ascending: malloc'd, *n set. NULL only without memory. */
 uint32_t *mhc_scope_rows(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t *n);

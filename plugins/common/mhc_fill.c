@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mhc_fill.c - the LFT fill loop shared by the min-hop engines (see mhc.h): destinations in
  * OpenSM's order, min-hop candidate ports cached per (row switch, destination switch) and
  * optionally narrowed by the engine (dor keeps one dimension), per-row balance counters,
@@ -9,31 +10,19 @@
  * not depend on the thread count. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "engine_dests.h"
 #include "engine_glue.h"
 #include "mhc.h"
 
 #define MAX_THREADS 64
+#define FILL_THREADS_WORK 1000000 /* (row, destination) pairs worth a second thread */
 #define CANCEL_CHECK_ROWS 16
-
-/* One destination end port of the scope, in routing order. */
-struct dest {
-	uint32_t port;        /* port id */
-	uint32_t sw;          /* switch it hangs off */
-	uint16_t base;        /* base LID */
-	uint8_t first, end;   /* LID offsets routed here: [first, end) */
-	uint8_t exit;         /* port of sw that delivers it: 0 for the switch's own LID */
-	uint8_t is_ca;        /* CA/router port: counts in the data-traffic balance */
-	uint8_t ignored;      /* listed in the ignore file: counts nowhere */
-};
-
 
 /* Read-only plan shared by the workers, plus the row dispatcher. */
 struct plan {
@@ -41,7 +30,7 @@ struct plan {
 	const struct ibsm_scope *scope;
 	const uint8_t *hops;          /* [S * S] */
 	uint32_t S;
-	const struct dest *dests;
+	const struct engine_dest *dests;
 	uint32_t ndests;
 	uint8_t max_end;
 	const uint32_t *rows;         /* switch ids in scope */
@@ -64,7 +53,6 @@ struct link {
 struct worker {
 	struct plan *pl;
 	const struct ibsm_core *core; /* set for the calling thread only: it polls cancelled() */
-	pthread_t thread;
 	uint64_t routed, unreachable;
 	/* per-row scratch */
 	uint32_t ca_count[256], sw_count[256];
@@ -84,7 +72,7 @@ struct worker {
 	uint8_t *hint[2];             /* [S] */
 	uint8_t *pool;
 	size_t pool_used;
-};
+} ENGINE_WORKER_ALIGNED;
 
 static int link_cmp(const void *x, const void *y)
 {
@@ -125,7 +113,7 @@ static const uint8_t *candidates(struct worker *w, uint32_t t, uint8_t h, uint8_
  * node, not used by the earlier LIDs of d on this switch; then the fewest LIDs counted; then
  * the fewest earlier LIDs of d toward that node; then the lowest port. All four folded into
  * one integer key per candidate, least key wins. */
-static uint8_t choose_lmc(const struct worker *w, const uint8_t *row, const struct dest *d,
+static uint8_t choose_lmc(const struct worker *w, const uint8_t *row, const struct engine_dest *d,
 			  unsigned k, const uint8_t *c, uint8_t n, const uint32_t *count)
 {
 	uint32_t used[128];
@@ -173,7 +161,8 @@ static uint8_t choose_lmc(const struct worker *w, const uint8_t *row, const stru
 /* Index in c[0 .. n) of the lowest port with the least count. Amortised O(1): the first
  * candidate at or after the hint that still has the known least count is the answer;
  * only when none has it is the whole set scanned again. */
-static unsigned least_loaded(struct worker *w, const struct dest *d, const uint8_t *c, uint8_t n,
+static unsigned least_loaded(struct worker *w, const struct engine_dest *d, const uint8_t *c,
+			     uint8_t n,
 			     const uint32_t *count)
 {
 	uint32_t *least = &w->least[d->is_ca][d->sw];
@@ -196,35 +185,39 @@ static unsigned least_loaded(struct worker *w, const struct dest *d, const uint8
 	return j;
 }
 
-static void route_row(struct worker *w, uint32_t s)
+/* The row switch's ports: balance counters zeroed, what is at their far end, whether routes
+ * leaving by them count. */
+static void row_ports(struct worker *w, uint32_t s)
 {
 	const struct plan *pl = w->pl;
 	const struct ibsm_fabric *f = pl->f;
-	const struct ibsm_switch *sw = &f->switches[s];
-	const struct ibsm_node *node = &f->nodes[sw->node];
-	uint8_t *row = pl->lft + (size_t)s * pl->stride;
-	const uint8_t *hrow = pl->hops + (size_t)s * pl->S;
-
-	w->row = s;
-
+	const struct ibsm_node *node = ibsm_switch_node(f, s);
 	memset(w->ca_count, 0, sizeof(w->ca_count));
 	memset(w->sw_count, 0, sizeof(w->sw_count));
 	memset(w->exit_ignored, 0, sizeof(w->exit_ignored));
 	for (unsigned p = 0; p < 256; p++)
 		w->remote_node[p] = IBSM_NONE;
 	for (unsigned p = 1; p <= node->nports; p++) {
-		uint32_t id = node->port0 + p, peer = f->ports[id].peer;
+		uint32_t id = node->port0 + p, peer = ibsm_port_at(f, id)->peer;
 		if (peer != IBSM_NONE) {
-			const struct ibsm_node *rn = &f->nodes[f->ports[peer].node];
-			w->remote_node[p] = f->ports[peer].node;
+			const struct ibsm_node *rn = ibsm_node_at(f, ibsm_port_at(f, peer)->node);
+			w->remote_node[p] = ibsm_port_at(f, peer)->node;
 			w->remote_sys[p] = rn->sysimg_guid ? rn->sysimg_guid : rn->guid;
 		}
 		if (pl->exit_ignored)
 			w->exit_ignored[p] = pl->exit_ignored[id];
 	}
+}
+
+/* The row switch's usable links to other switches, by port. */
+static void row_links(struct worker *w, uint32_t s)
+{
+	const struct plan *pl = w->pl;
+	const struct ibsm_fabric *f = pl->f;
+	const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 	w->nlinks = 0;
 	for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj && a < f->n_adj; a++) {
-		const struct ibsm_adj *adj = &f->adj[a];
+		const struct ibsm_adj *adj = ibsm_adj_at(f, a);
 		if (adj->peer_sw >= pl->S || adj->peer_sw == s || adj->port == 0 ||
 		    adj->port == IBSM_NO_PORT || !ibsm_scope_link(f, pl->scope, s, adj))
 			continue;
@@ -233,52 +226,74 @@ static void route_row(struct worker *w, uint32_t s)
 		w->nlinks++;
 	}
 	qsort(w->links, w->nlinks, sizeof(*w->links), link_cmp);
+}
+
+/* Forgets the previous row's candidates; with at most 64 links, the candidate masks for all
+ * destination switches at once: one sequential pass over each neighbour's hop row instead of
+ * a random probe per (neighbour, switch). */
+static void row_candidates_reset(struct worker *w, const uint8_t *hrow)
+{
+	const struct plan *pl = w->pl;
 	memset(w->cand_off, 0xFF, (size_t)pl->S * sizeof(*w->cand_off));
 	for (int i = 0; i < 2; i++) {
 		memset(w->least[i], 0, (size_t)pl->S * sizeof(*w->least[i]));
 		memset(w->hint[i], 0, pl->S);
 	}
 	w->pool_used = 0;
-	/* Candidate masks for all destination switches at once: one sequential pass over each
-	 * neighbour's hop row instead of a random probe per (neighbour, switch). */
 	w->have_mask = w->nlinks <= 64;
-	if (w->have_mask) {
-		memset(w->mask, 0, (size_t)pl->S * sizeof(*w->mask));
-		for (uint32_t i = 0; i < w->nlinks; i++) {
-			const uint8_t *hn = pl->hops + (size_t)w->links[i].peer_sw * pl->S;
-			uint64_t bit = 1ull << i;
-			for (uint32_t t = 0; t < pl->S; t++)
-				w->mask[t] |= (unsigned)hn[t] + 1 == hrow[t] ? bit : 0;
-		}
+	if (!w->have_mask)
+		return;
+	memset(w->mask, 0, (size_t)pl->S * sizeof(*w->mask));
+	for (uint32_t i = 0; i < w->nlinks; i++) {
+		const uint8_t *hn = pl->hops + (size_t)w->links[i].peer_sw * pl->S;
+		uint64_t bit = 1ull << i;
+		for (uint32_t t = 0; t < pl->S; t++)
+			w->mask[t] |= (unsigned)hn[t] + 1 == hrow[t] ? bit : 0;
 	}
+}
 
+/* The exit of row switch s (LFT row `row`, hop row `hrow`) for LID offset k of d: its own
+ * port if d hangs off s, else a min-hop port chosen for balance; IBSM_NO_PORT when no usable
+ * path leads there. */
+static inline uint8_t row_exit(struct worker *w, uint32_t s, const uint8_t *row,
+			       const uint8_t *hrow, const struct engine_dest *d, unsigned k)
+{
+	if (d->sw == s)
+		return d->exit;
+	uint8_t h = hrow[d->sw], n;
+	if (h == 0xFF || h == 0)
+		return IBSM_NO_PORT;
+	const uint8_t *c = candidates(w, d->sw, h, &n);
+	if (n == 0)
+		return IBSM_NO_PORT;
+	const uint32_t *count = d->is_ca ? w->ca_count : w->sw_count;
+	if (n == 1)
+		return c[0];
+	if (k > d->first)
+		return choose_lmc(w, row, d, k, c, n, count);
+	return c[least_loaded(w, d, c, n, count)];
+}
+
+/* Fills switch s's row: offset by offset (every destination's first LID before any second),
+ * each destination in order. */
+static void route_row(struct worker *w, uint32_t s)
+{
+	const struct plan *pl = w->pl;
+	uint8_t *row = pl->lft + (size_t)s * pl->stride;
+	const uint8_t *hrow = pl->hops + (size_t)s * pl->S;
+	w->row = s;
+	row_ports(w, s);
+	row_links(w, s);
+	row_candidates_reset(w, hrow);
 	for (unsigned k = 0; k < pl->max_end; k++) {
 		for (uint32_t i = 0; i < pl->ndests; i++) {
-			const struct dest *d = &pl->dests[i];
+			const struct engine_dest *d = &pl->dests[i];
 			if (k < d->first || k >= d->end)
 				continue;
-			uint8_t port;
-			if (d->sw == s) {
-				port = d->exit;
-			} else {
-				uint8_t h = hrow[d->sw], n;
-				if (h == 0xFF || h == 0) {
-					w->unreachable++;
-					continue;
-				}
-				const uint8_t *c = candidates(w, d->sw, h, &n);
-				if (n == 0) {
-					w->unreachable++;
-					continue;
-				}
-				const uint32_t *count = d->is_ca ? w->ca_count : w->sw_count;
-				if (n == 1) {
-					port = c[0];
-				} else if (k > d->first) {
-					port = choose_lmc(w, row, d, k, c, n, count);
-				} else {
-					port = c[least_loaded(w, d, c, n, count)];
-				}
+			uint8_t port = row_exit(w, s, row, hrow, d, k);
+			if (port == IBSM_NO_PORT) {
+				w->unreachable++;
+				continue;
 			}
 			row[d->base + k] = port;
 			w->routed++;
@@ -341,100 +356,6 @@ static void worker_free(struct worker *w)
 	free(w->pool);
 }
 
-static unsigned thread_count(const struct ibsm_core *core, const char *key, uint64_t work)
-{
-	const char *v = key && core->config ? core->config(core, key) : NULL;
-	if (v && *v) {
-		long n = strtol(v, NULL, 10);
-		if (n >= 1)
-			return n > MAX_THREADS ? MAX_THREADS : (unsigned)n;
-	}
-	if (work < 1000000)
-		return 1;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	return cpus >= 2 ? 2 : 1;
-}
-
-struct sw_order {
-	uint32_t sw, endports;
-};
-
-static int sw_order_cmp(const void *x, const void *y)
-{
-	const struct sw_order *a = x, *b = y;
-	if (a->endports != b->endports)
-		return a->endports > b->endports ? -1 : 1;
-	return a->sw < b->sw ? -1 : a->sw > b->sw;
-}
-
-/* Fills d for end port p hanging off switch sw by port exit, if the scope routes to it.
- * Returns 1 if d is to be routed. */
-static int dest_make(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t stride,
-		     uint32_t p, uint32_t sw, uint8_t exit, int is_ca, const uint8_t *dest_ign,
-		     struct dest *d)
-{
-	unsigned first, end;
-	if (!engine_dest_offsets(f, sc, stride, p, &first, &end))
-		return 0;
-	d->port = p;
-	d->sw = sw;
-	d->base = f->ports[p].lid;
-	d->first = (uint8_t)first;
-	d->end = (uint8_t)end;
-	d->exit = exit;
-	d->is_ca = (uint8_t)is_ca;
-	d->ignored = dest_ign ? dest_ign[p] : 0;
-	return 1;
-}
-
-/* Destinations in OpenSM's order: CA ports grouped by their switch (switches with the most
- * end ports first, then by id; the switch's ports in order), then the switches' own LIDs. */
-static int build_dests(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t stride,
-		       const uint8_t *dest_ign, struct dest **out, uint32_t *nout)
-{
-	uint32_t S = f->n_switches;
-	struct sw_order *order = malloc((S ? S : 1) * sizeof(*order));
-	struct dest *d = malloc(((size_t)f->n_ports + 1) * sizeof(*d));
-	if (!order || !d) {
-		free(order);
-		free(d);
-		return -ENOMEM;
-	}
-	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
-		order[s].sw = s;
-		order[s].endports = 0;
-		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t q = f->ports[n->port0 + p].peer;
-			if (q != IBSM_NONE && f->nodes[f->ports[q].node].type != IBSM_SWITCH)
-				order[s].endports++;
-		}
-	}
-	qsort(order, S, sizeof(*order), sw_order_cmp);
-	uint32_t nd = 0;
-	for (uint32_t i = 0; i < S; i++) {
-		uint32_t s = order[i].sw;
-		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
-		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t me = n->port0 + p, q = f->ports[me].peer;
-			if (q == IBSM_NONE || f->ports[q].num == 0 ||
-			    f->nodes[f->ports[q].node].type == IBSM_SWITCH)
-				continue;
-			if (!ibsm_bit(&sc->ports, me) || !ibsm_bit(&sc->ports, q))
-				continue;
-			nd += (uint32_t)dest_make(f, sc, stride, q, s, (uint8_t)p, 1, dest_ign, &d[nd]);
-		}
-	}
-	for (uint32_t s = 0; s < S; s++) {
-		uint32_t p0 = f->nodes[f->switches[s].node].port0;
-		nd += (uint32_t)dest_make(f, sc, stride, p0, s, 0, 0, dest_ign, &d[nd]);
-	}
-	free(order);
-	*out = d;
-	*nout = nd;
-	return 0;
-}
-
 uint32_t *mhc_scope_rows(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t *n)
 {
 	uint32_t S = f->n_switches;
@@ -448,9 +369,31 @@ uint32_t *mhc_scope_rows(const struct ibsm_fabric *f, const struct ibsm_scope *s
 	return rows;
 }
 
-static int fail(struct ibsm_routes *out, int rc, const char *why)
+/* Fills the rows of pl on nthreads workers and adds up their counts in st. Returns 0, or
+ * -ENOMEM or -ECANCELED with out->why set. */
+static int fill_rows(const struct ibsm_core *core, struct plan *pl, unsigned nthreads,
+		     struct ibsm_routes *out, struct mhc_fill_stats *st)
 {
-	snprintf(out->why, sizeof(out->why), "%s", why);
+	struct worker *workers = engine_workers_alloc(nthreads, sizeof(*workers));
+	int rc = 0;
+	if (!workers)
+		return engine_fail(out, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < nthreads && rc == 0; i++)
+		if (worker_init(&workers[i], pl) < 0)
+			rc = engine_fail(out, -ENOMEM, "out of memory for worker scratch");
+	st->threads = nthreads;
+	if (rc == 0) {
+		workers[0].core = core;
+		st->threads = engine_run_workers(worker_main, workers, sizeof(*workers), nthreads);
+		if (atomic_load(&pl->stop))
+			rc = engine_fail(out, -ECANCELED, "cancelled");
+	}
+	for (unsigned i = 0; i < nthreads; i++) {
+		st->routed += workers[i].routed;
+		st->unreachable += workers[i].unreachable;
+		worker_free(&workers[i]);
+	}
+	free(workers);
 	return rc;
 }
 
@@ -459,97 +402,57 @@ int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		    const struct mhc_fill *opt, struct mhc_fill_stats *st)
 {
 	uint8_t *own_hops = NULL;
-	const uint8_t *hops = opt->hops;
-	struct dest *dests = NULL;
-	uint32_t *rows = NULL, ndests = 0, nrows = 0, S = f->n_switches;
-	struct worker *workers = NULL;
-	unsigned nthreads = 0;
+	struct engine_dests dests = { 0 };
+	uint32_t nrows = 0, S = f->n_switches;
 	int rc = 0;
 
 	memset(st, 0, sizeof(*st));
-	rows = mhc_scope_rows(f, sc, &nrows);
+	uint32_t *rows = mhc_scope_rows(f, sc, &nrows);
 	if (!rows) {
-		rc = fail(out, -ENOMEM, "out of memory");
+		rc = engine_fail(out, -ENOMEM, "out of memory");
 		goto done;
 	}
-	rc = build_dests(f, sc, out->stride, opt->dest_ignored, &dests, &ndests);
+	rc = engine_dests_build(f, sc, out->stride, opt->dest_ignored, ENGINE_DESTS_OPENSM, &dests);
 	if (rc < 0) {
-		rc = fail(out, rc, "out of memory");
+		rc = engine_fail(out, rc, "out of memory");
 		goto done;
 	}
-	if (nrows == 0 || ndests == 0)
+	if (nrows == 0 || dests.n == 0)
 		goto done;
-
-	if (!hops) {
-		own_hops = malloc((size_t)S * S);
-		if (!own_hops) {
-			rc = fail(out, -ENOMEM, "no memory for the hop matrix");
-			goto done;
-		}
-		rc = core->switch_hops(core, f, sc, own_hops);
-		if (rc < 0) {
-			snprintf(out->why, sizeof(out->why), "switch hop matrix failed: %s",
-				 strerror(-rc));
-			goto done;
-		}
-		hops = own_hops;
-	}
+	if (!opt->hops && (rc = engine_switch_hops(core, f, sc, out, &own_hops)) < 0)
+		goto done;
 
 	struct plan pl = {
-		.f = f, .scope = sc, .hops = hops, .S = S, .dests = dests, .ndests = ndests,
-		.rows = rows, .nrows = nrows, .exit_ignored = opt->exit_ignored,
-		.lft = out->lft, .stride = out->stride, .narrow = opt->narrow,
-		.narrow_ctx = opt->narrow_ctx,
+		.f = f, .scope = sc, .hops = opt->hops ? opt->hops : own_hops, .S = S,
+		.dests = dests.v, .ndests = dests.n, .max_end = dests.max_end, .rows = rows,
+		.nrows = nrows, .exit_ignored = opt->exit_ignored, .lft = out->lft,
+		.stride = out->stride, .narrow = opt->narrow, .narrow_ctx = opt->narrow_ctx,
 	};
-	for (uint32_t i = 0; i < ndests; i++)
-		if (dests[i].end > pl.max_end)
-			pl.max_end = dests[i].end;
 	for (uint32_t s = 0; s < S; s++)
-		if (f->switches[s].nadj > pl.max_nadj)
-			pl.max_nadj = f->switches[s].nadj;
+		if (ibsm_switch_at(f, s)->nadj > pl.max_nadj)
+			pl.max_nadj = ibsm_switch_at(f, s)->nadj;
 	atomic_init(&pl.next_row, 0);
 	atomic_init(&pl.stop, 0);
-
-	nthreads = thread_count(core, opt->threads_key, (uint64_t)nrows * ndests);
-	if (nthreads > nrows)
-		nthreads = nrows;
-	workers = calloc(nthreads, sizeof(*workers));
-	if (!workers) {
-		rc = fail(out, -ENOMEM, "out of memory");
-		goto done;
-	}
-	for (unsigned i = 0; i < nthreads; i++) {
-		if (worker_init(&workers[i], &pl) < 0) {
-			for (unsigned j = 0; j <= i; j++)
-				worker_free(&workers[j]);
-			rc = fail(out, -ENOMEM, "out of memory for worker scratch");
-			goto done;
-		}
-	}
-	workers[0].core = core;
-	unsigned started = 1;
-	for (unsigned i = 1; i < nthreads; i++, started++)
-		if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0)
-			break; /* fewer threads: same tables, just slower */
-	worker_main(&workers[0]);
-	for (unsigned i = 1; i < started; i++)
-		pthread_join(workers[i].thread, NULL);
-	for (unsigned i = 0; i < nthreads; i++) {
-		st->routed += workers[i].routed;
-		st->unreachable += workers[i].unreachable;
-		worker_free(&workers[i]);
-	}
-	nthreads = started;
-	if (atomic_load(&pl.stop))
-		rc = fail(out, -ECANCELED, "cancelled");
-
+	unsigned nthreads = engine_thread_count(core, opt->threads_key, (uint64_t)nrows * dests.n,
+						FILL_THREADS_WORK, MAX_THREADS);
+	rc = fill_rows(core, &pl, nthreads < nrows ? nthreads : nrows, out, st);
 done:
 	st->rows = nrows;
-	st->dests = ndests;
-	st->threads = nthreads;
-	free(workers);
+	st->dests = dests.n;
 	free(own_hops);
-	free(dests);
+	engine_dests_free(&dests);
 	free(rows);
 	return rc;
+}
+
+void mhc_fill_log(const struct ibsm_core *core, const struct mhc_fill_stats *st,
+		  const char *detail, double seconds)
+{
+	if (st->unreachable)
+		core->log(core, IBSM_LOG_INFO, "%llu (switch, LID) pairs have no path in scope",
+			  (unsigned long long)st->unreachable);
+	core->log(core, IBSM_LOG_VERBOSE,
+		  "%llu LFT entries on %u switches to %u end ports%s in %.3f s (%u threads)",
+		  (unsigned long long)st->routed, st->rows, st->dests, detail, seconds,
+		  st->threads);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mhc_ignore.c - the equalize-ignore file of the min-hop engines (-i, port_prof_ignore_file):
  * which routes do not count in the per-port balance. Parsed with line numbers for its errors,
  * then matched against one fabric generation by binary search (no glib in plugins). The file
@@ -110,8 +111,8 @@ uint32_t mhc_ignore_mark(const struct mhc_ignore *ig, const struct ibsm_fabric *
 	if (!ig->n)
 		return 0;
 	for (uint32_t p = 0; p < f->n_ports; p++) {
-		const struct ibsm_port *port = &f->ports[p];
-		const struct ibsm_node *node = &f->nodes[port->node];
+		const struct ibsm_port *port = ibsm_port_at(f, p);
+		const struct ibsm_node *node = ibsm_node_at(f, port->node);
 		if (node->type == IBSM_SWITCH && port->num != 0) {
 			if (ignore_has(ig, node->guid, port->num)) {
 				exit_ignored[p] = 1;
@@ -128,13 +129,12 @@ uint32_t mhc_ignore_mark(const struct mhc_ignore *ig, const struct ibsm_fabric *
 	return matched;
 }
 
-int mhc_ignore_apply(const struct ibsm_core *core, struct guid_file_stamp *stamp,
-		     const struct ibsm_fabric *f, uint8_t **dest_ign, uint8_t **exit_ign,
-		     uint32_t *matched)
+int mhc_ignore_apply(struct engine_run *run, const struct ibsm_fabric *f)
 {
+	const struct ibsm_core *core = run->core;
+	struct guid_file_stamp *stamp = &run->inst->stamp;
 	const char *path = engine_config_path(core, "port_prof_ignore_file");
-	*dest_ign = *exit_ign = NULL;
-	*matched = 0;
+	run->ignore_matched = 0;
 	if (!path)
 		return 0;
 	int seen = guid_file_stamp_same(stamp, path);
@@ -142,19 +142,16 @@ int mhc_ignore_apply(const struct ibsm_core *core, struct guid_file_stamp *stamp
 	if (mhc_ignore_load(core, path, seen ? IBSM_LOG_VERBOSE : IBSM_LOG_ERROR, &ig) < 0)
 		return 0; /* logged; route without it, as OpenSM does */
 	guid_file_stamp_note(stamp, path);
-	*dest_ign = calloc(f->n_ports ? f->n_ports : 1, 1);
-	*exit_ign = calloc(f->n_ports ? f->n_ports : 1, 1);
-	if (!*dest_ign || !*exit_ign) {
+	run->dest_ign = calloc(f->n_ports ? f->n_ports : 1, 1);
+	run->exit_ign = calloc(f->n_ports ? f->n_ports : 1, 1);
+	if (!run->dest_ign || !run->exit_ign) {
 		mhc_ignore_clear(&ig);
-		free(*dest_ign);
-		free(*exit_ign);
-		*dest_ign = *exit_ign = NULL;
-		return -ENOMEM;
+		return engine_fail(run->out, -ENOMEM, "out of memory");
 	}
-	*matched = mhc_ignore_mark(&ig, f, *dest_ign, *exit_ign);
+	run->ignore_matched = mhc_ignore_mark(&ig, f, run->dest_ign, run->exit_ign);
 	core->log(core, IBSM_LOG_VERBOSE,
 		  "ignore file %s: %u entries, %u in this fabric, %u bad lines", path, ig.n,
-		  *matched, ig.bad_lines);
+		  run->ignore_matched, ig.bad_lines);
 	mhc_ignore_clear(&ig);
 	return 0;
 }

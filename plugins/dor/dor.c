@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* dor.c - dimension-order routing for meshes and hypercubes: minhop's shortest paths, but at
  * every switch only the lowest dimension that still shortens the path is used (parallel
  * links of that dimension to the same neighbour share the load, balanced like minhop). So
@@ -22,7 +23,6 @@
 #include "engine_glue.h"
 #include "mhc.h"
 
-#define DOR_EXPORT __attribute__((visibility("default")))
 #define NO_DIM 0xFF
 
 /* What the cabling says: read-only while the rows are filled (the narrow hook's context). */
@@ -50,11 +50,6 @@ static int usable(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint
 	       ibsm_scope_link(f, sc, s, a);
 }
 
-static const struct ibsm_node *sw_node(const struct ibsm_fabric *f, uint32_t s)
-{
-	return &f->nodes[f->switches[s].node];
-}
-
 static uint8_t uf_find(uint8_t *up, uint8_t x)
 {
 	while (up[x] != x) {
@@ -78,10 +73,10 @@ static void uf_join(uint8_t *up, uint8_t a, uint8_t b)
 static uint32_t via(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t s,
 		    uint8_t p)
 {
-	const struct ibsm_switch *sw = &f->switches[s];
+	const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 	for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++)
-		if (f->adj[i].port == p && usable(f, sc, s, &f->adj[i]))
-			return f->adj[i].peer_sw;
+		if (ibsm_adj_at(f, i)->port == p && usable(f, sc, s, ibsm_adj_at(f, i)))
+			return ibsm_adj_at(f, i)->peer_sw;
 	return IBSM_NONE;
 }
 
@@ -121,100 +116,121 @@ static void __attribute__((format(printf, 3, 4))) append(char *buf, size_t size,
 		memcpy(buf + size - 4, "...", 4);
 }
 
-/* Learns the dimensions from the usable links; < 0 with out->why naming the first bad link. */
-static int dims_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
-		      const struct ibsm_scope *sc, struct dims *d, struct ibsm_routes *out)
+/* How the usable link ends pair up port numbers: cnt[p * 256 + q] ends on port p whose far
+ * end is port q, total[p] = all ends on port p. */
+struct votes {
+	uint32_t *cnt;
+	uint32_t total[256];
+};
+
+/* Every usable link end votes for its partner port. */
+static void count_votes(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+			struct votes *v)
 {
-	uint32_t S = f->n_switches;
-	uint32_t *cnt = calloc(256 * 256, sizeof(*cnt));
-	uint32_t *stamp = malloc((S ? S : 1) * sizeof(*stamp));
-	uint32_t total[256] = { 0 };
-	int rc = 0;
-	if (!cnt || !stamp) {
-		snprintf(out->why, sizeof(out->why), "out of memory");
-		rc = -ENOMEM;
-		goto done;
-	}
-	memset(d, 0, sizeof(*d));
-	memset(d->dim, NO_DIM, sizeof(d->dim));
-	/* every link end votes for its partner port */
-	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_switch *sw = &f->switches[s];
+	for (uint32_t s = 0; s < f->n_switches; s++) {
+		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
-			const struct ibsm_adj *a = &f->adj[i];
+			const struct ibsm_adj *a = ibsm_adj_at(f, i);
 			if (!usable(f, sc, s, a))
 				continue;
-			cnt[a->port * 256 + a->peer_port]++;
-			total[a->port]++;
+			v->cnt[a->port * 256 + a->peer_port]++;
+			v->total[a->port]++;
 		}
 	}
+}
+
+/* Each port's partner is the one most of its link ends go to (the lowest on a tie); a
+ * hypercube pairs every port with itself. */
+static void choose_partners(const struct votes *v, struct dims *d)
+{
 	int hypercube = 1, any = 0;
 	for (unsigned p = 1; p < 255; p++) {
-		if (!total[p])
+		if (!v->total[p])
 			continue;
 		uint32_t best = 0;
 		for (unsigned q = 1; q < 255; q++)
-			if (cnt[p * 256 + q] > best) {
-				best = cnt[p * 256 + q];
+			if (v->cnt[p * 256 + q] > best) {
+				best = v->cnt[p * 256 + q];
 				d->partner[p] = (uint8_t)q;
 			}
 		hypercube &= d->partner[p] == p;
 		any = 1;
 	}
 	d->hypercube = any && hypercube;
-	/* the first link end (switch id, then port) whose partner is not its port's usual one */
-	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_switch *sw = &f->switches[s];
+}
+
+/* The first link end (switch id, then port) whose partner is not its port's usual one:
+ * -EINVAL with out->why naming it, or 0 when the cabling is consistent. */
+static int check_partners(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+			  const struct votes *v, const struct dims *d, struct ibsm_routes *out)
+{
+	for (uint32_t s = 0; s < f->n_switches; s++) {
+		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 		const struct ibsm_adj *bad = NULL;
 		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
-			const struct ibsm_adj *a = &f->adj[i];
+			const struct ibsm_adj *a = ibsm_adj_at(f, i);
 			if (usable(f, sc, s, a) && d->partner[a->port] != a->peer_port &&
 			    (!bad || a->port < bad->port))
 				bad = a;
 		}
 		if (!bad)
 			continue;
-		const struct ibsm_node *n = sw_node(f, s), *m = sw_node(f, bad->peer_sw);
+		const struct ibsm_node *n = ibsm_switch_node(f, s);
+		const struct ibsm_node *m = ibsm_switch_node(f, bad->peer_sw);
 		uint8_t p = bad->port, q = d->partner[p];
-		snprintf(out->why, sizeof(out->why),
-			 "inconsistent %s cabling: switch 0x%016llx \"%s\" port %u goes to port %u "
-			 "of 0x%016llx \"%s\", but %u of the %u link ends on port %u go to port %u",
-			 d->hypercube || q == p ? "hypercube" : "mesh", (unsigned long long)n->guid,
-			 n->desc, p, bad->peer_port, (unsigned long long)m->guid, m->desc,
-			 cnt[p * 256 + q], total[p], p, q);
-		rc = -EINVAL;
-		goto done;
+		return engine_fail(out, -EINVAL,
+				   "inconsistent %s cabling: switch 0x%016llx \"%s\" port %u goes "
+				   "to port %u of 0x%016llx \"%s\", but %u of the %u link ends on "
+				   "port %u go to port %u",
+				   d->hypercube || q == p ? "hypercube" : "mesh",
+				   (unsigned long long)n->guid, n->desc, p, bad->peer_port,
+				   (unsigned long long)m->guid, m->desc, v->cnt[p * 256 + q],
+				   v->total[p], p, q);
 	}
-	/* dimensions: ports joined by link pairs and by parallel links */
+	return 0;
+}
+
+/* Dimensions: port numbers joined by link pairs and by parallel links, numbered by their
+ * lowest port (the root of each union-find set is its lowest port). */
+static void join_dimensions(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+			    const struct votes *v, struct dims *d)
+{
 	uint8_t up[256];
 	for (unsigned p = 0; p < 256; p++)
 		up[p] = (uint8_t)p;
 	for (unsigned p = 1; p < 255; p++)
-		if (total[p])
+		if (v->total[p])
 			uf_join(up, (uint8_t)p, d->partner[p]);
-	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_switch *sw = &f->switches[s];
+	for (uint32_t s = 0; s < f->n_switches; s++) {
+		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
-			if (!usable(f, sc, s, &f->adj[i]))
+			const struct ibsm_adj *a = ibsm_adj_at(f, i);
+			if (!usable(f, sc, s, a))
 				continue;
-			for (uint32_t j = sw->adj0; j < i; j++)
-				if (f->adj[j].peer_sw == f->adj[i].peer_sw &&
-				    usable(f, sc, s, &f->adj[j]))
-					uf_join(up, f->adj[i].port, f->adj[j].port);
+			for (uint32_t j = sw->adj0; j < i; j++) {
+				const struct ibsm_adj *b = ibsm_adj_at(f, j);
+				if (b->peer_sw == a->peer_sw && usable(f, sc, s, b))
+					uf_join(up, a->port, b->port);
+			}
 		}
 	}
-	/* numbered by lowest port: the root of each set is its lowest port */
 	uint8_t num[256];
 	memset(num, NO_DIM, sizeof(num));
 	for (unsigned p = 1; p < 255; p++) {
-		if (!total[p])
+		if (!v->total[p])
 			continue;
 		uint8_t r = uf_find(up, (uint8_t)p);
 		if (num[r] == NO_DIM)
 			num[r] = (uint8_t)d->ndims++;
 		d->dim[p] = num[r];
 	}
-	/* report; a ring (torus wrap-around) is legal cabling but not loop-free under DOR */
+}
+
+/* Logs the dimensions and counts the rings: a ring (torus wrap-around) is legal cabling but
+ * not free of credit loops under dimension order. stamp: [S] scratch. */
+static void report_dimensions(const struct ibsm_core *core, const struct ibsm_fabric *f,
+			      const struct ibsm_scope *sc, struct dims *d, uint32_t *stamp)
+{
 	char text[160] = "";
 	uint8_t ring_seen[256] = { 0 };
 	for (unsigned k = 0; k < d->ndims; k++) {
@@ -231,17 +247,39 @@ static int dims_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 				ring = closes_ring(f, sc, (uint8_t)p, stamp);
 			}
 		}
-		if (ring) {
-			d->rings++;
-			core->log(core, IBSM_LOG_INFO,
-				  "dimension %u closes a ring (torus cabling): dimension-order routes "
-				  "on it are not free of credit loops", k);
-		}
+		if (!ring)
+			continue;
+		d->rings++;
+		core->log(core, IBSM_LOG_INFO,
+			  "dimension %u closes a ring (torus cabling): dimension-order routes "
+			  "on it are not free of credit loops", k);
 	}
 	core->log(core, IBSM_LOG_VERBOSE, "%u dimensions from %s cabling (dimension: ports) %s",
 		  d->ndims, d->hypercube ? "hypercube" : "mesh", text);
-done:
-	free(cnt);
+}
+
+/* Learns the dimensions from the usable links; < 0 with out->why naming the first bad link. */
+static int dims_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
+		      const struct ibsm_scope *sc, struct dims *d, struct ibsm_routes *out)
+{
+	uint32_t S = f->n_switches;
+	struct votes v = { .cnt = calloc(256 * 256, sizeof(*v.cnt)) };
+	uint32_t *stamp = malloc((S ? S : 1) * sizeof(*stamp));
+	int rc = 0;
+	memset(d, 0, sizeof(*d));
+	memset(d->dim, NO_DIM, sizeof(d->dim));
+	if (!v.cnt || !stamp) {
+		rc = engine_fail(out, -ENOMEM, "out of memory");
+	} else {
+		count_votes(f, sc, &v);
+		choose_partners(&v, d);
+		rc = check_partners(f, sc, &v, d, out);
+	}
+	if (rc == 0) {
+		join_dimensions(f, sc, &v, d);
+		report_dimensions(core, f, sc, d, stamp);
+	}
+	free(v.cnt);
 	free(stamp);
 	return rc;
 }
@@ -258,75 +296,65 @@ static unsigned dor_narrow(const void *ctx, const struct ibsm_fabric *f, uint32_
 		if (d->dim[c[i]] < d->dim[c[lo]])
 			lo = i;
 	uint8_t want = d->dim[c[lo]];
-	uint32_t p0 = sw_node(f, s)->port0;
-	uint32_t nb = f->ports[f->ports[p0 + c[lo]].peer].node;
+	uint32_t p0 = ibsm_switch_node(f, s)->port0;
+	uint32_t nb = ibsm_port_at(f, ibsm_port_at(f, p0 + c[lo])->peer)->node;
 	unsigned k = 0;
 	for (unsigned i = 0; i < n; i++) {
-		uint32_t peer = f->ports[p0 + c[i]].peer;
-		if (d->dim[c[i]] == want && peer != IBSM_NONE && f->ports[peer].node == nb)
+		uint32_t peer = ibsm_port_at(f, p0 + c[i])->peer;
+		if (d->dim[c[i]] == want && peer != IBSM_NONE && ibsm_port_at(f, peer)->node == nb)
 			c[k++] = c[i];
 	}
 	return k;
 }
 
+static const struct engine_run_spec dor_run = {
+	.name = "dor", .result_size = sizeof(struct dor_result), .result_free = free,
+};
+
 static int dor_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		     struct ibsm_routes *out, void **result)
 {
-	struct engine_inst *m = inst;
-	const struct ibsm_core *core = m->core;
-	double t0 = engine_now_seconds();
-	*result = NULL;
-	int rc = engine_check_stride(f, out);
+	struct engine_run run;
+	int rc = engine_run_begin(&run, &dor_run, inst, f, sc, out, result);
 	if (rc < 0)
 		return rc;
-	struct dims *d = malloc(sizeof(*d));
-	struct dor_result *res = calloc(1, sizeof(*res));
-	uint8_t *dest_ign = NULL, *exit_ign = NULL;
-	uint32_t matched = 0;
-	if (!d || !res) {
-		snprintf(out->why, sizeof(out->why), "out of memory");
-		rc = -ENOMEM;
-		goto done;
-	}
+	const struct ibsm_core *core = run.core;
+	struct dor_result *res = run.res;
+	struct dims d;
 	res->generation = f->generation;
-	rc = dims_build(core, f, sc, d, out);
+	rc = dims_build(core, f, sc, &d, out);
 	if (rc < 0)
-		goto done;
-	rc = mhc_ignore_apply(core, &m->stamp, f, &dest_ign, &exit_ign, &matched);
-	if (rc < 0) {
-		snprintf(out->why, sizeof(out->why), "out of memory");
-		goto done;
-	}
+		return engine_run_end(&run, rc);
+	/* the ignore file only once the cabling is known good: a declined dor leaves it to
+	 * the fallback engine */
+	rc = mhc_ignore_apply(&run, f);
+	if (rc < 0)
+		return engine_run_end(&run, rc);
 	struct mhc_fill opt = {
-		.dest_ignored = dest_ign, .exit_ignored = exit_ign, .threads_key = "dor_threads",
-		.narrow = dor_narrow, .narrow_ctx = d,
+		.dest_ignored = run.dest_ign, .exit_ignored = run.exit_ign,
+		.threads_key = "dor_threads", .narrow = dor_narrow, .narrow_ctx = &d,
 	};
 	rc = mhc_fill_routes(core, f, sc, out, &opt, &res->st);
 	if (rc < 0)
-		goto done;
-	res->ndims = d->ndims;
-	res->rings = d->rings;
-	res->seconds = engine_now_seconds() - t0;
-	if (res->st.unreachable)
-		core->log(core, IBSM_LOG_INFO, "%llu (switch, LID) pairs have no path in scope",
-			  (unsigned long long)res->st.unreachable);
-	core->log(core, IBSM_LOG_VERBOSE,
-		  "%llu LFT entries on %u switches to %u end ports over %u dimensions in %.3f s "
-		  "(%u threads)", (unsigned long long)res->st.routed, res->st.rows, res->st.dests,
-		  res->ndims, res->seconds, res->st.threads);
-	*result = res;
-	res = NULL;
-done:
-	free(d);
-	free(res);
-	free(dest_ign);
-	free(exit_ign);
-	return rc;
+		return engine_run_end(&run, rc);
+	res->ndims = d.ndims;
+	res->rings = d.rings;
+	res->seconds = engine_run_seconds(&run);
+	char detail[48];
+	snprintf(detail, sizeof(detail), " over %u dimensions", d.ndims);
+	mhc_fill_log(core, &res->st, detail, res->seconds);
+	return engine_run_end(&run, 0);
 }
 
 /* No IBSM_CAP_LMC: with LMC > 0 every LID of a port follows the same dimension order (only
  * parallel links differ), as in OpenSM; spreading over other paths would break the order. */
-DOR_EXPORT const struct ibsm_engine ibsm_engine = {
+static const struct ibsm_config_key dor_keys[] = {
+	MHC_IGNORE_FILE_KEY,
+	{ "dor_threads", "0", "Threads filling the switch rows (0: automatic, 1 or 2)" },
+	{ NULL, NULL, NULL },
+};
+
+IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {
 	IBSM_ENGINE_INIT("dor"),
 	.setup = engine_inst_setup,
 	.teardown = engine_inst_teardown,
@@ -334,4 +362,7 @@ DOR_EXPORT const struct ibsm_engine ibsm_engine = {
 	.result_free = free,
 	.path_sl = engine_path_sl_hint,
 	.dump = engine_dump_nothing, /* nothing of its own; the core writes the LFT dumps */
+	.config_keys = dor_keys,
+	.summary = "Dimension-order routing for meshes and hypercubes: shortest paths that cross "
+		   "the dimensions in increasing order",
 };

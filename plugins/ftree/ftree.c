@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ftree.c - the fat-tree routing engine (-R ftree): reads its options (-a roots, -u compute
  * nodes, -G I/O nodes, -H max reverse hops), declines what it cannot route (a topology that
  * breaks the fat-tree rules, more than one path bit) with the rule and the switch in `why`,
@@ -13,7 +14,6 @@
 #include "engine_glue.h"
 #include "ftree.h"
 
-#define FTREE_EXPORT __attribute__((visibility("default")))
 #define DUMP_NAME "opensm-ftree-ca-order.dump"
 
 /* What dump() needs, copied out of the fabric generation. */
@@ -37,6 +37,11 @@ static void result_free(void *r)
 	free(res);
 }
 
+/* The GUID lists the options point to. */
+struct lists {
+	struct guid_list roots, cns, ios;
+};
+
 static int load_list(const struct ibsm_core *core, const char *key, struct guid_list *g,
 		     const struct guid_list **out, struct ibsm_routes *r)
 {
@@ -45,96 +50,64 @@ static int load_list(const struct ibsm_core *core, const char *key, struct guid_
 	if (!path)
 		return 0;
 	int rc = ftree_guids_load(core, path, g);
-	if (rc < 0) {
-		snprintf(r->why, sizeof(r->why), "cannot read %s %s: %s", key, path,
-			 strerror(-rc));
-		return rc;
-	}
+	if (rc < 0)
+		return engine_fail(r, rc, "cannot read %s %s: %s", key, path, strerror(-rc));
 	core->log(core, IBSM_LOG_VERBOSE, "%s %s: %u GUIDs, %u bad lines", key, path, g->n,
 		  g->bad_lines);
 	*out = g;
 	return 0;
 }
 
-static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
-		       struct ibsm_routes *out, void **result)
+/* The options from the configuration: the GUID files (-a, -u, -G) into l, and -H. Returns 0,
+ * or < 0 with r->why naming a file that cannot be read. */
+static int load_opts(const struct ibsm_core *core, struct lists *l, struct ftree_opts *o,
+		     struct ibsm_routes *r)
 {
-	struct engine_inst *m = inst;
-	const struct ibsm_core *core = m->core;
-	double t0 = engine_now_seconds();
-	*result = NULL;
-	int rc = engine_check_stride(f, out);
-	if (rc < 0)
+	int rc;
+	if ((rc = load_list(core, "root_guid_file", &l->roots, &o->roots, r)) < 0 ||
+	    (rc = load_list(core, "cn_guid_file", &l->cns, &o->cns, r)) < 0 ||
+	    (rc = load_list(core, "io_guid_file", &l->ios, &o->ios, r)) < 0)
 		return rc;
-	unsigned nbits = sc->path_bit_count ? sc->path_bit_count : 1u << f->lmc;
-	if (nbits > 1) {
-		snprintf(out->why, sizeof(out->why),
-			 "ftree routes one path bit per port; the scope asks for %u (LIDs offsets "
-			 "%u..%u, LMC %u)", nbits, sc->path_bit_first,
-			 sc->path_bit_first + nbits - 1, f->lmc);
-		return -EINVAL;
-	}
+	unsigned long mrh = ibsm_config_ulong(core, "max_reverse_hops", 0);
+	o->max_reverse_hops = mrh > 64 ? 64 : (unsigned)mrh;
+	return 0;
+}
 
-	struct guid_list roots = { 0 }, cns = { 0 }, ios = { 0 };
-	struct ftree_opts o = { 0 };
-	struct ftree_topo t;
-	struct ftree_order order = { 0 };
-	struct ftree_result *res = NULL;
-	memset(&t, 0, sizeof(t));
-	if ((rc = load_list(core, "root_guid_file", &roots, &o.roots, out)) < 0 ||
-	    (rc = load_list(core, "cn_guid_file", &cns, &o.cns, out)) < 0 ||
-	    (rc = load_list(core, "io_guid_file", &ios, &o.ios, out)) < 0)
-		goto done;
-	const char *mrh = core->config ? core->config(core, "max_reverse_hops") : NULL;
-	if (mrh && *mrh) {
-		long v = strtol(mrh, NULL, 10);
-		o.max_reverse_hops = v > 0 ? (unsigned)(v > 64 ? 64 : v) : 0;
-	}
-
-	rc = ftree_topo_build(f, sc, &o, &t, out->why, sizeof(out->why));
-	if (rc < 0)
-		goto done;
-	core->log(core, IBSM_LOG_INFO,
-		  "fat tree: %u levels, %u switches (%u roots%s, %u leaves), %u CA ports "
-		  "(%u compute nodes, up to %u per leaf)", t.leaf_rank + 1, t.nscope, t.nroots,
-		  t.roots_given ? " from root_guid_file" : "", t.nleaves, t.ncas, t.ncn,
-		  t.max_cn_per_leaf);
-
-	res = calloc(1, sizeof(*res));
-	if (!res) {
-		snprintf(out->why, sizeof(out->why), "out of memory");
-		rc = -ENOMEM;
-		goto done;
-	}
-	res->levels = t.leaf_rank + 1;
-	rc = ftree_route_all(core, f, sc, &t, &o, out->lft, out->stride, &order, &res->st,
-			     out->why, sizeof(out->why));
-	if (rc < 0)
-		goto done;
-
-	res->n = order.n;
-	res->lid = malloc((order.n + 1) * sizeof(*res->lid));
-	res->desc = calloc(order.n + 1, sizeof(*res->desc));
-	if (!res->lid || !res->desc) {
-		snprintf(out->why, sizeof(out->why), "out of memory");
-		rc = -ENOMEM;
-		goto done;
-	}
-	for (uint32_t i = 0; i < order.n; i++) {
-		uint32_t p = order.port[i];
+/* Copies the CA order out of the fabric into the result, for dump(). 0 or -ENOMEM. */
+static int result_copy_order(struct ftree_result *res, const struct ibsm_fabric *f,
+			     const struct ftree_order *order)
+{
+	res->n = order->n;
+	res->lid = malloc((order->n + 1) * sizeof(*res->lid));
+	res->desc = calloc(order->n + 1, sizeof(*res->desc));
+	if (!res->lid || !res->desc)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < order->n; i++) {
+		uint32_t p = order->port[i];
 		if (p == IBSM_NONE) {
 			res->lid[i] = 0xFFFF;
 			continue;
 		}
-		res->lid[i] = f->ports[p].lid;
-		res->desc[i] = strdup(f->nodes[f->ports[p].node].desc);
-		if (!res->desc[i]) {
-			snprintf(out->why, sizeof(out->why), "out of memory");
-			rc = -ENOMEM;
-			goto done;
-		}
+		res->lid[i] = ibsm_port_at(f, p)->lid;
+		res->desc[i] = strdup(ibsm_node_at(f, ibsm_port_at(f, p)->node)->desc);
+		if (!res->desc[i])
+			return -ENOMEM;
 	}
-	const struct ftree_stats *st = &res->st;
+	return 0;
+}
+
+static void log_tree(const struct ibsm_core *core, const struct ftree_topo *t)
+{
+	core->log(core, IBSM_LOG_INFO,
+		  "fat tree: %u levels, %u switches (%u roots%s, %u leaves), %u CA ports "
+		  "(%u compute nodes, up to %u per leaf)", t->leaf_rank + 1, t->nscope, t->nroots,
+		  t->roots_given ? " from root_guid_file" : "", t->nleaves, t->ncas, t->ncn,
+		  t->max_cn_per_leaf);
+}
+
+static void log_stats(const struct ibsm_core *core, const struct ftree_stats *st,
+		      const struct ftree_opts *o, double seconds)
+{
 	if (st->non_updown)
 		core->log(core, IBSM_LOG_INFO,
 			  "%u routes toward switch LIDs are not up/down (non-up/down turns, "
@@ -142,27 +115,53 @@ static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibs
 	if (st->reverse)
 		core->log(core, IBSM_LOG_INFO,
 			  "%u routes toward I/O nodes use reverse hops (max_reverse_hops %u)",
-			  st->reverse, o.max_reverse_hops);
+			  st->reverse, o->max_reverse_hops);
 	if (st->unrouted_leaf)
 		core->log(core, IBSM_LOG_INFO,
 			  "%u (leaf switch, CA LID) pairs have no up/down path", st->unrouted_leaf);
 	core->log(core, IBSM_LOG_INFO,
 		  "ftree routed %u CA LIDs and %u switch LIDs: %llu LFT entries in %.3f s "
 		  "(%u threads)", st->ca_dests, st->sw_dests, (unsigned long long)st->entries,
-		  engine_now_seconds() - t0, st->threads);
+		  seconds, st->threads);
+}
 
-done:
+static const struct engine_run_spec ftree_run = {
+	.name = "ftree", .result_size = sizeof(struct ftree_result), .result_free = result_free,
+	.flags = ENGINE_RUN_ONE_PATH_BIT,
+};
+
+static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+		       struct ibsm_routes *out, void **result)
+{
+	struct engine_run run;
+	int rc = engine_run_begin(&run, &ftree_run, inst, f, sc, out, result);
+	if (rc < 0)
+		return rc;
+	const struct ibsm_core *core = run.core;
+	struct lists l = { 0 };
+	struct ftree_opts o = { 0 };
+	struct ftree_topo t;
+	struct ftree_order order = { 0 };
+	struct ftree_result *res = run.res;
+	memset(&t, 0, sizeof(t));
+	rc = load_opts(core, &l, &o, out);
+	if (rc == 0)
+		rc = ftree_topo_build(f, sc, &o, &t, out->why, sizeof(out->why));
+	if (rc == 0) {
+		log_tree(core, &t);
+		res->levels = t.leaf_rank + 1;
+		rc = ftree_route_all(core, f, sc, &t, &o, out, &order, &res->st);
+	}
+	if (rc == 0 && result_copy_order(res, f, &order) < 0)
+		rc = engine_fail(out, -ENOMEM, "out of memory");
+	if (rc == 0)
+		log_stats(core, &res->st, &o, engine_run_seconds(&run));
 	free(order.port);
 	ftree_topo_free(&t);
-	guid_list_clear(&roots);
-	guid_list_clear(&cns);
-	guid_list_clear(&ios);
-	if (rc < 0) {
-		result_free(res);
-		return rc;
-	}
-	*result = res;
-	return 0;
+	guid_list_clear(&l.roots);
+	guid_list_clear(&l.cns);
+	guid_list_clear(&l.ios);
+	return engine_run_end(&run, rc);
 }
 
 /* OpenSM's compute-node order: per leaf in index order, "0x%04x\t<description>" for each
@@ -202,7 +201,19 @@ static int ftree_dump(const void *result, const char *dir, const char *suffix)
 	return 0;
 }
 
-FTREE_EXPORT const struct ibsm_engine ibsm_engine = {
+static const struct ibsm_config_key ftree_keys[] = {
+	{ "root_guid_file", NULL, "Root switch GUIDs, one a line (unset: the switches farthest "
+	  "from the compute nodes)" },
+	{ "cn_guid_file", NULL, "Compute node port or node GUIDs, one a line (unset: every CA "
+	  "port not in io_guid_file)" },
+	{ "io_guid_file", NULL, "I/O node port or node GUIDs, one a line; routes to them may "
+	  "take reverse hops" },
+	{ "max_reverse_hops", "0", "Down-then-up turns allowed on routes to I/O nodes (0-64)" },
+	{ "ftree_threads", "0", "Threads filling the LFT columns (0: automatic, 1 or 2)" },
+	{ NULL, NULL, NULL },
+};
+
+IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {
 	IBSM_ENGINE_INIT("ftree"),
 	.caps = 0,
 	.setup = engine_inst_setup,
@@ -211,4 +222,7 @@ FTREE_EXPORT const struct ibsm_engine ibsm_engine = {
 	.result_free = result_free,
 	.path_sl = engine_path_sl_hint,
 	.dump = ftree_dump,
+	.config_keys = ftree_keys,
+	.summary = "Fat-tree routing: up/down paths spread so that shifts between compute nodes "
+		   "are congestion-free",
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* ftree.h - what the files of the fat-tree engine share: the GUID lists it reads (-a, -u, -G),
  * the tree it builds from the scope (ranks, up/down port groups, leaves in index order, the CA
  * order) and the routing pass over that tree. Kept apart so each file has one job:
@@ -100,10 +101,11 @@ struct ftree_stats {
 };
 
 /* Orders the compute nodes (leaves in index order, CNs by port, dummies to max per leaf),
- * then routes every destination of the scope into lft (rows of in-scope switches only). */
+ * then routes every destination of the scope into out->lft (rows of in-scope switches only).
+ * Returns 0, or < 0 with out->why set. */
 int ftree_route_all(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		    const struct ibsm_scope *sc, const struct ftree_topo *t,
-		    const struct ftree_opts *o, uint8_t *lft, uint32_t stride,
-		    struct ftree_order *order, struct ftree_stats *st, char *why, size_t whylen);
+		    const struct ftree_opts *o, struct ibsm_routes *out,
+		    struct ftree_order *order, struct ftree_stats *st);
 
 #endif

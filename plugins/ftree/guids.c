@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* guids.c - reads the GUID lists the fat-tree engine takes (root switches -a, compute nodes -u,
  * I/O nodes -G): one GUID a line, as OpenSM's files are; bad lines are named and skipped. The
  * file is read by plugins/common/guid_file.c; this file knows ftree's (strtoull) line rule. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* route.c - fat-tree route assignment. Destinations are taken in the CA order (leaves in index
  * order, compute nodes by port, dummy slots up to the fullest leaf), then the other CAs, then
  * the switches. Each CA destination first gets its main path: from its switch up to a root,
@@ -16,15 +17,16 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include "engine_glue.h"
 #include "ftree.h"
 
 #define BLOCK 32
+#define MAX_THREADS 16
+#define COLUMN_THREADS_WORK 2000000 /* (destination, switch) pairs worth a second thread */
 #define F_ANC 1
 #define F_CHAIN 2
 #define F_VIA 4
@@ -62,14 +64,13 @@ struct plan {
 struct worker {
 	struct plan *pl;
 	const struct ibsm_core *core;
-	pthread_t thread;
 	uint8_t *col;      /* [BLOCK * S] */
 	uint16_t *h;       /* [S] */
 	uint8_t *fl, *cidx;
 	uint32_t *turn, *list, *list2;
 	uint64_t entries;
 	uint32_t non_updown, reverse, unrouted_leaf;
-};
+} ENGINE_WORKER_ALIGNED;
 
 static inline uint8_t group_port(const struct ftree_topo *t, const struct ftree_group *g,
 				 uint32_t i)
@@ -124,15 +125,15 @@ static void set_route(struct worker *w, uint8_t *col, uint32_t s, const struct f
 	}
 }
 
-/* Fills col[0 .. S) for one destination. */
-static void route_dest(struct worker *w, const struct dest *d, uint8_t *col)
+/* Starts d's column: nothing routed, d's main path (chain) marked, d's own switch sending
+ * it out of its port. Returns the chain, or NULL (a switch LID has none). */
+static const struct chain_ent *start_column(struct worker *w, const struct dest *d,
+					    uint8_t *col)
 {
 	const struct plan *pl = w->pl;
-	const struct ftree_topo *t = pl->t;
-	uint16_t *h = w->h;
 	uint8_t *fl = w->fl;
-	memset(col, IBSM_NO_PORT, t->S);
-	memset(fl, 0, t->S);
+	memset(col, IBSM_NO_PORT, pl->t->S);
+	memset(fl, 0, pl->t->S);
 	const struct chain_ent *ch = d->chain != UINT32_MAX ? pl->chain + d->chain : NULL;
 	for (uint32_t i = 0; ch && i < d->clen; i++) {
 		fl[ch[i].sw] |= F_CHAIN;
@@ -140,13 +141,57 @@ static void route_dest(struct worker *w, const struct dest *d, uint8_t *col)
 	}
 	uint32_t s0 = d->t;
 	col[s0] = d->exit;
-	h[s0] = 0;
+	w->h[s0] = 0;
 	fl[s0] |= F_ANC | F_CHAIN | F_VIA;
 	w->turn[s0] = ch ? ch[0].turn : d->seq;
+	return ch;
+}
 
-	/* ancestors, rank by rank upward: down toward the destination */
+/* Ancestor p of the destination (not on the main path) goes down to an ancestor child: the
+ * main path's if it is one, else the children rotate by destination and switch. */
+static void route_down(struct worker *w, const struct dest *d, uint32_t p, uint8_t *col)
+{
+	const struct ftree_topo *t = w->pl->t;
+	const struct ftree_sw *x = &t->sw[p];
+	const uint8_t *fl = w->fl;
+	const struct ftree_group *best = NULL;
+	unsigned ties = 0;
+	for (uint32_t g = x->down0; g < x->down0 + x->ndown; g++) {
+		uint32_t c = t->groups[g].peer;
+		if (!(fl[c] & F_ANC) || col[c] == IBSM_NO_PORT)
+			continue;
+		if (fl[c] & F_CHAIN) {
+			best = &t->groups[g];
+			ties = 0;
+			break;
+		}
+		ties++;
+	}
+	if (!best && ties) {
+		uint32_t k = (d->seq + p) % ties;
+		for (uint32_t g = x->down0; g < x->down0 + x->ndown; g++) {
+			uint32_t c = t->groups[g].peer;
+			if ((fl[c] & F_ANC) && col[c] != IBSM_NO_PORT && k-- == 0) {
+				best = &t->groups[g];
+				break;
+			}
+		}
+	}
+	if (best) {
+		w->h[p] = (uint16_t)(w->h[best->peer] + 1);
+		col[p] = group_port(t, best, d->seq + p);
+	}
+}
+
+/* The destination's ancestors, rank by rank upward: down toward it, along the main path
+ * where they are on it. */
+static void route_ancestors(struct worker *w, const struct dest *d,
+			    const struct chain_ent *ch, uint8_t *col)
+{
+	const struct ftree_topo *t = w->pl->t;
+	uint8_t *fl = w->fl;
 	uint32_t *cur = w->list, *nxt = w->list2, ncur = 1;
-	cur[0] = s0;
+	cur[0] = d->t;
 	while (ncur) {
 		uint32_t nn = 0;
 		for (uint32_t i = 0; i < ncur; i++) {
@@ -161,136 +206,141 @@ static void route_dest(struct worker *w, const struct dest *d, uint8_t *col)
 		}
 		for (uint32_t i = 0; i < nn; i++) {
 			uint32_t p = nxt[i];
-			const struct ftree_sw *x = &t->sw[p];
-			if (fl[p] & F_CHAIN) {
-				const struct chain_ent *c = &ch[w->cidx[p]];
-				col[p] = c->dport;
-				fl[p] |= F_VIA;
-				w->turn[p] = c->turn;
-				/* the chain's lower neighbour is an ancestor one hop closer */
-				h[p] = (uint16_t)(h[ch[w->cidx[p] - 1].sw] + 1);
+			if (!(fl[p] & F_CHAIN)) {
+				route_down(w, d, p, col);
 				continue;
 			}
-			/* down to an ancestor child: the main path's if it is one, else rotate */
-			const struct ftree_group *best = NULL;
-			unsigned ties = 0;
-			for (uint32_t g = x->down0; g < x->down0 + x->ndown; g++) {
-				uint32_t c = t->groups[g].peer;
-				if (!(fl[c] & F_ANC) || col[c] == IBSM_NO_PORT)
-					continue;
-				if (fl[c] & F_CHAIN) {
-					best = &t->groups[g];
-					ties = 0;
-					break;
-				}
-				ties++;
-			}
-			if (!best && ties) {
-				uint32_t k = (d->seq + p) % ties;
-				for (uint32_t g = x->down0; g < x->down0 + x->ndown; g++) {
-					uint32_t c = t->groups[g].peer;
-					if ((fl[c] & F_ANC) && col[c] != IBSM_NO_PORT && k-- == 0) {
-						best = &t->groups[g];
-						break;
-					}
-				}
-			}
-			if (best) {
-				h[p] = (uint16_t)(h[best->peer] + 1);
-				col[p] = group_port(t, best, d->seq + p);
-			}
+			const struct chain_ent *c = &ch[w->cidx[p]];
+			col[p] = c->dport;
+			fl[p] |= F_VIA;
+			w->turn[p] = c->turn;
+			/* the chain's lower neighbour is an ancestor one hop closer */
+			w->h[p] = (uint16_t)(w->h[ch[w->cidx[p] - 1].sw] + 1);
 		}
 		uint32_t *tmp = cur;
 		cur = nxt;
 		nxt = tmp;
 		ncur = nn;
 	}
+}
 
+/* Switches still without a route, roots first (down: leaves first), through their up (down)
+ * groups toward a routed neighbour, main path preferred. Returns how many got one. */
+static uint32_t route_unrouted(struct worker *w, const struct dest *d, uint8_t *col, int down)
+{
+	const struct ftree_topo *t = w->pl->t;
+	uint32_t added = 0;
+	for (uint32_t j = 0; j < t->nscope; j++) {
+		uint32_t s = t->by_rank[down ? t->nscope - 1 - j : j];
+		if (col[s] != IBSM_NO_PORT)
+			continue;
+		const struct ftree_sw *x = &t->sw[s];
+		const struct ftree_group *g =
+			down ? pick(t, col, w->h, w->fl, x->down0, x->ndown, d->seq + s, 0)
+			     : pick(t, col, w->h, w->fl, x->up0, x->nup, d->seq + s, 0);
+		if (g) {
+			set_route(w, col, s, g, d->seq + s);
+			added++;
+		}
+	}
+	return added;
+}
+
+/* I/O nodes: each round allows one more down-then-up turn. */
+static void route_reverse(struct worker *w, const struct dest *d, uint8_t *col)
+{
+	for (unsigned r = 0; r < w->pl->max_rev; r++) {
+		uint32_t added = route_unrouted(w, d, col, 1);
+		added += route_unrouted(w, d, col, 0);
+		w->reverse += added;
+		if (!added)
+			break;
+	}
+}
+
+/* Switch LIDs: whatever up/down could not reach goes over any link, nearest routed
+ * neighbour first; a wave is chosen before it is written, so it points only at earlier
+ * waves (no loops). */
+static void route_any_link(struct worker *w, const struct dest *d, uint8_t *col)
+{
+	const struct ftree_topo *t = w->pl->t;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < t->nscope; i++)
+		if (col[t->by_rank[i]] == IBSM_NO_PORT)
+			w->list[n++] = t->by_rank[i];
+	while (n) {
+		uint32_t nn = 0, got = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t s = w->list[i];
+			const struct ftree_sw *x = &t->sw[s];
+			/* groups of s are contiguous: up, down, same rank */
+			const struct ftree_group *g = pick(t, col, w->h, w->fl, x->up0,
+							   x->nup + x->ndown + x->nsib,
+							   d->seq + s, 0);
+			if (g) {
+				w->list2[got++] = s;
+				w->turn[s] = (uint32_t)(g - t->groups);
+			} else {
+				w->list[nn++] = s;
+			}
+		}
+		if (!got)
+			break;
+		for (uint32_t i = 0; i < got; i++) {
+			uint32_t s = w->list2[i];
+			const struct ftree_group *g = &t->groups[w->turn[s]];
+			col[s] = group_port(t, g, d->seq + s);
+			w->h[s] = (uint16_t)(w->h[g->peer] + 1);
+		}
+		w->non_updown += got;
+		n = nn;
+	}
+}
+
+/* Fills col[0 .. S) for one destination. */
+static void route_dest(struct worker *w, const struct dest *d, uint8_t *col)
+{
+	const struct ftree_topo *t = w->pl->t;
+	const struct chain_ent *ch = start_column(w, d, col);
+	route_ancestors(w, d, ch, col);
 	/* everyone else, roots first: up toward the lowest ancestor, main path preferred */
 	for (uint32_t i = 0; i < t->nscope; i++) {
 		uint32_t s = t->by_rank[i];
-		if (fl[s] & F_ANC)
+		if (w->fl[s] & F_ANC)
 			continue;
 		const struct ftree_sw *x = &t->sw[s];
-		const struct ftree_group *g = pick(t, col, h, fl, x->up0, x->nup, d->seq + s, 0);
+		const struct ftree_group *g =
+			pick(t, col, w->h, w->fl, x->up0, x->nup, d->seq + s, 0);
 		if (g)
 			set_route(w, col, s, g, d->seq + s);
 	}
-
-	if (d->io && pl->max_rev) {
-		/* I/O nodes: each round allows one more down-then-up turn */
-		for (unsigned r = 0; r < pl->max_rev; r++) {
-			uint32_t added = 0;
-			for (uint32_t i = t->nscope; i-- > 0;) {
-				uint32_t s = t->by_rank[i];
-				if (col[s] != IBSM_NO_PORT)
-					continue;
-				const struct ftree_sw *x = &t->sw[s];
-				const struct ftree_group *g =
-					pick(t, col, h, fl, x->down0, x->ndown, d->seq + s, 0);
-				if (g) {
-					set_route(w, col, s, g, d->seq + s);
-					added++;
-				}
-			}
-			for (uint32_t i = 0; i < t->nscope; i++) {
-				uint32_t s = t->by_rank[i];
-				if (col[s] != IBSM_NO_PORT)
-					continue;
-				const struct ftree_sw *x = &t->sw[s];
-				const struct ftree_group *g =
-					pick(t, col, h, fl, x->up0, x->nup, d->seq + s, 0);
-				if (g) {
-					set_route(w, col, s, g, d->seq + s);
-					added++;
-				}
-			}
-			w->reverse += added;
-			if (!added)
-				break;
-		}
-	}
-
+	if (d->io && w->pl->max_rev)
+		route_reverse(w, d, col);
 	if (d->is_sw) {
-		/* switch LIDs: whatever up/down could not reach goes over any link, nearest
-		 * routed neighbour first; a wave is chosen before it is written, so it points
-		 * only at earlier waves (no loops) */
-		uint32_t n = 0;
-		for (uint32_t i = 0; i < t->nscope; i++)
-			if (col[t->by_rank[i]] == IBSM_NO_PORT)
-				w->list[n++] = t->by_rank[i];
-		while (n) {
-			uint32_t nn = 0, got = 0;
-			for (uint32_t i = 0; i < n; i++) {
-				uint32_t s = w->list[i];
-				const struct ftree_sw *x = &t->sw[s];
-				/* groups of s are contiguous: up, down, same rank */
-				const struct ftree_group *g = pick(t, col, h, fl, x->up0,
-								   x->nup + x->ndown + x->nsib,
-								   d->seq + s, 0);
-				if (g) {
-					w->list2[got++] = s;
-					w->turn[s] = (uint32_t)(g - t->groups);
-				} else {
-					w->list[nn++] = s;
-				}
+		route_any_link(w, d, col);
+		return;
+	}
+	for (uint32_t i = 0; i < t->nleaves; i++) {
+		uint32_t s = t->leaves[i];
+		if (col[s] == IBSM_NO_PORT && t->sw[s].nca)
+			w->unrouted_leaf++;
+	}
+}
+
+/* Writes the columns of dests [first, first + n) into the rows of the in-scope switches. */
+static void write_block(struct worker *w, uint32_t first, uint32_t n)
+{
+	const struct plan *pl = w->pl;
+	const struct ftree_topo *t = pl->t;
+	for (uint32_t i = 0; i < t->nscope; i++) {
+		uint32_t s = t->by_rank[i];
+		uint8_t *row = pl->lft + (size_t)s * pl->stride;
+		for (uint32_t j = 0; j < n; j++) {
+			uint8_t v = w->col[(size_t)j * t->S + s];
+			if (v != IBSM_NO_PORT) {
+				row[pl->dests[first + j].lid] = v;
+				w->entries++;
 			}
-			if (!got)
-				break;
-			for (uint32_t i = 0; i < got; i++) {
-				uint32_t s = w->list2[i];
-				const struct ftree_group *g = &t->groups[w->turn[s]];
-				col[s] = group_port(t, g, d->seq + s);
-				h[s] = (uint16_t)(h[g->peer] + 1);
-			}
-			w->non_updown += got;
-			n = nn;
-		}
-	} else {
-		for (uint32_t i = 0; i < t->nleaves; i++) {
-			uint32_t s = t->leaves[i];
-			if (col[s] == IBSM_NO_PORT && t->sw[s].nca)
-				w->unrouted_leaf++;
 		}
 	}
 }
@@ -314,46 +364,46 @@ static void *worker_main(void *arg)
 		uint32_t n = pl->ndests - first < BLOCK ? pl->ndests - first : BLOCK;
 		for (uint32_t j = 0; j < n; j++)
 			route_dest(w, &pl->dests[first + j], w->col + (size_t)j * t->S);
-		for (uint32_t i = 0; i < t->nscope; i++) {
-			uint32_t s = t->by_rank[i];
-			uint8_t *row = pl->lft + (size_t)s * pl->stride;
-			for (uint32_t j = 0; j < n; j++) {
-				uint8_t v = w->col[(size_t)j * t->S + s];
-				if (v != IBSM_NO_PORT) {
-					row[pl->dests[first + j].lid] = v;
-					w->entries++;
-				}
-			}
-		}
+		write_block(w, first, n);
 	}
 	return NULL;
 }
 
-static unsigned thread_count(const struct ibsm_core *core, uint64_t work)
+static int worker_init(struct worker *w, struct plan *pl)
 {
-	const char *v = core->config ? core->config(core, "ftree_threads") : NULL;
-	if (v && *v) {
-		long n = strtol(v, NULL, 10);
-		if (n >= 1)
-			return n > 16 ? 16 : (unsigned)n;
-	}
-	if (work < 2000000)
-		return 1;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	return cpus >= 2 ? 2 : 1;
+	uint32_t S = pl->t->S;
+	w->pl = pl;
+	w->col = malloc((size_t)BLOCK * S + 1);
+	w->h = malloc((S + 1) * sizeof(*w->h));
+	w->fl = malloc(S + 1);
+	w->cidx = malloc(S + 1);
+	w->turn = malloc((S + 1) * sizeof(*w->turn));
+	w->list = malloc((S + 1) * sizeof(*w->list));
+	w->list2 = malloc((S + 1) * sizeof(*w->list2));
+	int ok = w->col && w->h && w->fl && w->cidx && w->turn && w->list && w->list2;
+	return ok ? 0 : -ENOMEM;
 }
 
-/* The LID routed for port p in this scope, or 0 when p is not a destination here. */
+static void worker_free(struct worker *w)
+{
+	free(w->col);
+	free(w->h);
+	free(w->fl);
+	free(w->cidx);
+	free(w->turn);
+	free(w->list);
+	free(w->list2);
+}
+
+/* The LID routed for port p in this scope (one path bit), or 0 when p is not a destination
+ * here. */
 static uint16_t dest_lid(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 			 uint32_t stride, uint32_t p)
 {
-	const struct ibsm_port *port = &f->ports[p];
-	if (!ibsm_bit(&sc->dests, p) || port->lid == 0)
+	unsigned first, end;
+	if (!ibsm_scope_lid_offsets(f, sc, stride, p, &first, &end))
 		return 0;
-	uint32_t lid = (uint32_t)port->lid + sc->path_bit_first;
-	if (lid > f->max_lid || lid >= stride || !f->lid_port || f->lid_port[lid] != p)
-		return 0;
-	return (uint16_t)lid;
+	return (uint16_t)(ibsm_port_at(f, p)->lid + first);
 }
 
 struct counters {
@@ -401,167 +451,185 @@ static int port_guid_cmp(const void *x, const void *y, void *arg)
 {
 	const struct ibsm_fabric *f = arg;
 	const struct ftree_ca *a = x, *b = y;
-	uint64_t ga = f->ports[a->port].guid, gb = f->ports[b->port].guid;
+	uint64_t ga = ibsm_port_at(f, a->port)->guid, gb = ibsm_port_at(f, b->port)->guid;
 	return ga < gb ? -1 : ga > gb;
 }
 
-int ftree_route_all(const struct ibsm_core *core, const struct ibsm_fabric *f,
-		    const struct ibsm_scope *sc, const struct ftree_topo *t,
-		    const struct ftree_opts *o, uint8_t *lft, uint32_t stride,
-		    struct ftree_order *order, struct ftree_stats *st, char *why, size_t whylen)
+/* The routing order and the main paths, built one destination after the other: every main
+ * path moves the counters the next one reads. */
+struct order_build {
+	const struct ibsm_fabric *f;
+	const struct ibsm_scope *sc;
+	const struct ftree_topo *t;
+	uint32_t stride;
+	struct dest *dests;   /* [ncas + nscope] */
+	uint32_t nd, seq;
+	struct chain_ent *chain;
+	uint32_t nc;
+	struct counters k;
+};
+
+static int order_build_init(struct order_build *b, const struct ibsm_fabric *f,
+			    const struct ibsm_scope *sc, const struct ftree_topo *t,
+			    uint32_t stride, struct ftree_order *order)
 {
-	int rc = 0;
-	uint32_t S = t->S;
 	uint32_t nslots = t->nleaves * t->max_cn_per_leaf;
-	uint32_t nchains = nslots + t->ncas;
-	size_t chain_cap = (size_t)nchains * (t->max_rank + 1) + 1;
-	struct dest *dests = malloc(((size_t)t->ncas + t->nscope + 1) * sizeof(*dests));
-	struct chain_ent *chain = malloc(chain_cap * sizeof(*chain));
-	struct counters k = {
-		calloc(t->ngroups + 1, sizeof(uint32_t)),
-		calloc((size_t)t->nlinks + 1, sizeof(uint32_t)),
-		calloc(S + 1, sizeof(uint32_t)),
-	};
-	struct ftree_ca *others = malloc(((size_t)t->ncas + 1) * sizeof(*others));
-	struct worker *workers = NULL;
-	unsigned nthreads = 0;
+	size_t chain_cap = ((size_t)nslots + t->ncas) * (t->max_rank + 1) + 1;
+	*b = (struct order_build){ .f = f, .sc = sc, .t = t, .stride = stride };
+	b->dests = malloc(((size_t)t->ncas + t->nscope + 1) * sizeof(*b->dests));
+	b->chain = malloc(chain_cap * sizeof(*b->chain));
+	b->k.grp = calloc(t->ngroups + 1, sizeof(uint32_t));
+	b->k.link = calloc((size_t)t->nlinks + 1, sizeof(uint32_t));
+	b->k.thr = calloc(t->S + 1, sizeof(uint32_t));
 	memset(order, 0, sizeof(*order));
 	order->port = malloc(((size_t)nslots + 1) * sizeof(*order->port));
-	if (!dests || !chain || !k.grp || !k.link || !k.thr || !others || !order->port) {
-		snprintf(why, whylen, "out of memory");
-		rc = -ENOMEM;
-		goto out;
-	}
 	order->per_leaf = t->max_cn_per_leaf;
+	int ok = b->dests && b->chain && b->k.grp && b->k.link && b->k.thr && order->port;
+	return ok ? 0 : -ENOMEM;
+}
 
-	uint32_t nd = 0, nc = 0, seq = 0;
-	/* compute nodes in CA order, with dummies */
+static void order_build_free(struct order_build *b)
+{
+	free(b->dests);
+	free(b->chain);
+	free(b->k.grp);
+	free(b->k.link);
+	free(b->k.thr);
+}
+
+/* Makes CA ca's main path (moving the counters) and, if the scope routes to it, its
+ * destination. */
+static void add_ca(struct order_build *b, const struct ftree_ca *ca)
+{
+	uint8_t len;
+	uint32_t first = make_chain(b->t, &b->k, ca->sw, b->chain, &b->nc, &len);
+	uint16_t lid = dest_lid(b->f, b->sc, b->stride, ca->port);
+	if (lid)
+		b->dests[b->nd++] = (struct dest){ .t = ca->sw, .chain = first, .seq = b->seq,
+						   .lid = lid, .exit = ca->exit, .clen = len,
+						   .io = ca->io };
+	b->seq++;
+}
+
+/* Compute nodes in CA order (leaves in index order, a leaf's by port), each leaf padded with
+ * dummies (main paths of nobody) up to the fullest leaf. */
+static void add_compute_nodes(struct order_build *b, struct ftree_order *order)
+{
+	const struct ftree_topo *t = b->t;
 	for (uint32_t i = 0; i < t->nleaves; i++) {
 		uint32_t s = t->leaves[i];
 		const struct ftree_sw *x = &t->sw[s];
 		uint32_t done = 0;
 		for (uint32_t c = x->ca0; c < x->ca0 + x->nca; c++) {
-			const struct ftree_ca *ca = &t->cas[c];
-			if (!ca->cn)
+			if (!t->cas[c].cn)
 				continue;
-			uint8_t len;
-			uint32_t first = make_chain(t, &k, s, chain, &nc, &len);
-			order->port[order->n++] = ca->port;
-			uint16_t lid = dest_lid(f, sc, stride, ca->port);
-			if (lid) {
-				struct dest *d = &dests[nd++];
-				*d = (struct dest){ .t = s, .chain = first, .seq = seq, .lid = lid,
-						    .exit = ca->exit, .clen = len, .io = ca->io };
-			}
-			seq++;
+			add_ca(b, &t->cas[c]);
+			order->port[order->n++] = t->cas[c].port;
 			done++;
 		}
 		for (; done < t->max_cn_per_leaf; done++) {
 			uint8_t len;
-			make_chain(t, &k, s, chain, &nc, &len);
+			make_chain(t, &b->k, s, b->chain, &b->nc, &len);
 			order->port[order->n++] = IBSM_NONE;
-			seq++;
+			b->seq++;
 		}
 	}
-	/* the other CAs by port GUID: main paths too, after the compute nodes */
+}
+
+/* The other CAs by port GUID: main paths too, after the compute nodes. 0 or -ENOMEM. */
+static int add_other_cas(struct order_build *b)
+{
+	const struct ftree_topo *t = b->t;
+	struct ftree_ca *others = malloc(((size_t)t->ncas + 1) * sizeof(*others));
 	uint32_t no = 0;
+	if (!others)
+		return -ENOMEM;
 	for (uint32_t c = 0; c < t->ncas; c++)
 		if (!t->cas[c].cn)
 			others[no++] = t->cas[c];
-	qsort_r(others, no, sizeof(*others), port_guid_cmp, (void *)f);
-	for (uint32_t i = 0; i < no; i++) {
-		const struct ftree_ca *ca = &others[i];
-		uint8_t len;
-		uint32_t first = make_chain(t, &k, ca->sw, chain, &nc, &len);
-		uint16_t lid = dest_lid(f, sc, stride, ca->port);
-		if (lid) {
-			struct dest *d = &dests[nd++];
-			*d = (struct dest){ .t = ca->sw, .chain = first, .seq = seq, .lid = lid,
-					    .exit = ca->exit, .clen = len, .io = ca->io };
-		}
-		seq++;
-	}
-	st->ca_dests = nd;
-	/* switch LIDs */
+	qsort_r(others, no, sizeof(*others), port_guid_cmp, (void *)b->f);
+	for (uint32_t i = 0; i < no; i++)
+		add_ca(b, &others[i]);
+	free(others);
+	return 0;
+}
+
+/* The switches' own LIDs, in rank order; they have no main path. */
+static void add_switches(struct order_build *b, struct ftree_stats *st)
+{
+	const struct ftree_topo *t = b->t;
 	for (uint32_t i = 0; i < t->nscope; i++) {
 		uint32_t s = t->by_rank[i];
-		uint16_t lid = dest_lid(f, sc, stride, f->nodes[f->switches[s].node].port0);
+		uint16_t lid = dest_lid(b->f, b->sc, b->stride, ibsm_switch_node(b->f, s)->port0);
 		if (lid) {
-			struct dest *d = &dests[nd++];
-			*d = (struct dest){ .t = s, .chain = UINT32_MAX, .seq = seq, .lid = lid,
-					    .exit = 0, .is_sw = 1 };
+			b->dests[b->nd++] = (struct dest){ .t = s, .chain = UINT32_MAX,
+							   .seq = b->seq, .lid = lid, .is_sw = 1 };
 			st->sw_dests++;
 		}
-		seq++;
+		b->seq++;
 	}
+}
 
-	struct plan pl = { .f = f, .t = t, .dests = dests, .ndests = nd, .chain = chain,
-			   .lft = lft, .stride = stride, .max_rev = o->max_reverse_hops };
+/* Fills the columns of every destination of b on worker threads, adding up their counts in
+ * st. Returns 0, or < 0 with out->why set. */
+static int fill_columns(const struct ibsm_core *core, const struct order_build *b,
+			const struct ftree_opts *o, struct ibsm_routes *out,
+			struct ftree_stats *st)
+{
+	struct plan pl = { .f = b->f, .t = b->t, .dests = b->dests, .ndests = b->nd,
+			   .chain = b->chain, .lft = out->lft, .stride = out->stride,
+			   .max_rev = o->max_reverse_hops };
 	atomic_init(&pl.next_block, 0);
 	atomic_init(&pl.stop, 0);
-	nthreads = thread_count(core, (uint64_t)nd * t->nscope);
-	uint32_t nblocks = (nd + BLOCK - 1) / BLOCK;
+	unsigned nthreads = engine_thread_count(core, "ftree_threads",
+						(uint64_t)b->nd * b->t->nscope, COLUMN_THREADS_WORK,
+						MAX_THREADS);
+	uint32_t nblocks = (b->nd + BLOCK - 1) / BLOCK;
 	if (nthreads > nblocks)
 		nthreads = nblocks ? nblocks : 1;
-	workers = calloc(nthreads, sizeof(*workers));
-	if (!workers) {
-		snprintf(why, whylen, "out of memory");
-		rc = -ENOMEM;
-		goto out;
+	struct worker *workers = engine_workers_alloc(nthreads, sizeof(*workers));
+	int rc = 0;
+	if (!workers)
+		return engine_fail(out, -ENOMEM, "out of memory");
+	for (unsigned i = 0; i < nthreads && rc == 0; i++)
+		if (worker_init(&workers[i], &pl) < 0)
+			rc = engine_fail(out, -ENOMEM, "out of memory for worker scratch");
+	if (rc == 0) {
+		workers[0].core = core;
+		st->threads = engine_run_workers(worker_main, workers, sizeof(*workers), nthreads);
+		if (atomic_load(&pl.stop))
+			rc = engine_fail(out, -ECANCELED, "cancelled");
 	}
-	for (unsigned i = 0; i < nthreads; i++) {
-		struct worker *w = &workers[i];
-		w->pl = &pl;
-		w->col = malloc((size_t)BLOCK * S + 1);
-		w->h = malloc((S + 1) * sizeof(*w->h));
-		w->fl = malloc(S + 1);
-		w->cidx = malloc(S + 1);
-		w->turn = malloc((S + 1) * sizeof(*w->turn));
-		w->list = malloc((S + 1) * sizeof(*w->list));
-		w->list2 = malloc((S + 1) * sizeof(*w->list2));
-		if (!w->col || !w->h || !w->fl || !w->cidx || !w->turn || !w->list || !w->list2) {
-			snprintf(why, whylen, "out of memory for worker scratch");
-			rc = -ENOMEM;
-			goto out;
-		}
-	}
-	workers[0].core = core;
-	unsigned started = 1;
-	for (unsigned i = 1; i < nthreads; i++, started++)
-		if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) != 0)
-			break;
-	worker_main(&workers[0]);
-	for (unsigned i = 1; i < started; i++)
-		pthread_join(workers[i].thread, NULL);
 	for (unsigned i = 0; i < nthreads; i++) {
 		st->entries += workers[i].entries;
 		st->non_updown += workers[i].non_updown;
 		st->reverse += workers[i].reverse;
 		st->unrouted_leaf += workers[i].unrouted_leaf;
+		worker_free(&workers[i]);
 	}
-	st->threads = started;
-	if (atomic_load(&pl.stop)) {
-		snprintf(why, whylen, "cancelled");
-		rc = -ECANCELED;
-	}
-out:
-	if (workers)
-		for (unsigned i = 0; i < nthreads; i++) {
-			free(workers[i].col);
-			free(workers[i].h);
-			free(workers[i].fl);
-			free(workers[i].cidx);
-			free(workers[i].turn);
-			free(workers[i].list);
-			free(workers[i].list2);
-		}
 	free(workers);
-	free(dests);
-	free(chain);
-	free(k.grp);
-	free(k.link);
-	free(k.thr);
-	free(others);
+	return rc;
+}
+
+int ftree_route_all(const struct ibsm_core *core, const struct ibsm_fabric *f,
+		    const struct ibsm_scope *sc, const struct ftree_topo *t,
+		    const struct ftree_opts *o, struct ibsm_routes *out,
+		    struct ftree_order *order, struct ftree_stats *st)
+{
+	struct order_build b;
+	int rc = order_build_init(&b, f, sc, t, out->stride, order);
+	if (rc == 0) {
+		add_compute_nodes(&b, order);
+		rc = add_other_cas(&b);
+	}
+	if (rc < 0) {
+		rc = engine_fail(out, rc, "out of memory");
+	} else {
+		st->ca_dests = b.nd;
+		add_switches(&b, st);
+		rc = fill_columns(core, &b, o, out, st);
+	}
+	order_build_free(&b);
 	if (rc < 0) {
 		free(order->port);
 		memset(order, 0, sizeof(*order));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* roots.c - where updn's up/down orientation starts: the root GUID file (-a, one switch GUID
  * per line, bad lines reported with file:line and skipped; the lines are read by
  * plugins/common/guid_file.c), OpenSM's hop-histogram root detection, and the deterministic
@@ -95,76 +96,83 @@ static int centre_cmp(const void *x, const void *y)
 	return a->guid < b->guid ? -1 : a->guid > b->guid;
 }
 
-/* Component c without a root: OpenSM's histogram, else the most central switch. */
-static uint8_t pick_component(const struct ibsm_core *core, const struct updn_graph *g,
-			      const uint8_t *hops, uint32_t c, uint8_t *is_root, uint32_t *centre,
-			      uint32_t *ncentre, uint32_t max_centre, int centre_only)
+/* OpenSM's hop histogram over component c (cas CAs): the switches seeing more than 90% of
+ * the CAs at one distance and no other distance above 5%. Returns how many there are, with
+ * cand_bar[s] that distance (0xFF: not a candidate) and *best_bar the least of them. */
+static uint32_t histogram_candidates(const struct updn_graph *g, const uint8_t *hops,
+				     uint32_t c, uint64_t cas, uint8_t *cand_bar,
+				     uint8_t *best_bar)
 {
-	uint32_t S = g->S;
-	uint64_t cas = 0;
-	uint32_t members = 0;
-	for (uint32_t t = 0; t < S; t++)
-		if (g->comp[t] == c) {
-			cas += g->ca_src[t];
-			members++;
+	uint32_t S = g->S, ncand = 0;
+	double thd1 = (double)cas * 0.9, thd2 = (double)cas * 0.05;
+	*best_bar = 0xFF;
+	for (uint32_t s = 0; s < S; s++) {
+		cand_bar[s] = 0xFF;
+		if (g->comp[s] != c)
+			continue;
+		uint64_t hist[MAX_HOPS] = { 0 };
+		const uint8_t *row = hops + (size_t)s * S;
+		for (uint32_t t = 0; t < S; t++)
+			if (g->ca_src[t] && row[t] < MAX_HOPS)
+				hist[row[t]] += g->ca_src[t];
+		unsigned over1 = 0, over2 = 0, bar = 0;
+		for (unsigned h = 0; h < MAX_HOPS; h++) {
+			if ((double)hist[h] > thd1) {
+				over1++;
+				bar = h;
+			}
+			over2 += (double)hist[h] > thd2;
 		}
-	/* the histogram: per switch, CAs by hop distance */
-	uint8_t *cand_bar = malloc(S ? S : 1);
+		if (over1 == 1 && over2 == 1) {
+			cand_bar[s] = (uint8_t)bar;
+			ncand++;
+			if (bar < *best_bar)
+				*best_bar = (uint8_t)bar;
+		}
+	}
+	return ncand;
+}
+
+/* Roots of component c by the histogram: the candidates seeing the CAs at the fewest hops.
+ * Returns UPDN_ROOT_HISTOGRAM, or 0 when there is no candidate (or no memory). */
+static uint8_t histogram_roots(const struct ibsm_core *core, const struct updn_graph *g,
+			       const uint8_t *hops, uint32_t c, uint64_t cas, uint32_t members,
+			       uint8_t *is_root)
+{
+	uint8_t *cand_bar = malloc(g->S ? g->S : 1), best_bar;
 	if (!cand_bar)
 		return 0;
-	uint32_t ncand = 0;
-	uint8_t best_bar = 0xFF;
-	if (cas > 0 && !centre_only) {
-		double thd1 = (double)cas * 0.9, thd2 = (double)cas * 0.05;
-		for (uint32_t s = 0; s < S; s++) {
-			cand_bar[s] = 0xFF;
-			if (g->comp[s] != c)
-				continue;
-			uint64_t hist[MAX_HOPS] = { 0 };
-			const uint8_t *row = hops + (size_t)s * S;
-			for (uint32_t t = 0; t < S; t++)
-				if (g->ca_src[t] && row[t] < MAX_HOPS)
-					hist[row[t]] += g->ca_src[t];
-			unsigned over1 = 0, over2 = 0, bar = 0;
-			for (unsigned h = 0; h < MAX_HOPS; h++) {
-				if ((double)hist[h] > thd1) {
-					over1++;
-					bar = h;
-				}
-				over2 += (double)hist[h] > thd2;
-			}
-			if (over1 == 1 && over2 == 1) {
-				cand_bar[s] = (uint8_t)bar;
-				ncand++;
-				if (bar < best_bar)
-					best_bar = (uint8_t)bar;
-			}
+	uint32_t ncand = histogram_candidates(g, hops, c, cas, cand_bar, &best_bar), nroots = 0;
+	for (uint32_t s = 0; ncand && s < g->S; s++)
+		if (g->comp[s] == c && cand_bar[s] == best_bar) {
+			is_root[s] = 1;
+			nroots++;
 		}
-	}
-	char list[512];
-	if (ncand) {
-		uint32_t nroots = 0;
-		for (uint32_t s = 0; s < S; s++)
-			if (g->comp[s] == c && cand_bar[s] == best_bar) {
-				is_root[s] = 1;
-				nroots++;
-			}
-		free(cand_bar);
-		root_list(g, is_root, c, list, sizeof(list));
-		core->log(core, IBSM_LOG_INFO,
-			  "roots by hop histogram: %u of %u switches see over 90%% of the %llu CAs "
-			  "at one distance; the %u seeing them at %u hops are the roots: %s",
-			  ncand, members, (unsigned long long)cas, nroots, best_bar, list);
-		return UPDN_ROOT_HISTOGRAM;
-	}
 	free(cand_bar);
+	if (!ncand)
+		return 0;
+	char list[512];
+	root_list(g, is_root, c, list, sizeof(list));
+	core->log(core, IBSM_LOG_INFO,
+		  "roots by hop histogram: %u of %u switches see over 90%% of the %llu CAs "
+		  "at one distance; the %u seeing them at %u hops are the roots: %s",
+		  ncand, members, (unsigned long long)cas, nroots, best_bar, list);
+	return UPDN_ROOT_HISTOGRAM;
+}
 
-	/* fall-back: least eccentricity toward the CA switches (all switches when the
-	 * component has no CA), then least total CA distance, then GUID */
+/* The fall-back root of component c: least eccentricity toward the CA switches (all
+ * switches when the component has no CA), then least total CA distance, then GUID; the
+ * best max_centre candidates go to centre[] if it is still empty. Returns UPDN_ROOT_CENTRE,
+ * or 0 without memory. */
+static uint8_t centre_root(const struct ibsm_core *core, const struct updn_graph *g,
+			   const uint8_t *hops, uint32_t c, uint64_t cas, uint32_t members,
+			   uint8_t *is_root, uint32_t *centre, uint32_t *ncentre,
+			   uint32_t max_centre, int centre_only)
+{
+	uint32_t S = g->S, nk = 0;
 	struct centre_key *k = malloc((size_t)members * sizeof(*k));
 	if (!k)
 		return 0;
-	uint32_t nk = 0;
 	for (uint32_t s = 0; s < S; s++) {
 		if (g->comp[s] != c)
 			continue;
@@ -172,9 +180,7 @@ static uint8_t pick_component(const struct ibsm_core *core, const struct updn_gr
 		uint32_t ecc = 0;
 		uint64_t sum = 0;
 		for (uint32_t t = 0; t < S; t++) {
-			if (g->comp[t] != c || row[t] == 0xFF)
-				continue;
-			if (cas && !g->ca_src[t])
+			if (g->comp[t] != c || row[t] == 0xFF || (cas && !g->ca_src[t]))
 				continue;
 			if (row[t] > ecc)
 				ecc = row[t];
@@ -196,6 +202,27 @@ static uint8_t pick_component(const struct ibsm_core *core, const struct updn_gr
 		  (unsigned long long)cas, k[0].ecc, (unsigned long long)k[0].guid);
 	free(k);
 	return UPDN_ROOT_CENTRE;
+}
+
+/* Component c without a root: OpenSM's histogram, else the most central switch. */
+static uint8_t pick_component(const struct ibsm_core *core, const struct updn_graph *g,
+			      const uint8_t *hops, uint32_t c, uint8_t *is_root, uint32_t *centre,
+			      uint32_t *ncentre, uint32_t max_centre, int centre_only)
+{
+	uint64_t cas = 0;
+	uint32_t members = 0;
+	for (uint32_t t = 0; t < g->S; t++)
+		if (g->comp[t] == c) {
+			cas += g->ca_src[t];
+			members++;
+		}
+	if (cas > 0 && !centre_only) {
+		uint8_t how = histogram_roots(core, g, hops, c, cas, members, is_root);
+		if (how)
+			return how;
+	}
+	return centre_root(core, g, hops, c, cas, members, is_root, centre, ncentre, max_centre,
+			   centre_only);
 }
 
 uint32_t updn_pick_roots(const struct ibsm_core *core, const struct updn_graph *g,

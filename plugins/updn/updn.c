@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* updn.c - the up/down routing engine: deadlock-free routes on any topology. Switches are
  * ranked by BFS from the roots (roots.c); every switch link gets one strict direction (toward
  * the lower rank, then the lower GUID), so "up" is a DAG orientation and no CA-to-CA route
@@ -19,13 +20,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "engine_dests.h"
 #include "engine_glue.h"
 #include "updn.h"
 
-#define UPDN_EXPORT __attribute__((visibility("default")))
 #define INF 0xFFFF
 #define F_DOWN 0x1  /* reaches the destination by down steps only */
 #define F_FREE 0x2  /* no direction rule (connect_roots destinations) */
@@ -35,15 +35,6 @@
  * over the candidates below this */
 #define EVAL_BUDGET 100000000ull
 #define CANCEL_EVERY 64
-
-struct dest {
-	uint32_t port;      /* port id */
-	uint32_t sw;        /* switch it hangs off */
-	uint16_t base;
-	uint8_t first, end; /* LID offsets [first, end) */
-	uint8_t exit;       /* port of sw that delivers it; 0 for the switch's own LID */
-	uint8_t is_ca;
-};
 
 struct ctx {
 	const struct ibsm_core *core;
@@ -57,11 +48,9 @@ struct ctx {
 	uint32_t *rnode;       /* [L] node id at the far end */
 	uint64_t *rsys;        /* [L] its system image GUID (node GUID if none) */
 	uint32_t *comp_size;   /* [ncomp] */
+	uint8_t *how;          /* [ncomp] enum updn_root_how */
 	int connect_roots;
-	/* destinations, grouped by switch: dests of switch t are [doff[t], doff[t + 1]) */
-	struct dest *dests;
-	uint32_t ndests, *doff;
-	uint8_t max_end;
+	struct engine_dests dests; /* grouped by switch (doff) */
 	/* per destination switch scratch */
 	uint16_t *dist;        /* [S] */
 	uint8_t *flag;         /* [S] F_* */
@@ -83,12 +72,6 @@ struct ctx {
 	uint32_t stride;
 	uint64_t routed, udu, off_updn, ca_no_path;
 };
-
-static int fail(struct ibsm_routes *out, int rc, const char *why)
-{
-	snprintf(out->why, sizeof(out->why), "%s", why);
-	return rc;
-}
 
 /* ---- the switch graph of the scope ---- */
 
@@ -121,7 +104,7 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 	memset(g, 0, sizeof(*g));
 	g->S = S;
 	for (uint32_t s = 0; s < S; s++)
-		maxadj = f->switches[s].nadj > maxadj ? f->switches[s].nadj : maxadj;
+		maxadj = ibsm_switch_at(f, s)->nadj > maxadj ? ibsm_switch_at(f, s)->nadj : maxadj;
 	g->off = malloc(((size_t)S + 1) * sizeof(*g->off));
 	g->guid = malloc((S ? S : 1) * sizeof(*g->guid));
 	g->ca_src = calloc(S ? S : 1, sizeof(*g->ca_src));
@@ -136,13 +119,13 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 	}
 	uint32_t L = 0;
 	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_switch *sw = &f->switches[s];
-		const struct ibsm_node *node = &f->nodes[sw->node];
+		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
+		const struct ibsm_node *node = ibsm_node_at(f, sw->node);
 		g->off[s] = L;
 		g->guid[s] = node->guid;
 		uint32_t n = 0;
 		for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj && a < f->n_adj; a++) {
-			const struct ibsm_adj *adj = &f->adj[a];
+			const struct ibsm_adj *adj = ibsm_adj_at(f, a);
 			if (adj->peer_sw >= S || adj->peer_sw == s || adj->port == 0 ||
 			    adj->port == IBSM_NO_PORT || adj->port > node->nports ||
 			    !ibsm_scope_link(f, sc, s, adj))
@@ -157,14 +140,8 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 			g->port[L] = tmp[i].port;
 			L++;
 		}
-		for (unsigned p = 1; p <= node->nports; p++) {
-			uint32_t me = node->port0 + p, q = f->ports[me].peer;
-			if (q == IBSM_NONE || f->nodes[f->ports[q].node].type == IBSM_SWITCH ||
-			    f->ports[q].num == 0)
-				continue;
-			if (ibsm_bit(&sc->ports, me) && ibsm_bit(&sc->ports, q))
-				g->ca_src[s]++;
-		}
+		for (unsigned p = 1; p <= node->nports; p++)
+			g->ca_src[s] += engine_ca_behind(f, sc, node->port0 + p) != IBSM_NONE;
 	}
 	g->off[S] = L;
 	g->L = L;
@@ -193,56 +170,6 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		}
 	}
 	free(queue);
-	return 0;
-}
-
-/* ---- destinations (as minhop: CA ports grouped by switch, then the switch's own LID) ---- */
-
-static int dest_make(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t stride,
-		     uint32_t p, uint32_t sw, uint8_t exit, int is_ca, struct dest *d)
-{
-	unsigned first, end;
-	if (!engine_dest_offsets(f, sc, stride, p, &first, &end))
-		return 0;
-	d->port = p;
-	d->sw = sw;
-	d->base = f->ports[p].lid;
-	d->first = (uint8_t)first;
-	d->end = (uint8_t)end;
-	d->exit = exit;
-	d->is_ca = (uint8_t)is_ca;
-	return 1;
-}
-
-static int build_dests(struct ctx *c)
-{
-	const struct ibsm_fabric *f = c->f;
-	uint32_t S = f->n_switches;
-	c->dests = malloc(((size_t)f->n_ports + 1) * sizeof(*c->dests));
-	c->doff = malloc(((size_t)S + 1) * sizeof(*c->doff));
-	if (!c->dests || !c->doff)
-		return -ENOMEM;
-	uint32_t nd = 0;
-	for (uint32_t s = 0; s < S; s++) {
-		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
-		c->doff[s] = nd;
-		for (unsigned p = 1; p <= n->nports; p++) {
-			uint32_t me = n->port0 + p, q = f->ports[me].peer;
-			if (q == IBSM_NONE || f->ports[q].num == 0 ||
-			    f->nodes[f->ports[q].node].type == IBSM_SWITCH)
-				continue;
-			if (!ibsm_bit(&c->sc->ports, me) || !ibsm_bit(&c->sc->ports, q))
-				continue;
-			nd += (uint32_t)dest_make(f, c->sc, c->stride, q, s, (uint8_t)p, 1,
-						  &c->dests[nd]);
-		}
-		nd += (uint32_t)dest_make(f, c->sc, c->stride, n->port0, s, 0, 0, &c->dests[nd]);
-	}
-	c->doff[S] = nd;
-	c->ndests = nd;
-	for (uint32_t i = 0; i < nd; i++)
-		if (c->dests[i].end > c->max_end)
-			c->max_end = c->dests[i].end;
 	return 0;
 }
 
@@ -396,7 +323,7 @@ static void extend(struct ctx *c, int ca_only, uint32_t *pool_used)
 
 /* ---- one destination LID: the tree, farthest switches first ---- */
 
-static uint32_t choose(const struct ctx *c, uint32_t s, const struct dest *d, unsigned k,
+static uint32_t choose(const struct ctx *c, uint32_t s, const struct engine_dest *d, unsigned k,
 		       const uint32_t *load)
 {
 	const uint32_t *cand = c->cand + c->cand_off[s];
@@ -439,7 +366,7 @@ static uint32_t choose(const struct ctx *c, uint32_t s, const struct dest *d, un
 	return best;
 }
 
-static void route_lid(struct ctx *c, const struct dest *d, unsigned k, int write)
+static void route_lid(struct ctx *c, const struct engine_dest *d, unsigned k, int write)
 {
 	const struct updn_graph *g = &c->g;
 	uint32_t S = g->S;
@@ -531,7 +458,7 @@ static int route_all(struct ctx *c, int write, int full)
 	for (uint32_t s = 0; s < S; s++)
 		c->dist[s] = INF;
 	for (uint32_t t = 0; t < S; t++) {
-		uint32_t d0 = c->doff[t], d1 = c->doff[t + 1];
+		uint32_t d0 = c->dests.doff[t], d1 = c->dests.doff[t + 1];
 		if (d0 == d1)
 			continue;
 		if (write && t % CANCEL_EVERY == 0 && c->core->cancelled &&
@@ -543,7 +470,7 @@ static int route_all(struct ctx *c, int write, int full)
 		uint32_t strict_pool = pool;
 		int extended = -1; /* -1 none, 1 CA-only, 0 all */
 		for (uint32_t i = d0; i < d1; i++) {
-			const struct dest *d = &c->dests[i];
+			const struct engine_dest *d = &c->dests.v[i];
 			if (!d->is_ca && !full)
 				continue;
 			if (!d->is_ca && c->connect_roots && c->is_root[t]) {
@@ -645,8 +572,8 @@ static void ctx_free(struct ctx *c)
 	free(c->rnode);
 	free(c->rsys);
 	free(c->comp_size);
-	free(c->dests);
-	free(c->doff);
+	free(c->how);
+	engine_dests_free(&c->dests);
 	free(c->dist);
 	free(c->flag);
 	free(c->order);
@@ -673,205 +600,210 @@ static void result_free(void *result)
 	free(r);
 }
 
-static int config_true(const struct ibsm_core *core, const char *key)
+/* The arrays over the graph's switches, links and components. 0 or -ENOMEM. */
+static int ctx_alloc(struct ctx *c)
 {
-	const char *v = core->config ? core->config(core, key) : NULL;
-	return v && (!strcasecmp(v, "TRUE") || !strcmp(v, "1") || !strcasecmp(v, "yes"));
+	size_t S = c->g.S ? c->g.S : 1, L = c->g.L ? c->g.L : 1;
+	size_t ncomp = c->g.ncomp ? c->g.ncomp : 1;
+	c->row_ok = calloc(S, 1);
+	c->is_root = calloc(S, 1);
+	c->rank = malloc(S * sizeof(*c->rank));
+	c->ord = malloc(S * sizeof(*c->ord));
+	c->rnode = malloc(L * sizeof(*c->rnode));
+	c->rsys = malloc(L * sizeof(*c->rsys));
+	c->comp_size = calloc(ncomp, sizeof(*c->comp_size));
+	c->how = calloc(ncomp, 1);
+	c->dist = malloc(S * sizeof(*c->dist));
+	c->flag = calloc(S, 1);
+	c->order = malloc(S * sizeof(*c->order));
+	c->cand_off = malloc(S * sizeof(*c->cand_off));
+	c->cand_n = calloc(S, 1);
+	c->cand = malloc(L * sizeof(*c->cand));
+	c->sub = malloc(S * sizeof(*c->sub));
+	c->load_ca = malloc(L * sizeof(*c->load_ca));
+	c->load_sw = malloc(L * sizeof(*c->load_sw));
+	c->load0 = malloc(L * sizeof(*c->load0));
+	int ok = c->row_ok && c->is_root && c->rank && c->ord && c->rnode && c->rsys &&
+		 c->comp_size && c->how && c->dist && c->flag && c->order && c->cand_off &&
+		 c->cand_n && c->cand && c->sub && c->load_ca && c->load_sw && c->load0;
+	return ok ? 0 : -ENOMEM;
 }
 
-static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
-		      struct ibsm_routes *out, void **result)
+/* Rows in scope, component sizes, and the node (and system) at the far end of each link. */
+static void ctx_index(struct ctx *c, struct updn_result *res)
 {
-	struct engine_inst *u = inst;
-	const struct ibsm_core *core = u->core;
-	double t0 = engine_now_seconds();
-	*result = NULL;
-	int rc = engine_check_stride(f, out);
-	if (rc < 0)
-		return rc;
-	struct ctx c = { .core = core, .f = f, .sc = sc, .lft = out->lft, .stride = out->stride };
-	struct guid_list rf = { 0 };
-	struct updn_result *res = calloc(1, sizeof(*res));
-	uint8_t *hops = NULL, *how = NULL;
-	if (!res)
-		return fail(out, -ENOMEM, "out of memory");
-	res->generation = f->generation;
-	c.connect_roots = config_true(core, "connect_roots");
+	const struct ibsm_fabric *f = c->f;
+	for (uint32_t s = 0; s < c->g.S; s++) {
+		c->row_ok[s] = (uint8_t)ibsm_bit(&c->sc->switches, s);
+		res->rows += c->row_ok[s];
+		c->comp_size[c->g.comp[s]]++;
+	}
+	for (uint32_t l = 0; l < c->g.L; l++) {
+		const struct ibsm_node *rn = ibsm_switch_node(f, c->g.peer[l]);
+		c->rnode[l] = ibsm_switch_at(f, c->g.peer[l])->node;
+		c->rsys[l] = rn->sysimg_guid ? rn->sysimg_guid : rn->guid;
+	}
+}
 
-	rc = graph_build(f, sc, &c.g);
-	if (rc < 0) {
-		rc = fail(out, rc, "out of memory");
-		goto done;
-	}
-	uint32_t S = c.g.S, L = c.g.L;
-	res->S = S;
-	c.row_ok = calloc(S ? S : 1, 1);
-	c.is_root = calloc(S ? S : 1, 1);
-	c.rank = malloc((S ? S : 1) * sizeof(*c.rank));
-	c.ord = malloc((S ? S : 1) * sizeof(*c.ord));
-	c.rnode = malloc((L ? L : 1) * sizeof(*c.rnode));
-	c.rsys = malloc((L ? L : 1) * sizeof(*c.rsys));
-	c.comp_size = calloc(c.g.ncomp ? c.g.ncomp : 1, sizeof(*c.comp_size));
-	c.dist = malloc((S ? S : 1) * sizeof(*c.dist));
-	c.flag = calloc(S ? S : 1, 1);
-	c.order = malloc((S ? S : 1) * sizeof(*c.order));
-	c.cand_off = malloc((S ? S : 1) * sizeof(*c.cand_off));
-	c.cand_n = calloc(S ? S : 1, 1);
-	c.cand = malloc((L ? L : 1) * sizeof(*c.cand));
-	c.sub = malloc((S ? S : 1) * sizeof(*c.sub));
-	c.load_ca = malloc((L ? L : 1) * sizeof(*c.load_ca));
-	c.load_sw = malloc((L ? L : 1) * sizeof(*c.load_sw));
-	c.load0 = malloc((L ? L : 1) * sizeof(*c.load0));
-	how = calloc(c.g.ncomp ? c.g.ncomp : 1, 1);
-	if (!c.row_ok || !c.is_root || !c.rank || !c.ord || !c.rnode || !c.rsys || !c.comp_size ||
-	    !c.dist || !c.flag || !c.order || !c.cand_off || !c.cand_n || !c.cand || !c.sub ||
-	    !c.load_ca || !c.load_sw || !c.load0 || !how) {
-		rc = fail(out, -ENOMEM, "out of memory");
-		goto done;
-	}
-	for (uint32_t s = 0; s < S; s++) {
-		c.row_ok[s] = (uint8_t)ibsm_bit(&sc->switches, s);
-		res->rows += c.row_ok[s];
-		c.comp_size[c.g.comp[s]]++;
-	}
-	for (uint32_t l = 0; l < L; l++) {
-		const struct ibsm_node *rn = &f->nodes[f->switches[c.g.peer[l]].node];
-		c.rnode[l] = f->switches[c.g.peer[l]].node;
-		c.rsys[l] = rn->sysimg_guid ? rn->sysimg_guid : rn->guid;
-	}
-	rc = build_dests(&c);
-	if (rc < 0) {
-		rc = fail(out, rc, "out of memory");
-		goto done;
-	}
-	res->dests = c.ndests;
-	c.choice = malloc(((size_t)(c.max_end ? c.max_end : 1)) * (S ? S : 1) * sizeof(*c.choice));
+/* The destinations (grouped by switch) and the buffers sized by them: the choices per LID
+ * offset, one destination switch's entries. 0 or -ENOMEM. */
+static int ctx_dests(struct ctx *c)
+{
+	size_t S = c->g.S ? c->g.S : 1;
+	if (engine_dests_build(c->f, c->sc, c->stride, NULL, ENGINE_DESTS_BY_SWITCH, &c->dests) < 0)
+		return -ENOMEM;
 	uint32_t maxgroup = 1;
-	for (uint32_t t = 0; t < S; t++) {
+	for (uint32_t t = 0; t < c->g.S; t++) {
 		uint32_t n = 0;
-		for (uint32_t i = c.doff[t]; i < c.doff[t + 1]; i++)
-			n += c.dests[i].end - c.dests[i].first;
+		for (uint32_t i = c->dests.doff[t]; i < c->dests.doff[t + 1]; i++)
+			n += c->dests.v[i].end - c->dests.v[i].first;
 		maxgroup = n > maxgroup ? n : maxgroup;
 	}
-	c.gbuf = malloc((size_t)maxgroup * (S ? S : 1));
-	c.glid = malloc((size_t)maxgroup * sizeof(*c.glid));
-	if (!c.choice || !c.gbuf || !c.glid) {
-		rc = fail(out, -ENOMEM, "out of memory");
-		goto done;
-	}
-	if (res->rows == 0 || c.ndests == 0 || S == 0)
-		goto done;
+	c->choice = malloc((c->dests.max_end ? c->dests.max_end : 1) * S * sizeof(*c->choice));
+	c->gbuf = malloc((size_t)maxgroup * S);
+	c->glid = malloc((size_t)maxgroup * sizeof(*c->glid));
+	return c->choice && c->gbuf && c->glid ? 0 : -ENOMEM;
+}
 
-	/* roots: the file, then detection where it left a component without one */
-	const char *roots_path = NULL;
-	if (load_roots(u, &rf, &roots_path) < 0)
-		core->log(core, IBSM_LOG_ERROR, "root GUID file unreadable; detecting roots");
-	int need_hops = 1;
-	if (rf.n) {
-		/* hops are needed only if some component gets no root from the file */
-		uint8_t *covered = calloc(c.g.ncomp, 1);
-		if (covered) {
-			uint32_t ncov = 0;
-			for (uint32_t s = 0; s < S; s++)
-				for (uint32_t i = 0; i < rf.n; i++)
-					if (rf.v[i] == c.g.guid[s] && !covered[c.g.comp[s]]) {
-						covered[c.g.comp[s]] = 1;
-						ncov++;
-					}
-			need_hops = ncov < c.g.ncomp;
-			free(covered);
-		}
-		if (need_hops && roots_path)
-			core->log(core, IBSM_LOG_INFO,
-				  "root GUID file %s leaves %s without a root; detecting there",
-				  roots_path, c.g.ncomp > 1 ? "some components" : "the fabric");
+/* Does the root file rf leave some component without a root (so roots must be detected
+ * there, from the hop matrix)? Logged when it does. */
+static int file_leaves_component(const struct ctx *c, const struct guid_list *rf,
+				 const char *path)
+{
+	if (!rf->n)
+		return 1;
+	int need = 1;
+	uint8_t *covered = calloc(c->g.ncomp, 1);
+	if (covered) {
+		uint32_t ncov = 0;
+		for (uint32_t s = 0; s < c->g.S; s++)
+			for (uint32_t i = 0; i < rf->n; i++)
+				if (rf->v[i] == c->g.guid[s] && !covered[c->g.comp[s]]) {
+					covered[c->g.comp[s]] = 1;
+					ncov++;
+				}
+		need = ncov < c->g.ncomp;
+		free(covered);
 	}
+	if (need && path)
+		c->core->log(c->core, IBSM_LOG_INFO,
+			     "root GUID file %s leaves %s without a root; detecting there", path,
+			     c->g.ncomp > 1 ? "some components" : "the fabric");
+	return need;
+}
+
+/* Picks the roots (the file's, detection where it has none; centre_only: one central root
+ * per component), compares the central candidates, ranks the switches. */
+static void choose_roots(struct ctx *c, const uint8_t *hops, const struct guid_list *file,
+			 int centre_only, struct updn_result *res)
+{
+	const struct ibsm_core *core = c->core;
+	uint32_t S = c->g.S, L = c->g.L;
+	uint32_t centre[MAX_CENTRE], ncentre = 0;
+	uint64_t per_eval = (uint64_t)S * (L + S) + 1;
+	uint32_t max_centre = EVAL_BUDGET / per_eval > MAX_CENTRE
+				      ? MAX_CENTRE : (uint32_t)(EVAL_BUDGET / per_eval);
+	res->nroots = updn_pick_roots(core, &c->g, hops, file, c->is_root, c->how, centre,
+				      &ncentre, max_centre ? max_centre : 1, centre_only);
+	if (ncentre > 1)
+		compare_roots(c, centre, ncentre, res);
+	res->max_rank = rank_switches(c);
+	core->log(core, IBSM_LOG_VERBOSE, "ranked %u switches from %u roots, max rank %u", S,
+		  res->nroots, res->max_rank);
+	if (c->connect_roots)
+		core->log(core, IBSM_LOG_INFO,
+			  "connect_roots: routes to the %u root switches' LIDs are plain min-hop",
+			  res->nroots);
+}
+
+/* Routes every destination from the roots of attempt 0 (the file, detection where it has no
+ * root), else 1 (detection), else 2 (one central root per component, which always connects
+ * every pair): the next attempt while CA pairs are left without an up/down path. need_hops:
+ * attempt 0 needs the hop matrix. Returns 0, or < 0 with out->why set. */
+static int route_from_roots(struct ctx *c, struct ibsm_routes *out, const struct guid_list *rf,
+			    int need_hops, struct updn_result *res)
+{
+	uint8_t *hops = NULL;
+	int rc = 0;
 	for (int attempt = 0;; attempt++) {
-		/* 0: the file (detection where it has no root), 1: detection, 2: one central
-		 * root per component, which always connects every pair */
-		if (attempt == 1 && !rf.n)
+		if (attempt == 1 && !rf->n)
 			attempt = 2;
-		if ((attempt > 0 || need_hops) && !hops) {
-			hops = malloc((size_t)S * S);
-			if (!hops) {
-				rc = fail(out, -ENOMEM, "no memory for the hop matrix");
-				goto done;
-			}
-			rc = core->switch_hops(core, f, sc, hops);
-			if (rc < 0) {
-				snprintf(out->why, sizeof(out->why), "switch hop matrix failed: %s",
-					 strerror(-rc));
-				goto done;
-			}
-		}
-		uint32_t centre[MAX_CENTRE], ncentre = 0;
-		uint64_t per_eval = (uint64_t)S * (L + S) + 1;
-		uint32_t max_centre = EVAL_BUDGET / per_eval > MAX_CENTRE ? MAX_CENTRE
-					: (uint32_t)(EVAL_BUDGET / per_eval);
-		res->nroots = updn_pick_roots(core, &c.g, hops, attempt == 0 ? &rf : NULL,
-					      c.is_root, how, centre, &ncentre,
-					      max_centre ? max_centre : 1, attempt == 2);
-		if (ncentre > 1)
-			compare_roots(&c, centre, ncentre, res);
-		res->max_rank = rank_switches(&c);
-		core->log(core, IBSM_LOG_VERBOSE, "ranked %u switches from %u roots, max rank %u",
-			  S, res->nroots, res->max_rank);
-		if (c.connect_roots)
-			core->log(core, IBSM_LOG_INFO,
-				  "connect_roots: routes to the %u root switches' LIDs are plain "
-				  "min-hop", res->nroots);
-		memset(c.choice, 0xFF,
-		       (size_t)(c.max_end ? c.max_end : 1) * S * sizeof(*c.choice));
-		rc = route_all(&c, 1, 1);
-		if (rc < 0) {
-			rc = fail(out, rc, "cancelled");
-			goto done;
-		}
-		if (!c.ca_no_path || attempt == 2)
+		if ((attempt > 0 || need_hops) && !hops &&
+		    (rc = engine_switch_hops(c->core, c->f, c->sc, out, &hops)) < 0)
 			break;
-		core->log(core, IBSM_LOG_ERROR,
-			  "the roots %s leave %llu (switch with CAs, CA LID) pairs without an "
-			  "up/down path; routing again with %s",
-			  attempt == 0 ? "of the root GUID file" : "found by the hop histogram",
-			  (unsigned long long)c.ca_no_path,
-			  attempt == 0 && rf.n ? "detected roots" : "one central root");
-		for (uint32_t s = 0; s < S; s++)
-			if (c.row_ok[s])
-				memset(c.lft + (size_t)s * c.stride, IBSM_NO_PORT, c.stride);
+		choose_roots(c, hops, attempt == 0 ? rf : NULL, attempt == 2, res);
+		memset(c->choice, 0xFF, (size_t)(c->dests.max_end ? c->dests.max_end : 1) * c->g.S *
+						sizeof(*c->choice));
+		rc = route_all(c, 1, 1);
+		if (rc < 0) {
+			rc = engine_fail(out, rc, "cancelled");
+			break;
+		}
+		if (!c->ca_no_path || attempt == 2)
+			break;
+		c->core->log(c->core, IBSM_LOG_ERROR,
+			     "the roots %s leave %llu (switch with CAs, CA LID) pairs without an "
+			     "up/down path; routing again with %s",
+			     attempt == 0 ? "of the root GUID file" : "found by the hop histogram",
+			     (unsigned long long)c->ca_no_path,
+			     attempt == 0 && rf->n ? "detected roots" : "one central root");
+		for (uint32_t s = 0; s < c->g.S; s++)
+			if (c->row_ok[s])
+				memset(c->lft + (size_t)s * c->stride, IBSM_NO_PORT, c->stride);
 	}
-	res->routed = c.routed;
-	res->udu_entries = c.udu;
-	res->off_updn = c.off_updn;
-	res->ca_no_path = c.ca_no_path;
-	balance(&c, &res->load_max, &res->load_mean, &res->balance);
-	{
-		uint64_t want = 0;
-		for (uint32_t i = 0; i < c.ndests; i++)
-			want += c.dests[i].end - c.dests[i].first;
-		want *= res->rows;
-		res->unrouted = want > c.routed ? want - c.routed : 0;
-	}
-
-done:
-	res->seconds = engine_now_seconds() - t0;
 	free(hops);
+	return rc;
+}
+
+/* The counts of the finished tables. */
+static void result_counts(const struct ctx *c, struct updn_result *res)
+{
+	res->routed = c->routed;
+	res->udu_entries = c->udu;
+	res->off_updn = c->off_updn;
+	res->ca_no_path = c->ca_no_path;
+	balance(c, &res->load_max, &res->load_mean, &res->balance);
+	uint64_t want = 0;
+	for (uint32_t i = 0; i < c->dests.n; i++)
+		want += c->dests.v[i].end - c->dests.v[i].first;
+	want *= res->rows;
+	res->unrouted = want > c->routed ? want - c->routed : 0;
+}
+
+/* Roots (the -a file, read again only when it changed; else detected), the tables, their
+ * counts. Returns 0, or < 0 with out->why set. */
+static int route_updn(struct ctx *c, struct engine_inst *inst, struct ibsm_routes *out,
+		      struct updn_result *res)
+{
+	struct guid_list rf = { 0 };
+	const char *path = NULL;
+	if (load_roots(inst, &rf, &path) < 0)
+		c->core->log(c->core, IBSM_LOG_ERROR, "root GUID file unreadable; detecting roots");
+	int rc = route_from_roots(c, out, &rf, file_leaves_component(c, &rf, path), res);
 	guid_list_clear(&rf);
-	if (rc == 0) {
-		res->rank = c.rank;
-		res->is_root = c.is_root;
-		res->how = malloc(S ? S : 1);
-		if (res->how)
-			for (uint32_t s = 0; s < S; s++)
-				res->how[s] = how[c.g.comp[s]];
-		c.rank = NULL;
-		c.is_root = NULL;
-	}
-	free(how);
-	ctx_free(&c);
-	if (rc < 0) {
-		result_free(res);
-		return rc;
-	}
+	if (rc == 0)
+		result_counts(c, res);
+	return rc;
+}
+
+/* What the result keeps of the context: ranks, roots, and per switch how its component's
+ * roots were chosen. 0 or -ENOMEM. */
+static int result_keep(struct updn_result *res, struct ctx *c)
+{
+	res->rank = c->rank;
+	res->is_root = c->is_root;
+	c->rank = NULL;
+	c->is_root = NULL;
+	res->how = malloc(c->g.S ? c->g.S : 1);
+	if (!res->how)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < c->g.S; s++)
+		res->how[s] = c->how[c->g.comp[s]];
+	return 0;
+}
+
+static void log_result(const struct ibsm_core *core, const struct updn_result *res)
+{
 	if (res->udu_entries)
 		core->log(core, IBSM_LOG_INFO,
 			  "%llu switch-LID routes (switch, LID entries) use up-down-up turns: no "
@@ -893,11 +825,55 @@ done:
 		  "ports in %.3f s; switch-link load max %llu, max/mean %.2f",
 		  res->nroots, res->max_rank, (unsigned long long)res->routed, res->rows,
 		  res->dests, res->seconds, (unsigned long long)res->load_max, res->balance);
-	*result = res;
-	return 0;
 }
 
-UPDN_EXPORT const struct ibsm_engine ibsm_engine = {
+static const struct engine_run_spec updn_run = {
+	.name = "updn", .result_size = sizeof(struct updn_result), .result_free = result_free,
+};
+
+static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+		      struct ibsm_routes *out, void **result)
+{
+	struct engine_run run;
+	int rc = engine_run_begin(&run, &updn_run, inst, f, sc, out, result);
+	if (rc < 0)
+		return rc;
+	struct ctx c = { .core = run.core, .f = f, .sc = sc, .lft = out->lft,
+			 .stride = out->stride };
+	struct updn_result *res = run.res;
+	res->generation = f->generation;
+	c.connect_roots = ibsm_config_bool(run.core, "connect_roots", 0);
+	rc = graph_build(f, sc, &c.g);
+	if (rc == 0)
+		rc = ctx_alloc(&c);
+	if (rc == 0) {
+		res->S = c.g.S;
+		ctx_index(&c, res);
+		rc = ctx_dests(&c);
+		res->dests = c.dests.n;
+	}
+	if (rc < 0)
+		rc = engine_fail(out, rc, "out of memory");
+	else if (res->rows && c.dests.n && c.g.S)
+		rc = route_updn(&c, run.inst, out, res);
+	res->seconds = engine_run_seconds(&run);
+	if (rc == 0 && result_keep(res, &c) < 0)
+		rc = engine_fail(out, -ENOMEM, "out of memory");
+	ctx_free(&c);
+	if (rc == 0)
+		log_result(run.core, res);
+	return engine_run_end(&run, rc);
+}
+
+static const struct ibsm_config_key updn_keys[] = {
+	{ "root_guid_file", NULL, "Root switch GUIDs, one a line (unset: OpenSM's hop histogram, "
+	  "else the most central switch)" },
+	{ "connect_roots", "FALSE", "Route to the root switches' LIDs by plain min-hop, so the "
+	  "roots reach each other" },
+	{ NULL, NULL, NULL },
+};
+
+IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {
 	IBSM_ENGINE_INIT("updn"),
 	.caps = IBSM_CAP_LMC,
 	.setup = engine_inst_setup,     /* engine_inst's stamp: the -a file as last read */
@@ -906,4 +882,7 @@ UPDN_EXPORT const struct ibsm_engine ibsm_engine = {
 	.result_free = result_free,
 	.path_sl = engine_path_sl_hint,
 	.dump = engine_dump_nothing,
+	.config_keys = updn_keys,
+	.summary = "Up/down routing from root switches (file, hop histogram or most central): free "
+		   "of credit loops on any topology",
 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* updn.h - what the files of the updn engine share: the root GUID file (-a) parser and the
  * root choice (file, OpenSM's hop histogram, or a logged fall-back rule), kept apart from the
  * routing so each file has one job. */

@@ -327,7 +327,11 @@ static void fx_log(const struct ibsm_core *core, int level, const char *fmt, ...
 
 static const char *fx_config(const struct ibsm_core *core, const char *key)
 {
-	return g_hash_table_lookup(fx_of(core)->config, key);
+	struct fx_core *c = fx_of(core);
+	g_mutex_lock(&c->asked_lock);
+	g_hash_table_add(c->asked, g_strdup(key));
+	g_mutex_unlock(&c->asked_lock);
+	return g_hash_table_lookup(c->config, key);
 }
 
 static int fx_cancelled(const struct ibsm_core *core)
@@ -355,6 +359,8 @@ void fx_core_init(struct fx_core *c)
 	c->core.cancelled = fx_cancelled;
 	c->config = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	c->log = g_ptr_array_new_with_free_func(g_free);
+	c->asked = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_mutex_init(&c->asked_lock);
 }
 
 void fx_core_clear(struct fx_core *c)
@@ -363,8 +369,53 @@ void fx_core_clear(struct fx_core *c)
 		g_hash_table_destroy(c->config);
 	if (c->log)
 		g_ptr_array_free(c->log, TRUE);
+	if (c->asked) {
+		g_hash_table_destroy(c->asked);
+		g_mutex_clear(&c->asked_lock);
+	}
 	c->config = NULL;
 	c->log = NULL;
+	c->asked = NULL;
+}
+
+const struct ibsm_config_key *fx_engine_key(const struct ibsm_engine *e, const char *key)
+{
+	for (const struct ibsm_config_key *k = e->config_keys; k && k->name; k++)
+		if (!strcmp(k->name, key))
+			return k;
+	return NULL;
+}
+
+void fx_check_declared(struct fx_core *c, const struct ibsm_engine *e)
+{
+	g_assert_cmpuint(e->abi_minor, ==, IBSM_ABI_MINOR);
+	g_assert_nonnull(e->summary);
+	g_assert_cmpuint(strlen(e->summary), >, 10);
+	g_assert_null(strchr(e->summary, '\n'));
+	g_assert_nonnull(e->config_keys);
+	for (const struct ibsm_config_key *k = e->config_keys; k->name; k++) {
+		g_assert_nonnull(k->help);
+		g_assert_null(strchr(k->help, '\n'));
+	}
+	g_assert_cmpuint(g_hash_table_size(c->asked), >, 0);
+	char *undeclared = fx_core_undeclared(c, e);
+	if (undeclared)
+		g_test_message("%s reads undeclared keys: %s", e->name, undeclared);
+	g_assert_null(undeclared);
+}
+
+char *fx_core_undeclared(struct fx_core *c, const struct ibsm_engine *e)
+{
+	GString *s = g_string_new(NULL);
+	GHashTableIter it;
+	gpointer key;
+	g_mutex_lock(&c->asked_lock);
+	g_hash_table_iter_init(&it, c->asked);
+	while (g_hash_table_iter_next(&it, &key, NULL))
+		if (!fx_engine_key(e, key))
+			g_string_append_printf(s, "%s%s", s->len ? ", " : "", (const char *)key);
+	g_mutex_unlock(&c->asked_lock);
+	return g_string_free(s, s->len == 0);
 }
 
 void fx_core_set(struct fx_core *c, const char *key, const char *value)

@@ -76,6 +76,8 @@ struct fx_core {
 	GPtrArray *log;          /* "E|I|V|D message" lines */
 	int cancel;              /* cancelled() returns this */
 	unsigned cancel_calls, hops_calls;
+	GHashTable *asked;       /* keys config() was asked for (a set) */
+	GMutex asked_lock;       /* config() may be called from an engine's threads */
 };
 
 void fx_core_init(struct fx_core *c);
@@ -83,6 +85,14 @@ void fx_core_clear(struct fx_core *c);
 void fx_core_set(struct fx_core *c, const char *key, const char *value);
 /* Number of log lines containing needle (and, if level >= 0, of that level). */
 unsigned fx_core_logged(const struct fx_core *c, int level, const char *needle);
+/* The keys c was asked for that e->config_keys does not declare, as "a, b" (g_free), or
+ * NULL when every key asked is declared. */
+char *fx_core_undeclared(struct fx_core *c, const struct ibsm_engine *e);
+/* e->config_keys' entry for key, or NULL when e does not declare it. */
+const struct ibsm_config_key *fx_engine_key(const struct ibsm_engine *e, const char *key);
+/* Asserts the ABI 1.1 declarations of e after c routed with it: e is of this minor, has a
+ * one-line summary, one-line help for every key, and declares every key c was asked for. */
+void fx_check_declared(struct fx_core *c, const struct ibsm_engine *e);
 
 /* All-pairs switch hops over the scope's usable links by plain BFS (the fixture's
  * switch_hops service; independent of core/hops.c). hops[a * S + b], 0xFF unreachable. */

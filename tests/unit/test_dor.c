@@ -227,6 +227,27 @@ static void dimension_order_case(struct grid *g, const char *what)
 	fabric_unref(g->f);
 }
 
+/* ABI 1.1: the keys route() reads are declared, with the defaults a file would spell. */
+static void test_config_keys(void)
+{
+	struct fabric *f = fx_line(3, 1, 0);
+	struct fx_core c;
+	struct fx_run r;
+	fx_core_init(&c);
+	g_assert_cmpint(fx_route(dor, &c, &f->pub, NULL, &r), ==, 0);
+	g_assert_true(g_hash_table_contains(c.asked, "dor_threads"));
+	g_assert_true(g_hash_table_contains(c.asked, "port_prof_ignore_file"));
+	fx_check_declared(&c, dor);
+	g_assert_nonnull(fx_engine_key(dor, "dor_threads"));
+	g_assert_cmpstr(fx_engine_key(dor, "dor_threads")->default_value, ==, "0");
+	g_assert_nonnull(fx_engine_key(dor, "port_prof_ignore_file"));
+	g_assert_null(fx_engine_key(dor, "port_prof_ignore_file")->default_value);
+	g_assert_null(fx_engine_key(dor, "minhop_threads"));
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	fabric_free(f);
+}
+
 static void test_meshes(void)
 {
 	struct grid g;
@@ -551,6 +572,7 @@ int main(int argc, char **argv)
 	dor = fx_engine_open(TEST_PLUGIN_DIR "/dor.so", &m);
 	g_test_add_func("/dor/engine-symbol", test_engine_symbol);
 	if (dor) {
+		g_test_add_func("/dor/config-keys", test_config_keys);
 		g_test_add_func("/dor/meshes", test_meshes);
 		g_test_add_func("/dor/hypercubes", test_hypercubes);
 		g_test_add_func("/dor/dimensions-from-cabling", test_dimensions_from_cabling);

@@ -190,6 +190,36 @@ static void test_engine_symbol(void)
 	g_assert_false(ftree->caps & IBSM_CAP_LMC);
 }
 
+/* ABI 1.1: the keys route() reads are declared, with the defaults a file would spell. */
+static void test_config_keys(void)
+{
+	struct fabric *f = fx_kary_ntree(4, 2, 0);
+	struct fx_core c;
+	struct fx_run r;
+	fx_core_init(&c);
+	g_assert_cmpint(fx_route(ftree, &c, &f->pub, NULL, &r), ==, 0);
+	g_assert_true(g_hash_table_contains(c.asked, "root_guid_file"));
+	g_assert_true(g_hash_table_contains(c.asked, "cn_guid_file"));
+	g_assert_true(g_hash_table_contains(c.asked, "io_guid_file"));
+	g_assert_true(g_hash_table_contains(c.asked, "max_reverse_hops"));
+	g_assert_true(g_hash_table_contains(c.asked, "ftree_threads"));
+	fx_check_declared(&c, ftree);
+	g_assert_nonnull(fx_engine_key(ftree, "root_guid_file"));
+	g_assert_null(fx_engine_key(ftree, "root_guid_file")->default_value);
+	g_assert_nonnull(fx_engine_key(ftree, "cn_guid_file"));
+	g_assert_null(fx_engine_key(ftree, "cn_guid_file")->default_value);
+	g_assert_nonnull(fx_engine_key(ftree, "io_guid_file"));
+	g_assert_null(fx_engine_key(ftree, "io_guid_file")->default_value);
+	g_assert_nonnull(fx_engine_key(ftree, "max_reverse_hops"));
+	g_assert_cmpstr(fx_engine_key(ftree, "max_reverse_hops")->default_value, ==, "0");
+	g_assert_nonnull(fx_engine_key(ftree, "ftree_threads"));
+	g_assert_cmpstr(fx_engine_key(ftree, "ftree_threads")->default_value, ==, "0");
+	g_assert_null(fx_engine_key(ftree, "connect_roots"));
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	fabric_free(f);
+}
+
 /* Ranks from the CAs: a 4-ary 3-tree has 3 levels, 16 roots, 16 leaves; with the leaves
  * given as roots, the compute nodes sit at rank 0: one level, declined. */
 static void test_ranking(void)
@@ -701,6 +731,7 @@ int main(int argc, char **argv)
 	ftree = fx_engine_open(TEST_PLUGIN_DIR "/ftree.so", &m);
 	g_test_add_func("/ftree/engine-symbol", test_engine_symbol);
 	if (ftree) {
+		g_test_add_func("/ftree/config-keys", test_config_keys);
 		g_test_add_func("/ftree/ranking", test_ranking);
 		g_test_add_func("/ftree/rule/levels", test_rule_levels);
 		g_test_add_func("/ftree/rule/up-groups", test_rule_up_groups);

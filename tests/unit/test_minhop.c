@@ -50,6 +50,26 @@ static void test_engine_symbol(void)
 	g_assert_cmpstr(halfbit->name, ==, "halfbit");
 }
 
+/* ABI 1.1: the keys route() reads are declared, with the defaults a file would spell. */
+static void test_config_keys(void)
+{
+	struct fabric *f = fx_line(3, 2, 0);
+	struct fx_core c;
+	struct fx_run r;
+	fx_core_init(&c);
+	g_assert_cmpint(fx_route(minhop, &c, &f->pub, NULL, &r), ==, 0);
+	g_assert_true(g_hash_table_contains(c.asked, "minhop_threads"));
+	g_assert_true(g_hash_table_contains(c.asked, "port_prof_ignore_file"));
+	fx_check_declared(&c, minhop);
+	g_assert_cmpstr(fx_engine_key(minhop, "minhop_threads")->default_value, ==, "0");
+	g_assert_nonnull(fx_engine_key(minhop, "port_prof_ignore_file"));
+	g_assert_null(fx_engine_key(minhop, "port_prof_ignore_file")->default_value);
+	g_assert_null(fx_engine_key(minhop, "dor_threads"));
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	fabric_free(f);
+}
+
 static void test_line(void)
 {
 	check_minhop_all_pairs(fx_line(5, 2, 0), "line of 5");
@@ -558,6 +578,7 @@ int main(int argc, char **argv)
 	halfbit = fx_engine_open(TEST_TPLUGIN_DIR "/halfbit.so", &m2);
 	g_test_add_func("/minhop/engine-symbol", test_engine_symbol);
 	if (minhop) {
+		g_test_add_func("/minhop/config-keys", test_config_keys);
 		g_test_add_func("/minhop/line", test_line);
 		g_test_add_func("/minhop/ring", test_ring);
 		g_test_add_func("/minhop/trees-and-tori", test_trees_and_tori);

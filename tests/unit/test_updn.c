@@ -104,6 +104,27 @@ static void test_engine_symbol(void)
 	g_assert_nonnull(updn->result_free);
 }
 
+/* ABI 1.1: the keys route() reads are declared, with the defaults a file would spell. */
+static void test_config_keys(void)
+{
+	struct fabric *f = fx_kary_ntree(4, 2, 0);
+	struct fx_core c;
+	struct fx_run r;
+	fx_core_init(&c);
+	g_assert_cmpint(fx_route(updn, &c, &f->pub, NULL, &r), ==, 0);
+	g_assert_true(g_hash_table_contains(c.asked, "root_guid_file"));
+	g_assert_true(g_hash_table_contains(c.asked, "connect_roots"));
+	fx_check_declared(&c, updn);
+	g_assert_nonnull(fx_engine_key(updn, "root_guid_file"));
+	g_assert_null(fx_engine_key(updn, "root_guid_file")->default_value);
+	g_assert_nonnull(fx_engine_key(updn, "connect_roots"));
+	g_assert_cmpstr(fx_engine_key(updn, "connect_roots")->default_value, ==, "FALSE");
+	g_assert_null(fx_engine_key(updn, "port_prof_ignore_file"));
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	fabric_free(f);
+}
+
 /* 4-ary 3-tree: only the top switches (ids 32..47) see 90% of the CAs at one distance. */
 static void test_roots_fat_tree(void)
 {
@@ -612,6 +633,7 @@ int main(int argc, char **argv)
 	updn = fx_engine_open(TEST_PLUGIN_DIR "/updn.so", &m);
 	g_test_add_func("/updn/engine-symbol", test_engine_symbol);
 	if (updn) {
+		g_test_add_func("/updn/config-keys", test_config_keys);
 		g_test_add_func("/updn/roots-fat-tree", test_roots_fat_tree);
 		g_test_add_func("/updn/roots-fallback", test_roots_fallback);
 		g_test_add_func("/updn/root-file", test_root_file);
