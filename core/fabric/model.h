@@ -63,6 +63,8 @@ struct node_extra {
 	uint32_t revision;
 	uint16_t lft_cap, lft_top, pkey_enf_cap, mft_cap;
 	uint8_t have_switchinfo, enhanced_sp0, local_port, dr_hops;
+	uint8_t found_empty;        /* a switch found without LID or LinearFDBTop: new or reset, it
+				     * holds no tables (as discovered; programming changes neither) */
 	uint8_t switchinfo[64];
 	uint8_t dr_path[MODEL_DR_MAX];
 };

@@ -116,11 +116,6 @@ static void on_block(struct transport *t, const struct smp_req *r, int status, c
 	}
 }
 
-static uint16_t sp0_lid(const struct fabric *f, uint32_t node)
-{
-	return (uint16_t)mad_get_field(f->px[f->nodes[node].port0].portinfo, 0, IB_PORT_LID_F);
-}
-
 /* The memory of switch node `node`, grown to nblocks; blocks it adds are empty when the switch
  * holds nothing (no LID or LinearFDBTop, or above it) or when we wrote it before, else unknown. */
 static struct held_lft *held_grow(struct lft_memory *m, const struct fabric *f, uint32_t node,
@@ -143,7 +138,7 @@ static struct held_lft *held_grow(struct lft_memory *m, const struct fabric *f, 
 	}
 	uint32_t top = f->nx[node].lft_top;
 	for (uint32_t b = from; b < nblocks; b++)
-		n->known[b] = h || !sp0_lid(f, node) || !top || b * LFT_BLOCK_SIZE > top;
+		n->known[b] = h || f->nx[node].found_empty || b * LFT_BLOCK_SIZE > top;
 	uint64_t *k = g_new(uint64_t, 1);
 	*k = guid;
 	g_hash_table_replace(m->held, k, n);
@@ -155,7 +150,7 @@ uint32_t lft_prepare(struct pass *g, uint32_t sw, uint32_t nblocks)
 	struct lft_memory *m = g->lft_mem;
 	uint32_t node = g->f->switches[sw].node;
 	uint64_t guid = g->f->nodes[node].guid;
-	if (g_hash_table_contains(m->held, &guid) && (!sp0_lid(g->f, node) || !g->f->nx[node].lft_top)) {
+	if (g_hash_table_contains(m->held, &guid) && g->f->nx[node].found_empty) {
 		/* no LID or no LinearFDBTop any more: the switch was reset (rebooted); what we
 		 * remembered writing is gone */
 		LOG_I("LFT-0001", "switch 0x%016" PRIx64 " (%s) lost its tables: reprogramming it",

@@ -338,9 +338,7 @@ static const struct pkey_held *trusted_held(const struct pk_run *r, uint32_t por
 	const struct ibsm_port *p = &f->ports[port];
 	if (p->num && p->state != IBSM_STATE_ACTIVE)
 		return NULL;
-	uint32_t node = p->node;
-	if (f->nodes[node].type == IBSM_SWITCH &&
-	    (!mad_get_field(f->px[f->nodes[node].port0].portinfo, 0, IB_PORT_LID_F) || !f->nx[node].lft_top))
+	if (f->nx[p->node].found_empty)
 		return NULL;
 	return h;
 }

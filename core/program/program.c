@@ -155,6 +155,7 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 	phase_end(pl, "%u ports ACTIVE", n_act);
 
 	rep->not_active = not_active_ports(&g);
+	rep->failed = g.failed;
 	rep->failures = g.failures;
 	rep->writes = g.sets + rep->lft_blocks_written; /* g.sets counts PortInfo, SwitchInfo, P_Key */
 	g_free(g.state);

@@ -26,6 +26,7 @@ struct program_report {
 	uint32_t writes;           /* Sets that change the fabric (PortInfo, SwitchInfo, LFT, P_Key) */
 	uint32_t lft_blocks_written, lft_blocks_read;
 	uint32_t pkey_blocks_written, pkey_blocks_read;
+	uint32_t failed;           /* SMPs that failed or were refused (a refused state change) */
 	uint32_t failures;         /* SMPs that failed for good */
 	uint32_t not_active;       /* linked ports left not ACTIVE */
 };

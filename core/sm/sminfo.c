@@ -111,8 +111,10 @@ int sminfo_poll_others(struct sm *sm)
 		const struct ibsm_port *port = &f->ports[p];
 		if (!(port->flags & IBSM_PORT_ISSM) || (port->flags & IBSM_PORT_SM))
 			continue;
+		/* to that port itself: on a CA with two ports the SM may sit on the second one */
 		struct smp_req r;
-		fabric_smp_to_node(&r, f, port->node, IB_MAD_METHOD_GET, IB_ATTR_SMINFO, 0, on_sminfo, &q, 0);
+		if (fabric_smp_to_port(&r, f, p, IB_MAD_METHOD_GET, IB_ATTR_SMINFO, 0, on_sminfo, &q, 0) < 0)
+			continue;
 		mad_set_field64(r.data, 0, IB_SMINFO_KEY_F, our_sm_key(sm));
 		transport_submit(sm->t, &r);
 	}
@@ -148,7 +150,8 @@ int sminfo_poll_master(struct sm *sm)
 		return 0;
 	struct master_poll mp = { 0 };
 	struct smp_req r;
-	fabric_smp_to_node(&r, f, f->ports[port].node, IB_MAD_METHOD_GET, IB_ATTR_SMINFO, 0, on_master, &mp, 0);
+	if (fabric_smp_to_port(&r, f, port, IB_MAD_METHOD_GET, IB_ATTR_SMINFO, 0, on_master, &mp, 0) < 0)
+		return 0;
 	mad_set_field64(r.data, 0, IB_SMINFO_KEY_F, our_sm_key(sm));
 	transport_submit(sm->t, &r);
 	transport_drain(sm->t, &sm->stop);

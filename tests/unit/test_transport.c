@@ -20,10 +20,14 @@ struct fake {
 	GQueue q;               /* struct pending_reply *, in due order (insertion sorted) */
 	int (*policy)(struct fake *fk, uint32_t mod, int attempt); /* returns enum fault bits */
 	GHashTable *attempts;   /* mod -> attempts seen */
-	uint32_t in_flight_max, sends;
+	uint32_t started;       /* requests sent a first time */
+	uint32_t in_flight_max; /* most requests sent and not yet completed, seen at a send */
+	uint32_t sends;
 	int late_ms;
 	struct transport *t;
 };
+
+static uint32_t completions; /* on_done calls since make() */
 
 static void enqueue(struct fake *fk, const uint8_t *umad, int len, int64_t due)
 {
@@ -45,15 +49,18 @@ static int fake_send(void *ctx, int mgmt_class, void *umad, int len, int timeout
 	(void)mgmt_class; (void)timeout_ms;
 	struct fake *fk = ctx;
 	fk->sends++;
-	uint32_t out = transport_outstanding(fk->t);
-	if (out > fk->in_flight_max)
-		fk->in_flight_max = out;
 	uint8_t reply[512];
 	memcpy(reply, umad, (size_t)len);
 	uint8_t *mad = umad_get_mad(reply);
 	uint32_t mod = mad_get_field(mad, 0, IB_MAD_ATTRMOD_F);
 	int attempt = GPOINTER_TO_INT(g_hash_table_lookup(fk->attempts, GUINT_TO_POINTER(mod + 1)));
 	g_hash_table_insert(fk->attempts, GUINT_TO_POINTER(mod + 1), GINT_TO_POINTER(attempt + 1));
+	if (attempt == 0)
+		fk->started++;
+	/* requests on the wire or waiting for their retry: what the window bounds (not
+	 * transport_outstanding(), which counts the queued ones too) */
+	if (fk->started - completions > fk->in_flight_max)
+		fk->in_flight_max = fk->started - completions;
 	int f = fk->policy ? fk->policy(fk, mod, attempt) : F_NONE;
 	int64_t now = g_get_monotonic_time();
 	if (f & F_BOUNCE) {
@@ -133,6 +140,7 @@ static void on_done(struct transport *t, const struct smp_req *r, int status, co
 	(void)t;
 	struct result *res = ctx;
 	uint32_t mod = r->mod;
+	completions++;
 	res->done_count[mod]++;
 	res->status[mod] = status;
 	if (status == 0) {
@@ -146,6 +154,7 @@ static void on_done(struct transport *t, const struct smp_req *r, int status, co
 static struct transport *make(struct fake *fk, int window, int timeout_ms, int retries)
 {
 	memset(fk, 0, sizeof(*fk));
+	completions = 0;
 	g_queue_init(&fk->q);
 	fk->attempts = g_hash_table_new(NULL, NULL);
 	fk->late_ms = timeout_ms * 3;
@@ -191,6 +200,13 @@ static void check_all_once(const struct result *res, uint32_t n, int want_status
 	g_assert_cmpuint(res->wrong_data, ==, 0);
 }
 
+/* n requests through a window: it fills (they are all queued at once) and is never exceeded. */
+static void check_window(const struct fake *fk, uint32_t window, uint32_t n)
+{
+	g_assert_cmpuint(fk->started, ==, n);
+	g_assert_cmpuint(fk->in_flight_max, ==, MIN(window, n));
+}
+
 static void test_plain(void)
 {
 	struct fake fk;
@@ -200,7 +216,7 @@ static void test_plain(void)
 	submit_n(t, &res, 300);
 	transport_drain(t, NULL);
 	check_all_once(&res, 300, 0);
-	g_assert_cmpuint(fk.in_flight_max, <=, 300); /* outstanding includes queued ones */
+	check_window(&fk, 16, 300);
 	g_assert_cmpuint(transport_stats(t)->sent, ==, 300);
 	g_assert_cmpuint(transport_stats(t)->retries, ==, 0);
 	destroy(&fk);
@@ -233,6 +249,7 @@ static void test_window(void)
 {
 	struct fake fk;
 	memset(&fk, 0, sizeof(fk));
+	completions = 0;
 	g_queue_init(&fk.q);
 	fk.attempts = g_hash_table_new(NULL, NULL);
 	fk.policy = window_policy;
@@ -276,6 +293,7 @@ static void test_drops_retried(void)
 	submit_n(t, &res, 90);
 	transport_drain(t, NULL);
 	check_all_once(&res, 90, 0);
+	check_window(&fk, 32, 90);
 	g_assert_cmpuint(transport_stats(t)->retries, ==, 30);
 	destroy(&fk);
 }
@@ -296,6 +314,7 @@ static void test_give_up(void)
 	submit_n(t, &res, 5);
 	transport_drain(t, NULL);
 	check_all_once(&res, 5, -ETIMEDOUT);
+	check_window(&fk, 4, 5);
 	g_assert_cmpuint(fk.sends, ==, 15); /* 1 + 2 retries each */
 	g_assert_cmpuint(transport_stats(t)->timeouts, ==, 5);
 	destroy(&fk);
@@ -319,6 +338,7 @@ static void test_duplicates(void)
 	/* let the duplicates arrive too */
 	transport_poll(t, 20, 0);
 	check_all_once(&res, 64, 0);
+	check_window(&fk, 16, 64);
 	g_assert_cmpuint(transport_stats(t)->dropped_stale, ==, 64);
 	destroy(&fk);
 }
@@ -340,6 +360,7 @@ static void test_late_reply_ignored(void)
 	transport_drain(t, NULL);
 	transport_poll(t, 80, 0); /* the late answers to the first attempts arrive now */
 	check_all_once(&res, 20, 0);
+	check_window(&fk, 8, 20);
 	g_assert_cmpuint(transport_stats(t)->retries, ==, 10);
 	g_assert_cmpuint(transport_stats(t)->dropped_stale, ==, 10);
 	destroy(&fk);
@@ -361,7 +382,9 @@ static void test_misaddressed(void)
 	submit_n(t, &res, 40);
 	transport_drain(t, NULL);
 	check_all_once(&res, 40, 0);
-	g_assert_cmpuint(transport_stats(t)->dropped_stale, >=, 10);
+	check_window(&fk, 16, 40);
+	/* every mis-addressed answer (mods 1, 5, .. 37) dropped as stale, nothing else */
+	g_assert_cmpuint(transport_stats(t)->dropped_stale, ==, 10);
 	destroy(&fk);
 }
 
@@ -383,6 +406,7 @@ static void test_bounce_backoff(void)
 	transport_drain(t, NULL);
 	int64_t spent = g_get_monotonic_time() - t0;
 	check_all_once(&res, 10, 0);
+	check_window(&fk, 16, 10);
 	g_assert_cmpuint(transport_stats(t)->backoffs, ==, 20);
 	g_assert_cmpuint(fk.sends, ==, 30);
 	/* backed off (2 ms then 4 ms), not re-sent in a hot loop; not a timing assertion on
