@@ -12,7 +12,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 
-tap = h.start(plan=12, timeout=150)
+tap = h.start(plan=12, timeout=400)
 if h.sm_override():
     tap.skip_all("IBSM_SM_CMD replaces ibsm: these are ibsm's own messages")
 tiny = h.need_fabric(tap, "tiny.net")
@@ -32,7 +32,7 @@ def offline(args, name):
     log = scratch.path(name + ".log")
     osm = scratch.path("osm")
     os.makedirs(osm, exist_ok=True)
-    return scratch.run(h.sm_cmd() + args + ["-f", log], timeout=30, OSM_TMP_DIR=osm, OSM_CACHE_DIR=osm), log
+    return scratch.run(h.sm_cmd() + args + ["-f", log], timeout=60, OSM_TMP_DIR=osm, OSM_CACHE_DIR=osm), log
 
 
 # 1-2: missing fabric file
@@ -88,7 +88,7 @@ with h.Sim(tiny) as sim:
 
     # 5-6: unknown engine; the message lists the engines there are
     log = sim.path("nosuch.log")
-    r = sim.run_sm(["--once", "-f", log, "-R", "nosuch"], timeout=30)
+    r = sim.run_sm(["--once", "-f", log, "-R", "nosuch"], timeout=60)
     names = engine_names() or ["minhop"]
     refused("-R nosuch", r, log, r"^(?=.*nosuch)" + "".join(r"(?=.*\b%s\b)" % n for n in names) + ".*$",
             "names nosuch and the engines (%s) on one line" % ", ".join(names))
@@ -97,21 +97,21 @@ with h.Sim(tiny) as sim:
     pdir, why = badabi_plugin()
     if pdir is None:
         tap.ok(False, "badabi.so for -R badabi", why)
-        tap.skip("-R badabi: message names both ABI versions", why)
+        tap.ok(False, "-R badabi: message names both ABI versions", why)
     else:
         log = sim.path("badabi.log")
-        r = sim.run_sm(["--once", "-f", log, "--plugin-dir", pdir, "-R", "badabi"], timeout=30)
+        r = sim.run_sm(["--once", "-f", log, "--plugin-dir", pdir, "-R", "badabi"], timeout=60)
         refused("-R badabi (engine ABI 2.0)", r, log,
                 r"^(?=.*ABI)(?=.*\b2(\.0)?\b)(?=.*\b1(\.\d+)?\b).*$", "names ABI 2 and ibsm's ABI 1 on one line")
 
     # 9-10: -g with a GUID that is no local port
     log = sim.path("guid.log")
-    r = sim.run_sm(["--once", "-f", log, "-g", "0x1234"], timeout=30)
+    r = sim.run_sm(["--once", "-f", log, "-g", "0x1234"], timeout=60)
     refused("-g 0x1234", r, log, r"0x0*1234\b", "names the GUID")
 
     # 11-12: a cache directory that cannot be created
     log = sim.path("cache.log")
-    r = sim.run_sm(["--once", "-f", log], timeout=30, env=sim.env(OSM_CACHE_DIR="/proc/nonexistent"))
+    r = sim.run_sm(["--once", "-f", log], timeout=60, env=sim.env(OSM_CACHE_DIR="/proc/nonexistent"))
     refused("OSM_CACHE_DIR=/proc/nonexistent", r, log, r"/proc/nonexistent", "names the directory")
 scratch.stop()
 tap.done()

@@ -11,9 +11,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 
-tap = h.start(plan=6, timeout=180)
-if not h.which("ibdmchk"):
-    tap.skip_all("ibdmchk (ibutils) not installed")
+tap = h.start(plan=6, timeout=180, need=("ibdmchk",))
 net = h.need_fabric(tap, "ftree-small.net")
 with h.Sim(net) as sim:
     log = sim.path("ibsm.log")

@@ -217,7 +217,7 @@ static void test_config_keys(void)
 	g_assert_null(fx_engine_key(ftree, "connect_roots"));
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* Ranks from the CAs: a 4-ary 3-tree has 3 levels, 16 roots, 16 leaves; with the leaves

@@ -67,7 +67,7 @@ static void test_config_keys(void)
 	g_assert_null(fx_engine_key(minhop, "dor_threads"));
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 static void test_line(void)

@@ -122,7 +122,7 @@ static void test_config_keys(void)
 	g_assert_null(fx_engine_key(updn, "port_prof_ignore_file"));
 	fx_run_clear(&r);
 	fx_core_clear(&c);
-	fabric_free(f);
+	fabric_unref(f);
 }
 
 /* 4-ary 3-tree: only the top switches (ids 32..47) see 90% of the CAs at one distance. */
