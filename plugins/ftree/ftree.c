@@ -116,6 +116,10 @@ static void log_stats(const struct ibsm_core *core, const struct ftree_stats *st
 		core->log(core, IBSM_LOG_INFO,
 			  "%u routes toward I/O nodes use reverse hops (max_reverse_hops %u)",
 			  st->reverse, o->max_reverse_hops);
+	if (st->mgmt_only)
+		core->log(core, IBSM_LOG_INFO,
+			  "%u routes toward CA LIDs from switches without CAs are not up/down (their "
+			  "own management traffic only: no up/down path there)", st->mgmt_only);
 	if (st->unrouted_leaf)
 		core->log(core, IBSM_LOG_INFO,
 			  "%u (leaf switch, CA LID) pairs have no up/down path", st->unrouted_leaf);

@@ -97,6 +97,7 @@ struct ftree_stats {
 	uint32_t non_updown;        /* switches routed toward a switch LID off up/down paths */
 	uint32_t reverse;           /* switches routed toward an I/O node with reverse hops */
 	uint32_t unrouted_leaf;     /* (leaf with CAs, CA LID) pairs with no path */
+	uint32_t mgmt_only;         /* (switch without CAs, CA LID) entries off up/down paths */
 	unsigned threads;
 };
 

@@ -46,7 +46,10 @@ struct chain_ent {
 	uint32_t sw;
 	uint32_t turn;     /* main paths through sw before this one */
 	uint8_t dport;     /* sw's port toward the previous chain switch */
+	uint8_t cable;     /* which of the parallel links from the previous chain switch */
 };
+
+#define NO_CABLE 0xFF
 
 struct plan {
 	const struct ibsm_fabric *f;
@@ -67,9 +70,10 @@ struct worker {
 	uint8_t *col;      /* [BLOCK * S] */
 	uint16_t *h;       /* [S] */
 	uint8_t *fl, *cidx;
+	uint8_t *cable;    /* [max_rank + 1]: cable the main path took up into that rank */
 	uint32_t *turn, *list, *list2;
 	uint64_t entries;
-	uint32_t non_updown, reverse, unrouted_leaf;
+	uint32_t non_updown, reverse, unrouted_leaf, mgmt_only;
 } ENGINE_WORKER_ALIGNED;
 
 static inline uint8_t group_port(const struct ftree_topo *t, const struct ftree_group *g,
@@ -79,11 +83,13 @@ static inline uint8_t group_port(const struct ftree_topo *t, const struct ftree_
 }
 
 /* Among the groups [g0, g0 + n) of s whose peer is routed, the best next hop: fewest hops,
- * then (if prefer_via) through the main path, then rotation by rot. Returns the group or
- * NULL. */
+ * then (if prefer_via) through the main path, then rotation by rot among the ties. Returns the
+ * group or NULL; *rot_rest gets rot / ties, what is left of the rotation for the choice of a
+ * cable inside the group (the same value for both would pair group i with cable i and leave
+ * the other cables of parallel links unused). */
 static const struct ftree_group *pick(const struct ftree_topo *t, const uint8_t *col,
 				      const uint16_t *h, const uint8_t *fl, uint32_t g0, uint32_t n,
-				      uint32_t rot, uint32_t only_flag)
+				      uint32_t rot, uint32_t only_flag, uint32_t *rot_rest)
 {
 	unsigned best = UINT32_MAX, ties = 0;
 	for (uint32_t g = g0; g < g0 + n; g++) {
@@ -101,6 +107,7 @@ static const struct ftree_group *pick(const struct ftree_topo *t, const uint8_t 
 	if (!ties)
 		return NULL;
 	uint32_t k = rot % ties;
+	*rot_rest = rot / ties;
 	for (uint32_t g = g0; g < g0 + n; g++) {
 		uint32_t p = t->groups[g].peer;
 		if (col[p] == IBSM_NO_PORT || (only_flag && !(fl[p] & only_flag)))
@@ -111,18 +118,32 @@ static const struct ftree_group *pick(const struct ftree_topo *t, const uint8_t 
 	return NULL;
 }
 
+/* Which of the parallel links from s up to p: the one the destination's main path took up into
+ * p's rank (the fat tree's plane: main paths spread over cables by their link counters, and
+ * every other switch follows), else by the main path's turn at p, else by the rest of the
+ * rotation that chose the group (pick()). */
+static uint32_t cable_choice(const struct worker *w, uint32_t s, uint32_t p, uint32_t rot_rest)
+{
+	const struct ftree_topo *t = w->pl->t;
+	int32_t r = t->sw[p].rank;
+	if (r >= 0 && t->sw[s].rank == r + 1 && (uint32_t)r <= t->max_rank && w->cable[r] != NO_CABLE)
+		return w->cable[r];
+	return (w->fl[p] & F_CHAIN) ? w->turn[p] : rot_rest;
+}
+
+/* s goes up (or over) to g's peer. The group decides where traffic funnels (into the main
+ * path when the peer leads there); the cable inside it, among parallel links to the same
+ * peer, only spreads load (cable_choice()). */
 static void set_route(struct worker *w, uint8_t *col, uint32_t s, const struct ftree_group *g,
-		      uint32_t rot)
+		      uint32_t rot_rest)
 {
 	uint32_t p = g->peer;
 	w->h[s] = (uint16_t)(w->h[p] + 1);
 	if (w->fl[p] & F_VIA) {
 		w->fl[s] |= F_VIA;
 		w->turn[s] = w->turn[p];
-		col[s] = group_port(w->pl->t, g, w->turn[p]);
-	} else {
-		col[s] = group_port(w->pl->t, g, rot);
 	}
+	col[s] = group_port(w->pl->t, g, cable_choice(w, s, p, rot_rest));
 }
 
 /* Starts d's column: nothing routed, d's main path (chain) marked, d's own switch sending
@@ -135,9 +156,13 @@ static const struct chain_ent *start_column(struct worker *w, const struct dest 
 	memset(col, IBSM_NO_PORT, pl->t->S);
 	memset(fl, 0, pl->t->S);
 	const struct chain_ent *ch = d->chain != UINT32_MAX ? pl->chain + d->chain : NULL;
+	memset(w->cable, NO_CABLE, pl->t->max_rank + 1);
 	for (uint32_t i = 0; ch && i < d->clen; i++) {
 		fl[ch[i].sw] |= F_CHAIN;
 		w->cidx[ch[i].sw] = (uint8_t)i;
+		int32_t r = pl->t->sw[ch[i].sw].rank;
+		if (i && r >= 0 && (uint32_t)r <= pl->t->max_rank)
+			w->cable[r] = ch[i].cable;
 	}
 	uint32_t s0 = d->t;
 	col[s0] = d->exit;
@@ -167,8 +192,10 @@ static void route_down(struct worker *w, const struct dest *d, uint32_t p, uint8
 		}
 		ties++;
 	}
+	uint32_t rot_rest = d->seq + p;
 	if (!best && ties) {
 		uint32_t k = (d->seq + p) % ties;
+		rot_rest = (d->seq + p) / ties; /* the cable: what the child choice left (pick()) */
 		for (uint32_t g = x->down0; g < x->down0 + x->ndown; g++) {
 			uint32_t c = t->groups[g].peer;
 			if ((fl[c] & F_ANC) && col[c] != IBSM_NO_PORT && k-- == 0) {
@@ -179,7 +206,7 @@ static void route_down(struct worker *w, const struct dest *d, uint32_t p, uint8
 	}
 	if (best) {
 		w->h[p] = (uint16_t)(w->h[best->peer] + 1);
-		col[p] = group_port(t, best, d->seq + p);
+		col[p] = group_port(t, best, rot_rest);
 	}
 }
 
@@ -235,11 +262,12 @@ static uint32_t route_unrouted(struct worker *w, const struct dest *d, uint8_t *
 		if (col[s] != IBSM_NO_PORT)
 			continue;
 		const struct ftree_sw *x = &t->sw[s];
+		uint32_t rest = 0;
 		const struct ftree_group *g =
-			down ? pick(t, col, w->h, w->fl, x->down0, x->ndown, d->seq + s, 0)
-			     : pick(t, col, w->h, w->fl, x->up0, x->nup, d->seq + s, 0);
+			down ? pick(t, col, w->h, w->fl, x->down0, x->ndown, d->seq + s, 0, &rest)
+			     : pick(t, col, w->h, w->fl, x->up0, x->nup, d->seq + s, 0, &rest);
 		if (g) {
-			set_route(w, col, s, g, d->seq + s);
+			set_route(w, col, s, g, rest);
 			added++;
 		}
 	}
@@ -258,25 +286,31 @@ static void route_reverse(struct worker *w, const struct dest *d, uint8_t *col)
 	}
 }
 
-/* Switch LIDs: whatever up/down could not reach goes over any link, nearest routed
- * neighbour first; a wave is chosen before it is written, so it points only at earlier
- * waves (no loops). */
-static void route_any_link(struct worker *w, const struct dest *d, uint8_t *col)
+/* Whatever up/down could not reach goes over any link, nearest routed neighbour first; a wave
+ * is chosen before it is written, so it points only at earlier waves (no loops). For a switch
+ * LID every switch takes part; for a CA LID only switches without CAs (e.g. a root cut off
+ * from the destination's leaf), whose entries carry their own management traffic only: no CA
+ * route enters them toward that destination, so CA traffic stays up/down. Returns how many
+ * switches got a route. */
+static uint32_t route_any_link(struct worker *w, const struct dest *d, uint8_t *col, int no_ca_only)
 {
 	const struct ftree_topo *t = w->pl->t;
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < t->nscope; i++)
-		if (col[t->by_rank[i]] == IBSM_NO_PORT)
-			w->list[n++] = t->by_rank[i];
+	uint32_t n = 0, routed = 0;
+	for (uint32_t i = 0; i < t->nscope; i++) {
+		uint32_t s = t->by_rank[i];
+		if (col[s] == IBSM_NO_PORT && !(no_ca_only && t->sw[s].nca))
+			w->list[n++] = s;
+	}
 	while (n) {
 		uint32_t nn = 0, got = 0;
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t s = w->list[i];
 			const struct ftree_sw *x = &t->sw[s];
 			/* groups of s are contiguous: up, down, same rank */
+			uint32_t rest;
 			const struct ftree_group *g = pick(t, col, w->h, w->fl, x->up0,
 							   x->nup + x->ndown + x->nsib,
-							   d->seq + s, 0);
+							   d->seq + s, 0, &rest);
 			if (g) {
 				w->list2[got++] = s;
 				w->turn[s] = (uint32_t)(g - t->groups);
@@ -289,12 +323,13 @@ static void route_any_link(struct worker *w, const struct dest *d, uint8_t *col)
 		for (uint32_t i = 0; i < got; i++) {
 			uint32_t s = w->list2[i];
 			const struct ftree_group *g = &t->groups[w->turn[s]];
-			col[s] = group_port(t, g, d->seq + s);
+			col[s] = group_port(t, g, d->seq + s); /* management routes: any cable */
 			w->h[s] = (uint16_t)(w->h[g->peer] + 1);
 		}
-		w->non_updown += got;
+		routed += got;
 		n = nn;
 	}
+	return routed;
 }
 
 /* Fills col[0 .. S) for one destination. */
@@ -309,17 +344,19 @@ static void route_dest(struct worker *w, const struct dest *d, uint8_t *col)
 		if (w->fl[s] & F_ANC)
 			continue;
 		const struct ftree_sw *x = &t->sw[s];
+		uint32_t rest = 0;
 		const struct ftree_group *g =
-			pick(t, col, w->h, w->fl, x->up0, x->nup, d->seq + s, 0);
+			pick(t, col, w->h, w->fl, x->up0, x->nup, d->seq + s, 0, &rest);
 		if (g)
-			set_route(w, col, s, g, d->seq + s);
+			set_route(w, col, s, g, rest);
 	}
 	if (d->io && w->pl->max_rev)
 		route_reverse(w, d, col);
 	if (d->is_sw) {
-		route_any_link(w, d, col);
+		w->non_updown += route_any_link(w, d, col, 0);
 		return;
 	}
+	w->mgmt_only += route_any_link(w, d, col, 1);
 	for (uint32_t i = 0; i < t->nleaves; i++) {
 		uint32_t s = t->leaves[i];
 		if (col[s] == IBSM_NO_PORT && t->sw[s].nca)
@@ -377,10 +414,11 @@ static int worker_init(struct worker *w, struct plan *pl)
 	w->h = malloc((S + 1) * sizeof(*w->h));
 	w->fl = malloc(S + 1);
 	w->cidx = malloc(S + 1);
+	w->cable = malloc((size_t)pl->t->max_rank + 1);
 	w->turn = malloc((S + 1) * sizeof(*w->turn));
 	w->list = malloc((S + 1) * sizeof(*w->list));
 	w->list2 = malloc((S + 1) * sizeof(*w->list2));
-	int ok = w->col && w->h && w->fl && w->cidx && w->turn && w->list && w->list2;
+	int ok = w->col && w->h && w->fl && w->cidx && w->cable && w->turn && w->list && w->list2;
 	return ok ? 0 : -ENOMEM;
 }
 
@@ -390,6 +428,7 @@ static void worker_free(struct worker *w)
 	free(w->h);
 	free(w->fl);
 	free(w->cidx);
+	free(w->cable);
 	free(w->turn);
 	free(w->list);
 	free(w->list2);
@@ -419,6 +458,7 @@ static uint32_t make_chain(const struct ftree_topo *t, struct counters *k, uint3
 	chain[*nchain].sw = s;
 	chain[*nchain].turn = k->thr[s]++;
 	chain[*nchain].dport = 0;
+	chain[*nchain].cable = NO_CABLE;
 	(*nchain)++;
 	n++;
 	for (;;) {
@@ -440,6 +480,7 @@ static uint32_t make_chain(const struct ftree_topo *t, struct counters *k, uint3
 		chain[*nchain].sw = s;
 		chain[*nchain].turn = k->thr[s]++;
 		chain[*nchain].dport = t->ports[2 * bl + 1];
+		chain[*nchain].cable = (uint8_t)(bl - g->first);
 		(*nchain)++;
 		n++;
 	}
@@ -605,6 +646,7 @@ static int fill_columns(const struct ibsm_core *core, const struct order_build *
 		st->non_updown += workers[i].non_updown;
 		st->reverse += workers[i].reverse;
 		st->unrouted_leaf += workers[i].unrouted_leaf;
+		st->mgmt_only += workers[i].mgmt_only;
 		worker_free(&workers[i]);
 	}
 	free(workers);
