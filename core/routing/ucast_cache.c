@@ -85,8 +85,10 @@ int ucast_cache_apply(const struct ucast_cache *c, const struct fabric *f, uint8
 		memcpy(row, cs->row, MIN(stride, c->stride));
 		for (uint32_t lid = 1; lid < stride && lid <= f->pub.max_lid; lid++) {
 			uint32_t dest = f->lid_port[lid];
-			if (dest == IBSM_NONE)
-				continue; /* no such LID now: whatever the entry says is harmless */
+			if (dest == IBSM_NONE) {
+				row[lid] = IBSM_NO_PORT; /* no such LID now (a CA gone): as a fresh routing */
+				continue;
+			}
 			uint8_t out = row[lid];
 			if (out == 0 && f->ports[dest].node == f->switches[s].node)
 				continue;
