@@ -10,7 +10,7 @@
 #include "fabric/discovery.h"
 #include "mad/smp.h"
 
-enum probe_kind { K_NODEINFO, K_PORTINFO, K_SWITCHINFO, K_NODEDESC };
+enum probe_kind { K_NODEINFO, K_PORTINFO, K_SWITCHINFO, K_NODEDESC, K_PSC_CLEAR };
 
 #define LOCAL_NODE UINT32_MAX /* cookie id of the first NodeInfo: our own node */
 
@@ -127,9 +127,9 @@ static void got_nodeinfo(struct disc *d, uint32_t parent, uint8_t via_port, cons
 	g_snprintf(n->desc, sizeof(n->desc), "0x%016" PRIx64, guid);
 	node_description(d, n, (uint32_t)idx);
 	if (type == IBSM_SWITCH) {
+		/* port 0 at once; the external ports once SwitchInfo says whether they changed */
 		send_dr(d, n, -1, IB_ATTR_SWITCH_INFO, 0, mk_cookie((uint32_t)idx, 0, K_SWITCHINFO));
-		for (uint32_t p = 0; p <= nports; p++)
-			send_dr(d, n, -1, IB_ATTR_PORT_INFO, p, mk_cookie((uint32_t)idx, (uint8_t)p, K_PORTINFO));
+		send_dr(d, n, -1, IB_ATTR_PORT_INFO, 0, mk_cookie((uint32_t)idx, 0, K_PORTINFO));
 	} else {
 		send_dr(d, n, -1, IB_ATTR_PORT_INFO, local_port,
 			mk_cookie((uint32_t)idx, local_port, K_PORTINFO));
@@ -173,6 +173,62 @@ static void got_portinfo(struct disc *d, uint32_t idx, uint8_t port, const uint8
 		probe_port(d, idx, port);
 }
 
+static void read_external_ports(struct disc *d, uint32_t idx)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	for (uint32_t p = 1; p <= n->nports; p++)
+		send_dr(d, n, -1, IB_ATTR_PORT_INFO, p, mk_cookie(idx, (uint8_t)p, K_PORTINFO));
+	d->st.ports_read += n->nports;
+}
+
+/* The previous generation's node of a switch whose external ports can be taken from it: the
+ * switch says no port changed state since we cleared PortStateChange (our own PortInfo Sets do
+ * not set it), it was known in full and it was not reset (LinearFDBTop 0). IBSM_NONE if not. */
+static uint32_t quiet_switch(const struct disc *d, const struct model_node_in *n, int psc)
+{
+	if (psc || !d->prev || !n->lft_top)
+		return IBSM_NONE;
+	uint32_t old = fabric_node_by_guid(d->prev, n->guid);
+	if (old == IBSM_NONE)
+		return IBSM_NONE;
+	const struct ibsm_node *on = &d->prev->nodes[old];
+	if (on->type != IBSM_SWITCH || on->nports != n->nports || !d->prev->nx[old].have_switchinfo)
+		return IBSM_NONE;
+	for (uint32_t p = 1; p <= n->nports; p++)
+		if (!d->prev->px[on->port0 + p].have_portinfo)
+			return IBSM_NONE;
+	return old;
+}
+
+/* The external ports of a quiet switch as the previous generation left them (its read-backs
+ * included), explored as if just read: NodeInfo through every LinkUp port still verifies
+ * the peer. */
+static void reuse_external_ports(struct disc *d, uint32_t idx, uint32_t old)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	const struct ibsm_node *on = &d->prev->nodes[old];
+	for (uint32_t p = 1; p <= n->nports; p++) {
+		n->ports[p].reused = 1;
+		got_portinfo(d, idx, (uint8_t)p, d->prev->px[on->port0 + p].portinfo);
+	}
+	d->st.ports_reused += n->nports;
+}
+
+/* PortStateChange set: clear it first (a change after the clear sets it again, for the next
+ * light sweep), then read every port. The Set writes back what was just read. */
+static void clear_state_change(struct disc *d, uint32_t idx, const uint8_t *si)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	struct smp_req r;
+	smp_req_init(&r, IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, 0, on_reply, d,
+		     mk_cookie(idx, 0, K_PSC_CLEAR));
+	smp_req_route_dr(&r, n->dr_hops, n->dr_path);
+	memcpy(r.data, si, SMP_DATA_SIZE);
+	mad_set_field(r.data, 0, IB_SW_STATE_CHANGE_F, 1); /* writing 1 clears it */
+	transport_submit(d->t, &r);
+	d->st.psc_cleared++;
+}
+
 static void got_switchinfo(struct disc *d, uint32_t idx, const uint8_t *data)
 {
 	struct model_node_in *n = model_node(d->b, idx);
@@ -186,6 +242,15 @@ static void got_switchinfo(struct disc *d, uint32_t idx, const uint8_t *data)
 	n->enhanced_sp0 = (uint8_t)mad_get_field(si, 0, IB_SW_ENHANCED_PORT0_F);
 	if (n->enhanced_sp0)
 		n->ports[0].flags |= IBSM_PORT_ESP0;
+	int psc = (int)mad_get_field(si, 0, IB_SW_STATE_CHANGE_F);
+	mad_set_field(n->switchinfo, 0, IB_SW_STATE_CHANGE_F, 0); /* handled here, not later */
+	uint32_t old = quiet_switch(d, n, psc);
+	if (old != IBSM_NONE)
+		reuse_external_ports(d, idx, old);
+	else if (psc)
+		clear_state_change(d, idx, data);
+	else
+		read_external_ports(d, idx);
 }
 
 static void got_nodedesc(struct disc *d, uint32_t idx, const uint8_t *data)
@@ -202,6 +267,22 @@ static void got_nodedesc(struct disc *d, uint32_t idx, const uint8_t *data)
 		g_strlcpy(n->desc, desc, sizeof(n->desc));
 }
 
+/* A NodeInfo through a port whose PortInfo came from the last sweep failed: something
+ * changed that PortStateChange did not show (e.g. a port disabled from outside). Read the
+ * port (once); its reply decides whether to explore again. Returns 1 if a read was sent. */
+static int reread_reused_port(struct disc *d, uint32_t idx, uint8_t port)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	if (!n || port > n->nports || !n->ports[port].reused)
+		return 0;
+	n->ports[port].reused = 0;
+	n->ports[port].flags &= (uint16_t)~IBSM_PORT_LINKUP;
+	send_dr(d, n, -1, IB_ATTR_PORT_INFO, port, mk_cookie(idx, port, K_PORTINFO));
+	d->st.ports_read++;
+	d->st.reused_reread++;
+	return 1;
+}
+
 static void on_reply(struct transport *t, const struct smp_req *r, int status,
 		     const uint8_t *data, void *ctx)
 {
@@ -210,12 +291,16 @@ static void on_reply(struct transport *t, const struct smp_req *r, int status,
 	uint32_t node = smp_cookie_id(r->cookie);
 	uint8_t port = (uint8_t)smp_cookie_sub(r->cookie);
 	enum probe_kind k = (enum probe_kind)smp_cookie_kind(r->cookie);
+	if (status != 0 && k == K_NODEINFO && node != LOCAL_NODE && reread_reused_port(d, node, port))
+		return; /* the port's state was taken from the last sweep: read it now instead */
 	if (status != 0) {
 		char why[64];
 		smp_status_text(status, why, sizeof(why));
 		d->st.failures++;
 		LOG_E("DSC-0001", "discovery SMP attr 0x%02x mod %u over %u hops failed: %s",
 		      r->attr, r->mod, r->hops, why);
+		if (k == K_PSC_CLEAR)
+			read_external_ports(d, node); /* not cleared: read the ports all the same */
 		return;
 	}
 	switch (k) {
@@ -223,6 +308,7 @@ static void on_reply(struct transport *t, const struct smp_req *r, int status,
 	case K_PORTINFO: got_portinfo(d, node, port, data); break;
 	case K_SWITCHINFO: got_switchinfo(d, node, data); break;
 	case K_NODEDESC: got_nodedesc(d, node, data); break;
+	case K_PSC_CLEAR: read_external_ports(d, node); break;
 	}
 }
 
@@ -248,8 +334,9 @@ struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t
 		return NULL;
 	}
 	LOG_V("DSC-0003", "discovery: %u nodes, %u NodeInfo sent, %u links seen twice, %u NodeDescription "
-	      "read, %u failures", d.st.nodes, d.st.nodeinfo_sent, d.st.dup_links, d.st.desc_read,
-	      d.st.failures);
+	      "read, %u switch ports read, %u taken from the last sweep (%u re-read), %u PortStateChange "
+	      "cleared, %u failures", d.st.nodes, d.st.nodeinfo_sent, d.st.dup_links, d.st.desc_read,
+	      d.st.ports_read, d.st.ports_reused, d.st.reused_reread, d.st.psc_cleared, d.st.failures);
 	struct fabric *f = model_freeze(d.b, generation, err);
 	model_builder_free(d.b);
 	return f;

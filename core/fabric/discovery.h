@@ -14,11 +14,19 @@ struct discovery_stats {
 	uint32_t dup_links;        /* links that led to a node already found */
 	uint32_t failures;         /* SMPs that failed for good */
 	uint32_t desc_read;        /* NodeDescription Gets */
+	uint32_t ports_read;       /* switch external port PortInfo Gets */
+	uint32_t ports_reused;     /* switch external ports taken from the last generation */
+	uint32_t reused_reread;    /* of those, read after all (a NodeInfo through it failed) */
+	uint32_t psc_cleared;      /* switches whose PortStateChange was cleared */
 };
 
-/* Discovers the fabric over t as a work queue: NodeInfo once per link, PortInfo of every port,
- * SwitchInfo; NodeDescription only for nodes `prev` (the last generation, may be NULL) does not
- * have, or for every node when reread_desc is set (trap 144). Stops early when *stop becomes
+/* Discovers the fabric over t as a work queue: NodeInfo once per link, SwitchInfo, PortInfo of
+ * every CA port and switch port 0. A switch's external ports are read when its SwitchInfo shows
+ * PortStateChange (cleared first, so a later change shows next time) or `prev` (the last
+ * generation, may be NULL) does not know them in full; otherwise they are taken from prev:
+ * no port of that switch changed state since (the SM's own PortInfo Sets do not set the bit).
+ * NodeDescription only for nodes prev does not have, or for every node when reread_desc is
+ * set (trap 144). Stops early when *stop becomes
  * non-zero (-EINTR). Returns generation `generation` holding one reference, or NULL with *err.
  * A generation is returned even when some SMPs failed (st->failures says how many). */
 struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t generation,

@@ -22,6 +22,7 @@ struct model_port_in {
 	uint64_t peer_node_guid;    /* 0: no link known */
 	uint8_t peer_port;
 	uint8_t have_portinfo;
+	uint8_t reused;             /* portinfo taken from the last generation (quiet switch) */
 	uint8_t portinfo[64];       /* raw PortInfo attribute as last read */
 };
 

@@ -78,8 +78,7 @@ void lft_switchinfo(struct pass *g, uint32_t sw)
 		return; /* never write a SwitchInfo we could not read */
 	const uint8_t *old = g->f->nx[node].switchinfo;
 	uint32_t top = g->f->pub.max_lid;
-	int state_change = mad_get_field((void *)old, 0, IB_SW_STATE_CHANGE_F);
-	if (mad_get_field((void *)old, 0, IB_SW_LINEAR_FDB_TOP_F) == top && !state_change &&
+	if (mad_get_field((void *)old, 0, IB_SW_LINEAR_FDB_TOP_F) == top &&
 	    mad_get_field((void *)old, 0, IB_SW_LIFE_TIME_F) == g->o->packet_life)
 		return;
 	struct smp_req r;
@@ -88,7 +87,9 @@ void lft_switchinfo(struct pass *g, uint32_t sw)
 	memcpy(r.data, old, SMP_DATA_SIZE);
 	mad_set_field(r.data, 0, IB_SW_LINEAR_FDB_TOP_F, top);
 	mad_set_field(r.data, 0, IB_SW_LIFE_TIME_F, g->o->packet_life);
-	mad_set_field(r.data, 0, IB_SW_STATE_CHANGE_F, 1); /* writing 1 clears it */
+	/* PortStateChange is discovery's: it cleared it before reading the ports; writing 1 now
+	 * would lose a change that happened since */
+	mad_set_field(r.data, 0, IB_SW_STATE_CHANGE_F, 0);
 	transport_submit(g->t, &r);
 	g->sets++;
 }

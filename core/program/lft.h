@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* lft.h - linear forwarding tables: SwitchInfo (LinearFDBTop before any block, LifeTimeValue,
- * PortStateChange cleared), and only the 64-entry LFT blocks that differ from what the switch
+/* lft.h - linear forwarding tables: SwitchInfo (LinearFDBTop before any block, LifeTimeValue;
+ * PortStateChange is left to discovery), and only the 64-entry LFT blocks that differ from what the switch
  * holds. What a switch holds is remembered across sweeps (our own writes and reads); it is
  * read only at first contact with a switch that has tables, and forgotten when the switch
  * comes back reset. */
@@ -16,7 +16,7 @@ struct lft_memory *lft_memory_new(void);
 void lft_memory_free(struct lft_memory *m);
 /* Blocks needed for a table of stride entries. */
 uint32_t lft_nblocks(uint32_t stride);
-/* SwitchInfo Set of switch sw when LinearFDBTop, LifeTimeValue or PortStateChange need it. */
+/* SwitchInfo Set of switch sw when LinearFDBTop or LifeTimeValue need it. */
 void lft_switchinfo(struct pass *g, uint32_t sw);
 /* (Both below use g->lft_mem.) Prepares what switch sw holds in nblocks blocks: known from memory, empty (no LID or no
  * LinearFDBTop: a new or reset switch), or read now. Returns the number of blocks read. */
