@@ -14,19 +14,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import includes  # noqa: E402
+from tap import Tap  # noqa: E402
 
-n = 0
-
-
-def ok(cond, name, detail=()):
-    global n
-    n += 1
-    print("%s %d - %s" % ("ok" if cond else "not ok", n, name))
-    for line in list(detail)[:40]:
-        print("# " + line)
-
-
-print("1..7")
+ok = Tap(7).ok
 missing, bad, cyc, unknown = includes.check(ROOT)
 ok(not unknown, "every folder of core/ is a layer of the rule", unknown)
 ok(not missing, "every quoted include resolves", missing)

@@ -10,6 +10,9 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+from tap import Tap  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CODE = re.compile(r'"([A-Z]{2,4}-\d{4})"')
 SECTION = re.compile(r"^## (\S+) \(([A-Z]{2,4})\)\s*$")
@@ -42,18 +45,7 @@ with open(os.path.join(ROOT, "doc", "log-codes.md")) as f:
                 problems.append("log-codes.md:%d: %s has no meaning" % (n, m.group(1)))
             listed[section][m.group(1)] = n
 
-n = 0
-
-
-def ok(cond, name, detail=()):
-    global n
-    n += 1
-    print("%s %d - %s" % ("ok" if cond else "not ok", n, name))
-    for line in list(detail)[:40]:
-        print("# " + line)
-
-
-print("1..6")
+ok = Tap(6).ok
 ok(not problems and len(listed) >= 10, "the registry parses (%d files)" % len(listed), problems)
 unlisted = ["%s: %s is not in doc/log-codes.md under this file" % (f, c)
             for f, cs in sorted(used.items()) for c in sorted(cs) if c not in listed.get(f, {})]
