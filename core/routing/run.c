@@ -6,15 +6,46 @@
 #include "base/log.h"
 #include "routing/merge.h"
 #include "routing/run.h"
+#include "routing/verify.h"
 
 static void append_why(GString *whys, const char *engine, const char *why)
 {
 	g_string_append_printf(whys, "%s%s: %s", whys->len ? "; " : "", engine, why);
 }
 
+/* The step's rows merged over what earlier steps left (r->lft) into scratch, then walked:
+ * holes make the step a failure whatever route() returned. 0, or -EHOSTUNREACH with why. */
+static int merge_and_verify(struct routing_step *s, struct fabric *f, const struct ibsm_scope *scope,
+			    const struct ibsm_routes *routes, struct routing_result *r, uint8_t *scratch,
+			    char *why, size_t why_len)
+{
+	size_t bytes = (size_t)r->n_switches * r->stride;
+	memcpy(scratch, r->lft, bytes);
+	int refused = routing_merge(f, scope, routes, scratch, r->stride, NULL, 0);
+	r->rejected = refused > 0 ? (uint32_t)refused : 0;
+	struct routing_holes h;
+	gint64 t0 = g_get_monotonic_time();
+	uint64_t holes = routing_verify(f, scope, scratch, r->stride, &h);
+	LOG_V("RTE-0004", "tables of %s walked: %" G_GUINT64_FORMAT " (switch, LID) pairs, %"
+	      G_GUINT64_FORMAT " not delivered, %.3f s", s->engine->name, h.walks, holes,
+	      (double)(g_get_monotonic_time() - t0) / 1e6);
+	if (holes) {
+		char text[320];
+		routing_hole_text(f, &h, text, sizeof(text));
+		if (r->rejected)
+			g_snprintf(why, why_len, "its tables leave holes: %s; %u of its entries name ports "
+				   "the switches do not have", text, r->rejected);
+		else
+			g_snprintf(why, why_len, "its tables leave holes: %s", text);
+		return -EHOSTUNREACH;
+	}
+	return 0;
+}
+
 /* One candidate on f; on success its routes are merged into r. < 0 with the reason in whys. */
 static int try_step(struct routing_step *s, struct fabric *f, const struct ibsm_scope *scope,
-		    struct ibsm_routes *routes, struct routing_result *r, GString *whys)
+		    struct ibsm_routes *routes, struct routing_result *r, uint8_t *scratch,
+		    GString *whys)
 {
 	const struct ibsm_engine *ops = s->engine->ops;
 	if (s->setup_rc < 0) {
@@ -39,9 +70,20 @@ static int try_step(struct routing_step *s, struct fabric *f, const struct ibsm_
 			ops->result_free(result);
 		return rc;
 	}
+	char why[400];
+	rc = merge_and_verify(s, f, scope, routes, r, scratch, why, sizeof(why));
+	if (rc < 0) {
+		LOG_I("RTE-0001", "routing engine %s declined: %s", s->engine->name, why);
+		append_why(whys, s->engine->name, why);
+		if (result && ops->result_free)
+			ops->result_free(result);
+		return rc;
+	}
+	memcpy(r->lft, scratch, (size_t)r->n_switches * r->stride);
 	uint8_t part = routing_result_add(r, s, result);
-	int refused = routing_merge(f, scope, routes, r->lft, r->stride, r->lid_part, part);
-	r->rejected = refused > 0 ? (uint32_t)refused : 0;
+	for (uint32_t lid = 1; lid < r->stride; lid++)
+		if (ibsm_scope_routes_lid(&f->pub, scope, lid))
+			r->lid_part[lid] = part;
 	g_strlcpy(r->engine, s->engine->name, sizeof(r->engine));
 	return 0;
 }
@@ -60,6 +102,7 @@ struct routing_result *routing_run(struct routing_chain *c, struct fabric *f, GE
 	struct ibsm_routes routes = { .size = sizeof(routes), .stride = r->stride };
 	size_t bytes = (size_t)r->n_switches * r->stride;
 	routes.lft = g_malloc(bytes ? bytes : 1);
+	uint8_t *scratch = g_malloc(bytes ? bytes : 1);
 	struct ibsm_scope scope = { .size = sizeof(scope), .step = 0 }; /* NULL bits: all */
 	GString *whys = g_string_new(NULL);
 	int routed = 0;
@@ -67,11 +110,13 @@ struct routing_result *routing_run(struct routing_chain *c, struct fabric *f, GE
 		if (i == c->n_named && i > 0)
 			LOG_I("RTE-0002", "no engine of '%s' could route; falling back to %s", c->spec,
 			      ROUTING_FALLBACK);
-		routed = try_step(g_ptr_array_index(c->candidates, i), f, &scope, &routes, r, whys) == 0;
+		routed = try_step(g_ptr_array_index(c->candidates, i), f, &scope, &routes, r, scratch,
+				  whys) == 0;
 	}
 	if (!routed && c->fallback_error)
 		append_why(whys, ROUTING_FALLBACK, c->fallback_error);
 	g_free(routes.lft);
+	g_free(scratch);
 	if (!routed) {
 		if (cancelled(c))
 			g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_CANCELLED, "routing cancelled");

@@ -39,6 +39,7 @@ struct sm {
 	char *ucast_engine;            /* the -R they were computed with */
 	uint64_t topology_sig;         /* of the last discovered generation */
 	int topology_changed;          /* this sweep's cabling differs from the last one */
+	int subnet_up;                 /* the last sweep as master completed (SUBNET UP logged) */
 	uint32_t sweep_writes;         /* Sets this sweep sent */
 	volatile int stop;             /* SIGTERM/SIGINT */
 	volatile int trap_pending;     /* a trap asked for a heavy sweep */

@@ -247,18 +247,24 @@ int sweep_heavy(struct sm *sm, GError **err)
 	int failures = discover_phase(sm, err);
 	if (failures < 0)
 		return -1;
-	if (mastership_phase(sm))
+	if (mastership_phase(sm)) {
+		sm->subnet_up = 0;
 		return SWEEP_STANDBY;
+	}
 	struct fabric *f = sm->fabric;
 	if (lid_phase(sm, f, err) < 0)
 		return -1;
 	struct routing_result *r = route_phase(sm, f, err);
 	if (!r) {
+		/* nothing is programmed: the switches keep the routes in force */
+		sm->subnet_up = 0;
 		if (err && g_error_matches(*err, ENGINE_ERROR, ENGINE_ERROR_CANCELLED)) {
 			LOG_I("SWP-0010", "routing cancelled: %s", sm->stop ? "stopping" : "a newer sweep is due");
 			g_clear_error(err);
 			return SWEEP_INCOMPLETE;
 		}
+		LOG_E("SWP-0018", "no routes for generation %u: nothing is programmed, the switches keep "
+		      "the routes in force", sm->generation);
 		return -1;
 	}
 	double t0 = phase_now();
@@ -271,13 +277,15 @@ int sweep_heavy(struct sm *sm, GError **err)
 	sm->sweep_writes = rep.writes;
 	save_guid2lid(sm, f);
 	int complete = rc == 0 && !failures;
-	if (complete && (first || rep.writes || sm->topology_changed))
+	/* up again after incomplete sweeps, too: the subnet was not declared up meanwhile */
+	if (complete && (first || !sm->subnet_up || rep.writes || sm->topology_changed))
 		LOG_I("SWP-0002", "SUBNET UP");
 	else if (complete)
 		LOG_I("SWP-0006", "heavy sweep: nothing changed, nothing written");
 	else
 		LOG_E("SWP-0004", "sweep incomplete: %u SMPs failed for good; %u linked ports not ACTIVE",
 		      failures + rep.failures, rep.not_active);
+	sm->subnet_up = complete;
 	summarize(sm, f, r->engine);
 	write_dumps(sm, f, r);
 	sweep_set_live(sm, r);

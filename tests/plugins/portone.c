@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* portone.c - test engine that sends every LID out of port 1 and exercises the core services
+/* portone.c - test engine that sends every LID out of port 1, except those it delivers itself
+ * (its own LID on port 0, an attached CA's on the CA's port), and exercises the core services
  * (log, config, switch_hops) plus instance and result lifetimes: lets the engine tests check
- * the run and the merge without depending on a real routing algorithm. */
+ * the run and the merge without depending on a real routing algorithm. Its tables are whole
+ * only where port 1 leads toward every other switch (two switches joined by port 1); elsewhere
+ * the core finds the holes and declines it. */
 #include <stdlib.h>
 #include <ibsm/routing.h>
 
@@ -43,6 +46,17 @@ static int portone_route(void *inst, const struct ibsm_fabric *f, const struct i
 		     nothing ? nothing : "NULL", hops01);
 	for (uint32_t i = 0; i < f->n_switches * out->stride; i++)
 		out->lft[i] = 1;
+	for (uint32_t lid = 1; lid <= f->max_lid && lid < out->stride; lid++) {
+		uint32_t port = f->lid_port[lid];
+		if (port == IBSM_NONE)
+			continue;
+		uint32_t sw = ibsm_port_switch(f, port);
+		if (sw == IBSM_NONE)
+			continue;
+		const struct ibsm_port *p = ibsm_port_at(f, port);
+		int own = ibsm_node_at(f, p->node)->type == IBSM_SWITCH;
+		out->lft[(size_t)sw * out->stride + lid] = own ? 0 : ibsm_port_at(f, p->peer)->num;
+	}
 	*result = malloc(64);
 	return 0;
 }

@@ -292,9 +292,13 @@ static void test_run_fallback_chain(void)
 	g_assert_cmpuint(r->n_switches, ==, 2);
 	g_assert_cmpuint(r->parts->len, ==, 1);
 	g_assert_true(r->f == f);
+	/* out of port 1 but what each switch delivers: its own LID (1, 2) on port 0, its CA's
+	 * LIDs (4-5 on S0, 6-7 on S1) on port 2; LIDs 0 and 3 have no port */
+	static const uint8_t want[2][8] = { { 255, 0, 1, 255, 2, 2, 1, 1 },
+					    { 255, 1, 0, 255, 1, 1, 2, 2 } };
 	for (uint32_t s = 0; s < 2; s++)
 		for (uint32_t l = 0; l < 8; l++)
-			g_assert_cmpuint(r->lft[s * 8 + l], ==, (l == 0 || l == 3) ? IBSM_NO_PORT : 1);
+			g_assert_cmpuint(r->lft[s * 8 + l], ==, want[s][l]);
 	g_assert_nonnull(strstr(log, "RTE-0001 routing engine failing declined: test: always fails"));
 	/* the core services: log prefix, config by OpenSM name (unknown -> NULL), switch_hops */
 	g_assert_nonnull(strstr(log, "ENG-0001 portone: lmc=1 unknown=NULL hops01=1"));
@@ -415,7 +419,7 @@ static int have_minhop(void)
 	return 1;
 }
 
-static void run_to_minhop(const char *chain)
+static void run_to_minhop_declined(const char *chain, const char *declined)
 {
 	struct fabric *f = tiny_fabric();
 	struct sm_options o;
@@ -427,7 +431,7 @@ static void run_to_minhop(const char *chain)
 	g_assert_no_error(err);
 	g_assert_nonnull(r);
 	g_assert_cmpstr(r->engine, ==, "minhop");
-	g_assert_nonnull(strstr(log, "failing declined: test: always fails"));
+	g_assert_nonnull(strstr(log, declined));
 	/* minhop's tables, not failing's scribbles (port 1 everywhere): S0 reaches CA0 by port 2 */
 	g_assert_cmpuint(r->lft[0 * 8 + 4], ==, 2);
 	g_assert_cmpuint(r->lft[0 * 8 + 1], ==, 0);
@@ -435,6 +439,37 @@ static void run_to_minhop(const char *chain)
 	g_assert_cmpuint(r->lft[1 * 8 + 6], ==, 2);
 	g_free(log);
 	routing_result_unref(r);
+	fabric_unref(f);
+}
+
+static void run_to_minhop(const char *chain)
+{
+	run_to_minhop_declined(chain, "failing declined: test: always fails");
+}
+
+/* An engine that says it succeeded but leaves holes has failed: its tables are not used. */
+static void test_run_holes_fall_back(void)
+{
+	if (have_minhop())
+		run_to_minhop_declined("badport", "RTE-0001 routing engine badport declined: its tables "
+				       "leave holes: 12 of 12 (switch, LID) pairs not delivered, e.g. switch "
+				       "0x0000000000001000 to LID 1: no entry at switch 0x0000000000001000; 12 of "
+				       "its entries name ports the switches do not have");
+}
+
+static void test_run_holes_no_fallback(void)
+{
+	struct fabric *f = tiny_fabric();
+	struct sm_options o;
+	options_for_test(&o);
+	GError *err = NULL;
+	log_to_file();
+	struct routing_result *r = run_chain("badport,no_fallback", &o, f, &err);
+	g_free(log_text());
+	g_assert_null(r);
+	g_assert_error(err, ENGINE_ERROR, ENGINE_ERROR_ROUTE);
+	g_assert_nonnull(strstr(err->message, "badport: its tables leave holes"));
+	g_clear_error(&err);
 	fabric_unref(f);
 }
 
@@ -961,6 +996,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/engines/run/unknown-fails", test_run_unknown_fails_loudly);
 	g_test_add_func("/engines/run/failing-minhop", test_run_failing_minhop);
 	g_test_add_func("/engines/run/implicit-fallback", test_run_implicit_fallback);
+	g_test_add_func("/engines/run/holes-fall-back", test_run_holes_fall_back);
+	g_test_add_func("/engines/run/holes-no-fallback", test_run_holes_no_fallback);
 	g_test_add_func("/engines/merge/switch-scope", test_merge_switch_scope);
 	g_test_add_func("/engines/merge/dest-scope", test_merge_dest_scope);
 	g_test_add_func("/engines/merge/path-bits", test_merge_path_bits);

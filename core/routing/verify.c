@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* verify.c - walking a step's tables: for each destination LID, every switch of the scope in the
+ * destination switch's component (links usable in the scope are symmetric, so "can reach" is
+ * "is connected to") follows its entries until it delivers or fails; results are memoised per
+ * LID, so each switch is walked once per LID. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <glib.h>
+#include "routing/verify.h"
+
+enum { UNKNOWN = 0, GOOD, BAD, WALKING };
+
+/* Component id of every switch over the links usable in the scope (IBSM_NONE: not in scope). */
+static uint32_t *components(const struct fabric *f, const struct ibsm_scope *s)
+{
+	uint32_t n = f->pub.n_switches, *comp = g_new(uint32_t, n ? n : 1), *queue = g_new(uint32_t, n ? n : 1);
+	for (uint32_t i = 0; i < n; i++)
+		comp[i] = IBSM_NONE;
+	for (uint32_t root = 0; root < n; root++) {
+		if (comp[root] != IBSM_NONE || !ibsm_bit(&s->switches, root))
+			continue;
+		uint32_t head = 0, tail = 0;
+		comp[root] = root;
+		queue[tail++] = root;
+		while (head < tail) {
+			uint32_t u = queue[head++];
+			const struct ibsm_switch *sw = &f->switches[u];
+			for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj; a++) {
+				uint32_t v = f->adj[a].peer_sw;
+				if (comp[v] != IBSM_NONE || !ibsm_bit(&s->switches, v) ||
+				    !ibsm_scope_link(&f->pub, s, u, &f->adj[a]))
+					continue;
+				comp[v] = root;
+				queue[tail++] = v;
+			}
+		}
+	}
+	g_free(queue);
+	return comp;
+}
+
+#define BLOCK 64 /* LIDs verified together: one cache line of every switch's row */
+
+/* What an entry leads to: a switch id, or one of these. */
+#define NEXT_DELIVERED 0xFFFFFFF0u
+#define NEXT_FIRST_HOLE 0xFFFFFFF1u /* + enum hole_kind - 1 */
+
+struct verify {
+	const struct fabric *f;
+	const struct ibsm_scope *scope;
+	const uint8_t *lft;
+	uint32_t stride, n;
+	uint32_t *comp;        /* [n] component over the scope's links */
+	uint32_t *peer_sw;     /* [port id] switch id behind a switch port, IBSM_NONE otherwise */
+	/* the block being verified */
+	uint32_t lid0, nl;
+	uint32_t target[BLOCK], want[BLOCK]; /* destination switch and the port delivering there */
+	uint8_t routed[BLOCK];               /* the scope routes lid0 + j */
+	uint32_t *next;        /* [BLOCK * n]: what switch u's entry for lid0 + j leads to */
+	uint8_t *state;        /* [n] for one LID */
+	uint8_t *kind;         /* [n] */
+	uint32_t *at;          /* [n] */
+	uint32_t *path;        /* [n] */
+};
+
+static uint32_t hole(enum hole_kind k)
+{
+	return NEXT_FIRST_HOLE + (uint32_t)k - 1;
+}
+
+/* The destinations of the block: their switch and the port that delivers there. */
+static void block_targets(struct verify *v)
+{
+	const struct fabric *f = v->f;
+	for (uint32_t j = 0; j < v->nl; j++) {
+		uint32_t lid = v->lid0 + j;
+		v->routed[j] = 0;
+		if (!ibsm_scope_routes_lid(&f->pub, v->scope, lid))
+			continue;
+		uint32_t dest = f->pub.lid_port[lid], t = ibsm_port_switch(&f->pub, dest);
+		if (t == IBSM_NONE || v->comp[t] == IBSM_NONE)
+			continue; /* a CA port without a switch, or its switch is not in scope */
+		v->routed[j] = 1;
+		v->target[j] = t;
+		/* port 0 for the switch's own LID, the port facing a CA port */
+		v->want[j] = f->ports[dest].node == f->switches[t].node ? 0 : f->ports[f->ports[dest].peer].num;
+	}
+}
+
+/* next[] of the block from each switch's row segment, read once. */
+static void block_next(struct verify *v)
+{
+	const struct fabric *f = v->f;
+	/* every switch: a walk from the scope may cross rows an earlier step wrote */
+	for (uint32_t u = 0; u < v->n; u++) {
+		const struct ibsm_node *node = &f->nodes[f->switches[u].node];
+		const uint8_t *row = v->lft + (size_t)u * v->stride + v->lid0;
+		for (uint32_t j = 0; j < v->nl; j++) {
+			if (!v->routed[j])
+				continue;
+			uint8_t out = row[j];
+			uint32_t nx;
+			if (out == IBSM_NO_PORT)
+				nx = hole(HOLE_NO_ENTRY);
+			else if (u == v->target[j])
+				nx = out == v->want[j] ? NEXT_DELIVERED :
+				     out > node->nports ? hole(HOLE_DEAD_PORT) : hole(HOLE_WRONG_PORT);
+			else if (out == 0)
+				nx = hole(HOLE_WRONG_PORT); /* this switch's port 0, not the destination */
+			else if (out > node->nports)
+				nx = hole(HOLE_DEAD_PORT);
+			else if ((nx = v->peer_sw[node->port0 + out]) == IBSM_NONE)
+				/* no link, or a CA that is not the destination behind it */
+				nx = f->ports[node->port0 + out].peer == IBSM_NONE ? hole(HOLE_DEAD_PORT) :
+				     hole(HOLE_WRONG_PORT);
+			v->next[(size_t)j * v->n + u] = nx;
+		}
+	}
+}
+
+/* Walks from switch s over next (one LID's column), marking every switch of the walk GOOD or
+ * BAD with the kind and the switch where it went wrong. */
+static void walk_from(struct verify *v, const uint32_t *next, uint32_t s)
+{
+	uint32_t len = 0, u = s, end_at = s;
+	uint8_t result, kind = 0;
+	for (;;) {
+		if (v->state[u] == GOOD || v->state[u] == BAD) {
+			result = v->state[u];
+			kind = v->kind[u];
+			end_at = v->at[u];
+			break;
+		}
+		if (v->state[u] == WALKING) {
+			result = BAD;
+			kind = HOLE_LOOP;
+			end_at = u;
+			break;
+		}
+		v->state[u] = WALKING;
+		v->path[len++] = u;
+		uint32_t nx = next[u];
+		if (nx >= NEXT_DELIVERED) {
+			result = nx == NEXT_DELIVERED ? GOOD : BAD;
+			kind = nx == NEXT_DELIVERED ? 0 : (uint8_t)(nx - NEXT_FIRST_HOLE + 1);
+			end_at = u;
+			break;
+		}
+		u = nx;
+	}
+	for (uint32_t i = 0; i < len; i++) {
+		v->state[v->path[i]] = result;
+		v->kind[v->path[i]] = kind;
+		v->at[v->path[i]] = end_at;
+	}
+}
+
+static void note_hole(struct routing_holes *h, const struct verify *v, uint32_t s, uint32_t lid)
+{
+	h->holes++;
+	h->by_kind[v->kind[s]]++;
+	if (h->holes == 1) {
+		h->first_switch = s;
+		h->first_lid = lid;
+		h->first_at = v->at[s];
+		h->first_kind = (enum hole_kind)v->kind[s];
+	}
+}
+
+static void block_walk(struct verify *v, struct routing_holes *h)
+{
+	for (uint32_t j = 0; j < v->nl; j++) {
+		if (!v->routed[j])
+			continue;
+		const uint32_t *next = v->next + (size_t)j * v->n;
+		uint32_t c = v->comp[v->target[j]];
+		memset(v->state, UNKNOWN, v->n);
+		for (uint32_t s = 0; s < v->n; s++) {
+			if (v->comp[s] != c)
+				continue;
+			h->walks++;
+			if (v->state[s] == UNKNOWN)
+				walk_from(v, next, s);
+			if (v->state[s] == BAD)
+				note_hole(h, v, s, v->lid0 + j);
+		}
+	}
+}
+
+/* The switch behind every switch port (IBSM_NONE: no link, or a CA behind it). */
+static uint32_t *switch_peers(const struct fabric *f)
+{
+	uint32_t *peer = g_new(uint32_t, f->pub.n_ports ? f->pub.n_ports : 1);
+	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
+		uint32_t q = f->ports[p].peer;
+		peer[p] = q == IBSM_NONE ? IBSM_NONE : f->nodes[f->ports[q].node].sw;
+	}
+	return peer;
+}
+
+#define THREADS_WORK 4000000 /* (switch, LID) pairs worth a second thread */
+
+struct range {
+	struct verify v;           /* its own buffers */
+	uint32_t first, last;      /* LIDs [first, last] */
+	struct routing_holes h;
+};
+
+static gpointer verify_range(gpointer data)
+{
+	struct range *r = data;
+	struct verify *v = &r->v;
+	uint32_t n = v->n ? v->n : 1;
+	v->next = g_new(uint32_t, (size_t)BLOCK * n);
+	v->state = g_new(uint8_t, n);
+	v->kind = g_new(uint8_t, n);
+	v->at = g_new(uint32_t, n);
+	v->path = g_new(uint32_t, n);
+	for (v->lid0 = r->first; v->lid0 <= r->last; v->lid0 += BLOCK) {
+		v->nl = MIN(BLOCK, r->last - v->lid0 + 1);
+		block_targets(v);
+		block_next(v);
+		block_walk(v, &r->h);
+	}
+	g_free(v->next);
+	g_free(v->state);
+	g_free(v->kind);
+	g_free(v->at);
+	g_free(v->path);
+	return NULL;
+}
+
+uint64_t routing_verify(const struct fabric *f, const struct ibsm_scope *scope, const uint8_t *lft,
+			uint32_t stride, struct routing_holes *h)
+{
+	*h = (struct routing_holes){ 0 };
+	uint32_t last = MIN(f->pub.max_lid, stride ? stride - 1 : 0);
+	if (!last)
+		return 0;
+	struct verify v = { .f = f, .scope = scope, .lft = lft, .stride = stride, .n = f->pub.n_switches };
+	v.comp = components(f, scope);
+	v.peer_sw = switch_peers(f);
+	/* two ranges of whole blocks, the second on its own thread when the work is worth it;
+	 * the result does not depend on the split */
+	int two = (uint64_t)v.n * last >= THREADS_WORK && last > BLOCK;
+	uint32_t split = two ? 1 + ((last / 2) / BLOCK) * BLOCK : last + 1;
+	struct range r[2] = { { .v = v, .first = 1, .last = split - 1 },
+			      { .v = v, .first = split, .last = last } };
+	GThread *th = two ? g_thread_new("ibsm-verify", verify_range, &r[1]) : NULL;
+	verify_range(&r[0]);
+	if (th)
+		g_thread_join(th);
+	for (int i = 0; i < 1 + two; i++) {
+		if (r[i].h.holes && !h->holes) {
+			h->first_switch = r[i].h.first_switch;
+			h->first_lid = r[i].h.first_lid;
+			h->first_at = r[i].h.first_at;
+			h->first_kind = r[i].h.first_kind;
+		}
+		h->walks += r[i].h.walks;
+		h->holes += r[i].h.holes;
+		for (int k = 0; k < 5; k++)
+			h->by_kind[k] += r[i].h.by_kind[k];
+	}
+	g_free(v.comp);
+	g_free(v.peer_sw);
+	return h->holes;
+}
+
+void routing_hole_text(const struct fabric *f, const struct routing_holes *h, char *buf, size_t len)
+{
+	static const char *const what[] = { "", "no entry", "a loop", "a port without a link",
+					    "the wrong port" };
+	if (!h->holes) {
+		snprintf(buf, len, "no holes");
+		return;
+	}
+	const struct ibsm_node *from = &f->nodes[f->switches[h->first_switch].node];
+	const struct ibsm_node *at = &f->nodes[f->switches[h->first_at].node];
+	snprintf(buf, len, "%" PRIu64 " of %" PRIu64 " (switch, LID) pairs not delivered, e.g. switch "
+		 "0x%016" PRIx64 "%s%s%s to LID %u: %s at switch 0x%016" PRIx64 "%s%s%s", h->holes,
+		 h->walks, from->guid, *from->desc ? " (" : "", from->desc, *from->desc ? ")" : "",
+		 h->first_lid, what[h->first_kind], at->guid, *at->desc ? " (" : "", at->desc,
+		 *at->desc ? ")" : "");
+}

@@ -1,0 +1,283 @@
+/* test_verify.c - the core's walk of a routing step's tables (core/routing/verify.c): whole
+ * tables pass with every (switch, LID) pair counted once, and each kind of hole an engine can
+ * leave (no entry, a loop, a port without a link, the wrong port, a CA that is not the
+ * destination) is found, counted for every switch whose walk crosses it, and named; the scope
+ * limits what must be delivered; the two-thread split finds what one thread finds. */
+#include <string.h>
+#include <glib.h>
+#include <gmodule.h>
+#include "fabric_fixture.h"
+#include "routing/verify.h"
+
+static const struct ibsm_engine *minhop;
+
+struct routed {
+	struct fabric *f;
+	uint8_t *lft;      /* minhop's tables, a copy the test may break */
+	uint32_t stride;
+};
+
+static void route(struct routed *t, struct fabric *f)
+{
+	struct fx_core c;
+	struct fx_run r;
+	fx_core_init(&c);
+	g_assert_cmpint(fx_route(minhop, &c, &f->pub, NULL, &r), ==, 0);
+	t->f = f;
+	t->stride = r.routes.stride;
+	t->lft = g_memdup2(r.routes.lft, (size_t)f->pub.n_switches * t->stride);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+}
+
+static void routed_clear(struct routed *t)
+{
+	g_free(t->lft);
+	fabric_unref(t->f);
+}
+
+static uint8_t *entry(struct routed *t, uint32_t sw, uint32_t lid)
+{
+	return &t->lft[(size_t)sw * t->stride + lid];
+}
+
+/* The base LID of the nth CA port hanging off switch sw. */
+static uint32_t host_lid(const struct fabric *f, uint32_t sw, unsigned nth)
+{
+	for (uint32_t lid = 1; lid <= f->pub.max_lid; lid++) {
+		uint32_t p = f->pub.lid_port[lid];
+		if (p == IBSM_NONE || f->ports[p].lid != lid || !fx_is_ca_port(&f->pub, p) ||
+		    ibsm_port_switch(&f->pub, p) != sw)
+			continue;
+		if (nth-- == 0)
+			return lid;
+	}
+	g_assert_not_reached();
+	return 0;
+}
+
+static uint64_t verify(struct routed *t, const struct ibsm_scope *s, struct routing_holes *h)
+{
+	struct ibsm_scope all = fx_scope_all();
+	return routing_verify(t->f, s ? s : &all, t->lft, t->stride, h);
+}
+
+/* Line of 4 switches (port 1 toward i-1, 2 toward i+1, hosts on 3 and 4): 4 + 8 LIDs. */
+static void line(struct routed *t)
+{
+	route(t, fx_line(4, 2, 0));
+	g_assert_cmpuint(t->f->pub.max_lid, ==, 12);
+}
+
+static void test_whole(void)
+{
+	struct routed t;
+	line(&t);
+	struct routing_holes h;
+	g_assert_cmpuint(verify(&t, NULL, &h), ==, 0);
+	g_assert_cmpuint(h.walks, ==, 4 * 12);
+	char text[256];
+	routing_hole_text(t.f, &h, text, sizeof(text));
+	g_assert_cmpstr(text, ==, "no holes");
+	routed_clear(&t);
+}
+
+/* One broken entry; the holes expected, the kind, the switches named. */
+static void expect(struct routed *t, uint64_t holes, enum hole_kind kind, uint32_t from,
+		   uint32_t lid, uint32_t at)
+{
+	struct routing_holes h;
+	g_assert_cmpuint(verify(t, NULL, &h), ==, holes);
+	g_assert_cmpuint(h.holes, ==, holes);
+	g_assert_cmpuint(h.by_kind[kind], ==, holes);
+	g_assert_cmpuint(h.first_kind, ==, kind);
+	g_assert_cmpuint(h.first_switch, ==, from);
+	g_assert_cmpuint(h.first_lid, ==, lid);
+	g_assert_cmpuint(h.first_at, ==, at);
+}
+
+static void test_no_entry(void)
+{
+	struct routed t;
+	line(&t);
+	uint32_t lid = host_lid(t.f, 3, 0);
+	*entry(&t, 1, lid) = IBSM_NO_PORT;
+	/* switches 0 and 1 walk into switch 1's missing entry; 2 and 3 deliver */
+	expect(&t, 2, HOLE_NO_ENTRY, 0, lid, 1);
+	char text[256];
+	struct routing_holes h;
+	verify(&t, NULL, &h);
+	routing_hole_text(t.f, &h, text, sizeof(text));
+	g_test_message("%s", text);
+	char *want = g_strdup_printf("2 of 48 (switch, LID) pairs not delivered, e.g. switch "
+				     "0x%016" G_GINT64_MODIFIER "x (line-0) to LID %u: no entry at switch "
+				     "0x%016" G_GINT64_MODIFIER "x (line-1)",
+				     t.f->nodes[t.f->switches[0].node].guid, lid,
+				     t.f->nodes[t.f->switches[1].node].guid);
+	g_assert_cmpstr(text, ==, want);
+	g_free(want);
+	routed_clear(&t);
+}
+
+static void test_loop(void)
+{
+	struct routed t;
+	line(&t);
+	uint32_t lid = host_lid(t.f, 3, 1);
+	*entry(&t, 2, lid) = 1; /* back toward switch 1, which sends it on to 2 */
+	expect(&t, 3, HOLE_LOOP, 0, lid, 1);
+	routed_clear(&t);
+}
+
+static void test_dead_port(void)
+{
+	struct routed t;
+	line(&t);
+	uint32_t lid = host_lid(t.f, 3, 0);
+	*entry(&t, 0, lid) = 1; /* switch 0's port 1 has no link */
+	expect(&t, 1, HOLE_DEAD_PORT, 0, lid, 0);
+	*entry(&t, 0, lid) = 2;
+	*entry(&t, 2, lid) = 9; /* beyond the switch's ports */
+	expect(&t, 3, HOLE_DEAD_PORT, 0, lid, 2);
+	routed_clear(&t);
+}
+
+static void test_wrong_port(void)
+{
+	struct routed t;
+	line(&t);
+	uint32_t lid = host_lid(t.f, 3, 0);
+	/* at the destination's switch, the other host's port */
+	*entry(&t, 3, lid) = *entry(&t, 3, host_lid(t.f, 3, 1));
+	expect(&t, 4, HOLE_WRONG_PORT, 0, lid, 3);
+	*entry(&t, 3, lid) = *entry(&t, 3, host_lid(t.f, 3, 1)) == 3 ? 4 : 3;
+	struct routing_holes h;
+	g_assert_cmpuint(verify(&t, NULL, &h), ==, 0);
+	/* on the way, a host port: the CA is not the destination */
+	*entry(&t, 1, lid) = 3;
+	expect(&t, 2, HOLE_WRONG_PORT, 0, lid, 1);
+	*entry(&t, 1, lid) = 2;
+	/* a switch's own LID must end on its port 0 */
+	uint32_t own = fx_switch_lid(t.f, 2);
+	*entry(&t, 2, own) = 3;
+	expect(&t, 4, HOLE_WRONG_PORT, 0, own, 2);
+	*entry(&t, 2, own) = 0;
+	/* port 0 of a switch that is not the destination */
+	*entry(&t, 1, lid) = 0;
+	expect(&t, 2, HOLE_WRONG_PORT, 0, lid, 1);
+	routed_clear(&t);
+}
+
+static void test_kinds_add_up(void)
+{
+	struct routed t;
+	line(&t);
+	*entry(&t, 0, host_lid(t.f, 3, 0)) = IBSM_NO_PORT;
+	*entry(&t, 1, host_lid(t.f, 0, 0)) = 9;
+	*entry(&t, 3, host_lid(t.f, 2, 1)) = 2; /* switch 3's port 2 has no link */
+	struct routing_holes h;
+	g_assert_cmpuint(verify(&t, NULL, &h), ==, 1 + 3 + 1);
+	g_assert_cmpuint(h.by_kind[HOLE_NO_ENTRY], ==, 1);
+	g_assert_cmpuint(h.by_kind[HOLE_DEAD_PORT], ==, 4);
+	g_assert_cmpuint(h.walks, ==, 48);
+	routed_clear(&t);
+}
+
+/* Only the scope's switches must deliver, only its destinations, over its links. */
+static void test_scope(void)
+{
+	struct routed t;
+	line(&t);
+	const struct ibsm_fabric *pf = &t.f->pub;
+	uint32_t far = host_lid(t.f, 3, 0), near = host_lid(t.f, 0, 0);
+	*entry(&t, 3, far) = IBSM_NO_PORT;  /* breaks 4 walks */
+	*entry(&t, 2, near) = IBSM_NO_PORT; /* breaks the walks from 2 and 3 */
+	struct routing_holes h;
+	g_assert_cmpuint(verify(&t, NULL, &h), ==, 6);
+
+	/* switches 0 and 1: far's switch is outside, so far is no one's to deliver; the walks
+	 * toward near start at 0 and 1 only */
+	struct ibsm_scope s = fx_scope_all();
+	s.switches = fx_bits_new(pf->n_switches);
+	fx_bits_set(&s.switches, 0);
+	fx_bits_set(&s.switches, 1);
+	g_assert_cmpuint(verify(&t, &s, &h), ==, 0);
+	g_assert_cmpuint(h.walks, ==, 2 * 6); /* 2 switches x (2 switch LIDs + 4 host LIDs) */
+	/* 1 and 2: the walk from 2 toward near is broken; from 1 it is not */
+	fx_bits_free(&s.switches);
+	s.switches = fx_bits_new(pf->n_switches);
+	fx_bits_set(&s.switches, 1);
+	fx_bits_set(&s.switches, 2);
+	g_assert_cmpuint(verify(&t, &s, &h), ==, 0); /* near hangs off switch 0, outside */
+	fx_bits_free(&s.switches);
+
+	/* destinations: only near */
+	s = fx_scope_all();
+	s.dests = fx_bits_new(pf->n_ports);
+	fx_bits_set(&s.dests, pf->lid_port[near]);
+	g_assert_cmpuint(verify(&t, &s, &h), ==, 2);
+	g_assert_cmpuint(h.walks, ==, 4);
+	fx_bits_free(&s.dests);
+
+	/* without the link 1-2, switches 2 and 3 cannot reach near, 0 and 1 cannot reach far */
+	s = fx_scope_all();
+	s.ports = fx_bits_new(pf->n_ports);
+	for (uint32_t p = 0; p < pf->n_ports; p++)
+		fx_bits_set(&s.ports, p);
+	uint32_t p12 = fx_switch_port(pf, 1, 2), p21 = fx_switch_port(pf, 2, 1);
+	((uint64_t *)s.ports.w)[p12 >> 6] &= ~(1ull << (p12 & 63));
+	((uint64_t *)s.ports.w)[p21 >> 6] &= ~(1ull << (p21 & 63));
+	g_assert_cmpuint(verify(&t, &s, &h), ==, 2); /* far from 2 and 3 */
+	g_assert_cmpuint(h.walks, ==, 2 * 12);
+	fx_bits_free(&s.ports);
+	routed_clear(&t);
+}
+
+/* Enough work for the second thread: holes on both sides of the split are all found. */
+static void test_two_threads(void)
+{
+	struct routed t;
+	route(&t, fx_kary_ntree(16, 3, 1)); /* 768 switches, 4096 hosts, 8960 LIDs */
+	const struct fabric *f = t.f;
+	g_assert_cmpuint((uint64_t)f->pub.n_switches * f->pub.max_lid, >=, 4000000);
+	struct routing_holes h;
+	g_assert_cmpuint(verify(&t, NULL, &h), ==, 0);
+	g_assert_cmpuint(h.walks, ==, (uint64_t)768 * (768 + 2 * 4096));
+	/* a leaf's entry for its own host's LID: only that leaf's walk breaks; one low LID and
+	 * one high one */
+	uint32_t lo = 0, hi = 0;
+	for (uint32_t lid = 1; lid <= f->pub.max_lid; lid++) {
+		uint32_t p = f->pub.lid_port[lid];
+		if (p != IBSM_NONE && fx_is_ca_port(&f->pub, p)) {
+			if (!lo)
+				lo = lid;
+			hi = lid;
+		}
+	}
+	g_assert_cmpuint(hi, >, f->pub.max_lid / 2 + 64);
+	*entry(&t, ibsm_port_switch(&f->pub, f->pub.lid_port[lo]), lo) = IBSM_NO_PORT;
+	*entry(&t, ibsm_port_switch(&f->pub, f->pub.lid_port[hi]), hi) = IBSM_NO_PORT;
+	g_assert_cmpuint(verify(&t, NULL, &h), ==, 2 * 768);
+	g_assert_cmpuint(h.first_lid, ==, lo);
+	g_assert_cmpuint(h.by_kind[HOLE_NO_ENTRY], ==, 2 * 768);
+	routed_clear(&t);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	GModule *m = NULL;
+	minhop = fx_engine_open(TEST_PLUGIN_DIR "/minhop.so", &m);
+	g_assert_nonnull(minhop); /* make check builds it first: a failure, not a skip */
+	g_test_add_func("/verify/whole", test_whole);
+	g_test_add_func("/verify/no-entry", test_no_entry);
+	g_test_add_func("/verify/loop", test_loop);
+	g_test_add_func("/verify/dead-port", test_dead_port);
+	g_test_add_func("/verify/wrong-port", test_wrong_port);
+	g_test_add_func("/verify/kinds-add-up", test_kinds_add_up);
+	g_test_add_func("/verify/scope", test_scope);
+	g_test_add_func("/verify/two-threads", test_two_threads);
+	int rc = g_test_run();
+	g_module_close(m);
+	return rc;
+}
