@@ -125,12 +125,14 @@ unit:
 sim: all
 	prove -e '' tests/sim/*.t
 
-# One prove run over the architecture checks, the unit tests (ASan/UBSan) and the simulated
-# tests, so CI reads one closing line.
+# One prove run over the architecture checks, the unit tests (ASan/UBSan), the simulated
+# tests, and the simulated bring-up/daemon/input tests again against the sanitized ibsm and
+# engines (tests/sanitized), so CI reads one closing line.
 check: deps
 	$(MAKE) all
 	$(SAN_MAKE) all units
-	$(TEST_ENV) prove -e '' tests/arch/*.t $(ASAN_UNIT_BIN) tests/sim/*.t
+	$(TEST_ENV) IBSM_ASAN_BUILD=$(CURDIR)/$(ASAN_B) prove -e '' tests/arch/*.t $(ASAN_UNIT_BIN) \
+	  tests/sim/*.t tests/sanitized/*.t
 
 demo: deps
 	$(MAKE) all
