@@ -7,6 +7,7 @@
 #include <string.h>
 #include <infiniband/mad.h>
 #include "base/log.h"
+#include "fabric/carry.h"
 #include "fabric/discovery.h"
 #include "mad/smp.h"
 
@@ -276,10 +277,32 @@ static int reread_reused_port(struct disc *d, uint32_t idx, uint8_t port)
 	if (!n || port > n->nports || !n->ports[port].reused)
 		return 0;
 	n->ports[port].reused = 0;
+	n->ports[port].reread = 1;
 	n->ports[port].flags &= (uint16_t)~IBSM_PORT_LINKUP;
 	send_dr(d, n, -1, IB_ATTR_PORT_INFO, port, mk_cookie(idx, port, K_PORTINFO));
 	d->st.ports_read++;
 	d->st.reused_reread++;
+	return 1;
+}
+
+/* A port's PortInfo could not be read (SMPs failed): the last generation's, if it knew the
+ * port and it was not already read after all, and exploring goes on through it. A lost read
+ * must not look like a port that went down. Returns 1 if taken. */
+static int portinfo_from_prev(struct disc *d, uint32_t idx, uint8_t port)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	if (!d->prev || !n || port > n->nports || n->ports[port].reread || n->ports[port].have_portinfo)
+		return 0;
+	uint32_t old = fabric_node_by_guid(d->prev, n->guid);
+	if (old == IBSM_NONE || d->prev->nodes[old].nports != n->nports)
+		return 0;
+	uint32_t op = d->prev->nodes[old].port0 + port;
+	if (!d->prev->px[op].have_portinfo)
+		return 0;
+	n->ports[port].reused = 1;
+	n->ports[port].reread = 1; /* once */
+	got_portinfo(d, idx, port, d->prev->px[op].portinfo);
+	d->st.ports_from_prev++;
 	return 1;
 }
 
@@ -301,6 +324,8 @@ static void on_reply(struct transport *t, const struct smp_req *r, int status,
 		      r->attr, r->mod, r->hops, why);
 		if (k == K_PSC_CLEAR)
 			read_external_ports(d, node); /* not cleared: read the ports all the same */
+		if (k == K_PORTINFO)
+			portinfo_from_prev(d, node, port);
 		return;
 	}
 	switch (k) {
@@ -320,6 +345,13 @@ struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t
 	send_dr(&d, NULL, -1, IB_ATTR_NODE_INFO, 0, mk_cookie(LOCAL_NODE, 0, K_NODEINFO));
 	d.st.nodeinfo_sent = 1;
 	transport_drain(t, stop);
+	if (d.st.failures && !(stop && *stop)) {
+		/* SMPs were lost: what they would have found is carried over, not torn down */
+		struct carry_stats cs;
+		carry_over(d.b, prev, &cs);
+		d.st.carried = cs.carried;
+		d.st.dropped = cs.dropped;
+	}
 	d.st.nodes = model_count(d.b);
 	if (st)
 		*st = d.st;
@@ -335,8 +367,10 @@ struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t
 	}
 	LOG_V("DSC-0003", "discovery: %u nodes, %u NodeInfo sent, %u links seen twice, %u NodeDescription "
 	      "read, %u switch ports read, %u taken from the last sweep (%u re-read), %u PortStateChange "
-	      "cleared, %u failures", d.st.nodes, d.st.nodeinfo_sent, d.st.dup_links, d.st.desc_read,
-	      d.st.ports_read, d.st.ports_reused, d.st.reused_reread, d.st.psc_cleared, d.st.failures);
+	      "cleared, %u failures (%u ports and %u nodes carried over, %u nodes dropped)", d.st.nodes,
+	      d.st.nodeinfo_sent, d.st.dup_links, d.st.desc_read, d.st.ports_read, d.st.ports_reused,
+	      d.st.reused_reread, d.st.psc_cleared, d.st.failures, d.st.ports_from_prev, d.st.carried,
+	      d.st.dropped);
 	struct fabric *f = model_freeze(d.b, generation, err);
 	model_builder_free(d.b);
 	return f;

@@ -18,6 +18,9 @@ struct discovery_stats {
 	uint32_t ports_reused;     /* switch external ports taken from the last generation */
 	uint32_t reused_reread;    /* of those, read after all (a NodeInfo through it failed) */
 	uint32_t psc_cleared;      /* switches whose PortStateChange was cleared */
+	uint32_t ports_from_prev;  /* ports whose read failed, taken from the last generation */
+	uint32_t carried;          /* nodes not reached (SMPs failed) carried over (fabric/carry.h) */
+	uint32_t dropped;          /* nodes not reached too many sweeps in a row: let go */
 };
 
 /* Discovers the fabric over t as a work queue: NodeInfo once per link, SwitchInfo, PortInfo of
@@ -28,7 +31,9 @@ struct discovery_stats {
  * NodeDescription only for nodes prev does not have, or for every node when reread_desc is
  * set (trap 144). Stops early when *stop becomes
  * non-zero (-EINTR). Returns generation `generation` holding one reference, or NULL with *err.
- * A generation is returned even when some SMPs failed (st->failures says how many). */
+ * A generation is returned even when some SMPs failed (st->failures says how many); then a
+ * port whose read failed is taken from prev, and the nodes behind such ports (or behind
+ * NodeInfo that failed) are carried over from prev (fabric/carry.h). */
 struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t generation,
 			       const struct fabric *prev, int reread_desc, struct discovery_stats *st,
 			       GError **err);

@@ -137,6 +137,7 @@ static void freeze_node(struct fabric *f, uint32_t i, const struct model_node_in
 	x->local_port = in->local_port;
 	x->dr_hops = in->dr_hops;
 	x->found_empty = in->type == IBSM_SWITCH && (!in->ports[0].lid || !in->lft_top);
+	x->missed = in->missed;
 	memcpy(x->switchinfo, in->switchinfo, sizeof(x->switchinfo));
 	memcpy(x->dr_path, in->dr_path, sizeof(x->dr_path));
 	map_insert(f->node_by_guid, in->guid, i);

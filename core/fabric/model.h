@@ -23,6 +23,7 @@ struct model_port_in {
 	uint8_t peer_port;
 	uint8_t have_portinfo;
 	uint8_t reused;             /* portinfo taken from the last generation (quiet switch) */
+	uint8_t reread;             /* a port taken from the last generation, read after all */
 	uint8_t portinfo[64];       /* raw PortInfo attribute as last read */
 };
 
@@ -41,6 +42,7 @@ struct model_node_in {
 	/* directed route from the SM port: path[1..dr_hops] */
 	uint8_t dr_hops;
 	uint8_t dr_path[MODEL_DR_MAX];
+	uint8_t missed;             /* consecutive sweeps that could not reach it (carried over) */
 	struct model_port_in *ports; /* [nports + 1], owned by the builder */
 };
 
@@ -66,6 +68,8 @@ struct node_extra {
 	uint8_t have_switchinfo, enhanced_sp0, local_port, dr_hops;
 	uint8_t found_empty;        /* a switch found without LID or LinearFDBTop: new or reset, it
 				     * holds no tables (as discovered; programming changes neither) */
+	uint8_t missed;             /* not reached by the last `missed` sweeps through SMP errors:
+				     * carried over from the generation before (fabric/carry.h) */
 	uint8_t switchinfo[64];
 	uint8_t dr_path[MODEL_DR_MAX];
 };

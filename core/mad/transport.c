@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* transport.c - the SM's only MAD I/O path: a bounded window of preallocated slots, TIDs of
  * generation << 8 | slot matched on the low 32 bits, a watchdog with retries and back-off
- * (ibsim answers an undeliverable SMP at once with status 110), unsolicited MADs dispatched. */
+ * (ibsim answers an undeliverable SMP at once with status 110), unsolicited MADs dispatched.
+ * A lost SMP is sent again past the configured retries for as long as the transport makes
+ * progress (other SMPs are answered meanwhile): on a lossy fabric everything gets through in
+ * the end, while an SMP to where nothing answers gives up once nothing else does either. */
 #include <errno.h>
 #include <glib.h>
 #include <stdlib.h>
@@ -14,12 +17,17 @@
 #define SLOT_BITS 8
 #define MAX_WINDOW 255
 #define BACKOFF_BASE_US 2000
+#define BACKOFF_MAX_US 20000   /* a back-off never waits longer than this */
+#define PERSIST_MAX_ATTEMPTS 64 /* attempts of one SMP while the transport makes progress */
+#define PERSIST_MAX_US 5000000  /* ... and for at most this long since its first attempt */
+#define PROGRESS_WINDOW_US 1000000 /* progress: an SMP of ours answered this recently */
 
 struct slot {
 	struct smp_req req;
 	uint32_t gen;          /* 24 bits */
 	uint8_t busy, attempts, waiting_resend;
 	int64_t deadline_us, resend_at_us;
+	int64_t first_send_us;         /* of the first attempt */
 	uint8_t *umad;
 };
 
@@ -38,6 +46,7 @@ struct transport {
 	void (*tick)(void *ctx);
 	void *tick_ctx;
 	int64_t last_tick_us;
+	int64_t last_answer_us;        /* when an SMP of ours was last answered: the progress */
 	struct transport_stats stats;
 };
 
@@ -167,7 +176,10 @@ static void slot_send(struct transport *t, struct slot *s)
 	int64_t now = g_get_monotonic_time();
 	s->deadline_us = now + (int64_t)t->cfg.timeout_ms * 1000;
 	s->waiting_resend = 0;
-	s->attempts++;
+	if (!s->attempts)
+		s->first_send_us = now;
+	if (s->attempts < 255)
+		s->attempts++;
 	t->stats.sent++;
 	t->stats.by_attr[r->method == IB_MAD_METHOD_SET][r->attr & 63]++;
 	int rc = t->io.send(t->io.ctx, rpc.mgtclass, s->umad, t->umad_len, t->cfg.timeout_ms);
@@ -193,20 +205,37 @@ static void slot_complete(struct transport *t, struct slot *s, int status, const
 	slot_release(t, s);
 }
 
+/* Another attempt after the configured retries: while SMPs are being answered (the fabric is
+ * lossy, not gone), within PERSIST_MAX_ATTEMPTS and PERSIST_MAX_US. An SMP to where nothing
+ * answers gives up once the rest of the work is done and nothing was answered for a while. */
+static int persist(const struct transport *t, const struct slot *s)
+{
+	int64_t now = g_get_monotonic_time();
+	return t->cfg.persist && s->attempts < PERSIST_MAX_ATTEMPTS && now - s->first_send_us < PERSIST_MAX_US &&
+	       now - t->last_answer_us < PROGRESS_WINDOW_US;
+}
+
 /* An attempt failed (timeout or transport status): retry with back-off, or give up. */
 static void slot_retry(struct transport *t, struct slot *s, int backoff)
 {
 	if (s->attempts > (uint8_t)t->cfg.retries) {
-		t->stats.timeouts++;
-		slot_complete(t, s, -ETIMEDOUT, NULL);
-		return;
+		if (!persist(t, s)) {
+			t->stats.timeouts++;
+			slot_complete(t, s, -ETIMEDOUT, NULL);
+			return;
+		}
+		t->stats.persisted++;
 	}
 	t->stats.retries++;
 	if (backoff) {
 		t->stats.backoffs++;
 		s->gen = (s->gen + 1) & 0xFFFFFF; /* a late answer to this attempt is stale */
 		s->waiting_resend = 1;
-		s->resend_at_us = g_get_monotonic_time() + ((int64_t)BACKOFF_BASE_US << (s->attempts - 1));
+		int shift = MIN(s->attempts - 1, 4);
+		int64_t wait = MIN((int64_t)BACKOFF_BASE_US << shift, BACKOFF_MAX_US);
+		/* spread the resends: losses come in bursts when many SMPs share a lossy switch */
+		wait += g_random_int_range(0, (gint32)(wait / 2) + 1);
+		s->resend_at_us = g_get_monotonic_time() + wait;
 	} else {
 		slot_send(t, s);
 	}
@@ -255,6 +284,7 @@ static void handle_rx(struct transport *t, uint8_t *umad, int len)
 		return;
 	}
 	int status = ((mad[4] << 8) | mad[5]) & 0x7fff;
+	t->last_answer_us = g_get_monotonic_time();
 	slot_complete(t, s, status, mad + IB_SMP_DATA_OFFS);
 }
 

@@ -12,7 +12,7 @@ struct transport;
 struct smp_req;
 
 /* status: 0 = success; > 0 = MAD status field (e.g. 0x1C); < 0 = -errno (-ETIMEDOUT after
- * all retries). data: the 64-byte SMP data of the response (NULL on failure). */
+ * the configured retries and, while other SMPs were answered meanwhile, more). data: the 64-byte SMP data of the response (NULL on failure). */
 typedef void (*smp_done_fn)(struct transport *t, const struct smp_req *r, int status,
 			    const uint8_t *data, void *ctx);
 
@@ -47,6 +47,7 @@ typedef void (*unsolicited_fn)(struct transport *t, void *umad, int len, void *c
 
 struct transport_stats {
 	uint64_t sent, received, retries, timeouts, failed, dropped_stale, backoffs;
+	uint64_t persisted;      /* retries past the configured ones (the transport made progress) */
 	uint64_t by_attr[2][64]; /* [0]=Get [1]=Set, attr & 63 */
 };
 
@@ -54,6 +55,7 @@ struct transport_cfg {
 	int window;       /* SMPs in flight (1..255) */
 	int timeout_ms;   /* per attempt */
 	int retries;      /* extra attempts after the first */
+	int persist;      /* past those, retry while other SMPs are answered (a lossy fabric) */
 };
 
 struct transport *transport_new(const struct transport_io *io, const struct transport_cfg *cfg);

@@ -8,35 +8,56 @@
 #include "fabric/dr.h"
 #include "program/portinfo.h"
 
+/* cookie kinds; a read-back's sub is the Set's status (low byte) << 8 | the state it wanted */
+enum { PI_SET = 0, PI_READBACK = 1 };
+
+static void on_portinfo(struct transport *t, const struct smp_req *r, int status,
+			const uint8_t *data, void *ctx);
+
+/* A Set answered with an error status: its data is not the port's PortInfo (ibsim echoes the
+ * request), so the port is read back; the read decides. A retried Set whose first answer was
+ * lost gets 0x1C (invalid state transition) with the port already where we asked. */
+static void read_back(struct pass *g, uint32_t port, int status, uint8_t want)
+{
+	struct smp_req r;
+	const struct ibsm_port *p = &g->f->ports[port];
+	if (fabric_smp_to_port(&r, g->f, port, IB_MAD_METHOD_GET, IB_ATTR_PORT_INFO, p->num,
+			       on_portinfo, g, smp_cookie(PI_READBACK, port, (uint16_t)((status & 0xff) << 8 | want))) < 0)
+		return;
+	transport_submit(g->t, &r);
+}
+
 static void on_portinfo(struct transport *t, const struct smp_req *r, int status,
 			const uint8_t *data, void *ctx)
 {
 	(void)t;
 	struct pass *g = ctx;
 	uint32_t port = smp_cookie_id(r->cookie);
-	if (status > 0 && data && r->method == IB_MAD_METHOD_SET) {
-		/* 0x1C (invalid state transition) with the read-back already in the state we asked
-		 * for: a retried Set whose first answer was lost. Not an error. */
-		uint8_t want = (uint8_t)mad_get_field((void *)r->data, 0, IB_PORT_STATE_F);
-		uint8_t now = (uint8_t)mad_get_field((void *)data, 0, IB_PORT_STATE_F);
-		if (want && want == now)
-			status = 0;
+	const struct ibsm_node *n = &g->f->nodes[g->f->ports[port].node];
+	char why[64];
+	if (status > 0 && data && smp_cookie_kind(r->cookie) == PI_SET) {
+		read_back(g, port, status, (uint8_t)mad_get_field((void *)r->data, 0, IB_PORT_STATE_F));
+		return;
 	}
 	if (status != 0) {
-		char why[64];
 		smp_status_text(status, why, sizeof(why));
 		g->failed++;
-		const struct ibsm_node *n = &g->f->nodes[g->f->ports[port].node];
+		g->failures++;
 		LOG_E("PIN-0001", "PortInfo %s port %u of node 0x%016" PRIx64 " (%s) failed: %s",
-		      smp_method_name(r->method), r->mod, n->guid, n->desc, why);
-		if (!(status > 0 && data)) {
-			g->failures++; /* no answer at all */
-			return;
-		}
-		/* refused (e.g. 0x1C): the data is the port as it is */
+		      smp_cookie_kind(r->cookie) == PI_SET ? "Set" : "read-back after a refused Set",
+		      r->mod, n->guid, n->desc, why);
+		return;
 	}
 	memcpy(g->f->px[port].portinfo, data, SMP_DATA_SIZE);
-	g->state[port] = (uint8_t)mad_get_field((void *)data, 0, IB_PORT_STATE_F);
+	uint8_t now = (uint8_t)mad_get_field((void *)data, 0, IB_PORT_STATE_F);
+	g->state[port] = now;
+	uint8_t want = (uint8_t)smp_cookie_sub(r->cookie);
+	if (smp_cookie_kind(r->cookie) == PI_READBACK && (!want || want != now)) {
+		g->failed++;
+		LOG_E("PIN-0001", "PortInfo Set port %u of node 0x%016" PRIx64 " (%s) refused (status "
+		      "0x%02x); read back: state %u%s", r->mod, n->guid, n->desc,
+		      smp_cookie_sub(r->cookie) >> 8, now, want ? ", not the one asked for" : "");
+	}
 }
 
 static void submit_set(struct pass *g, uint32_t port, const uint8_t *pi)
@@ -44,7 +65,7 @@ static void submit_set(struct pass *g, uint32_t port, const uint8_t *pi)
 	struct smp_req r;
 	const struct ibsm_port *p = &g->f->ports[port];
 	if (fabric_smp_to_port(&r, g->f, port, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, p->num,
-			       on_portinfo, g, smp_cookie(0, port, 0)) < 0)
+			       on_portinfo, g, smp_cookie(PI_SET, port, 0)) < 0)
 		return;
 	memcpy(r.data, pi, SMP_DATA_SIZE);
 	transport_submit(g->t, &r);

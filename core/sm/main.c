@@ -25,7 +25,8 @@
 #include "sm/traps.h"
 
 #define IBSM_VERSION "0.2.0"
-#define SWEEP_RETRIES 4 /* extra heavy sweeps when one is incomplete */
+#define SWEEP_RETRIES 4      /* extra heavy sweeps when one is incomplete */
+#define SWEEP_RETRIES_MAX 16 /* ... and more while each gets further than the one before */
 
 static struct sm *the_sm;
 
@@ -146,7 +147,7 @@ static int bind_port(struct sm *sm)
 	struct transport_io io;
 	smdev_io(sm->dev, &io);
 	struct transport_cfg tc = { .window = sm->opt->window, .timeout_ms = sm->opt->timeout_ms,
-				    .retries = sm->opt->retries };
+				    .retries = sm->opt->retries, .persist = 1 };
 	sm->t = transport_new(&io, &tc);
 	sm->dispatch = dispatch_new(sm->t);
 	sminfo_agent_register(sm);
@@ -159,16 +160,33 @@ static int bind_port(struct sm *sm)
 	return 0;
 }
 
+/* Did the sweep just made get further than the one before (it wrote something, or fewer
+ * SMPs failed and fewer ports stayed down)? */
+static int progressing(const struct sm *sm, uint32_t *last_failures)
+{
+	int p = sm->sweep_writes > 0 || sm->sweep_failures < *last_failures;
+	*last_failures = sm->sweep_failures;
+	return p;
+}
+
 /* --once: one heavy sweep, again at once while incomplete (lost SMPs, a port that did not come
- * up), as a master SM must until the subnet is stable. Exit status 0 up, 1 failed, 2 standby. */
+ * up), as a master SM must until the subnet is stable: SWEEP_RETRIES times, and on (up to
+ * SWEEP_RETRIES_MAX) while each sweep gets further, as on a lossy fabric. Exit status 0 up,
+ * 1 failed, 2 standby. */
 static int run_once(struct sm *sm)
 {
 	GError *err = NULL;
 	int res = sweep_heavy(sm, &err);
-	for (int again = 0; again < SWEEP_RETRIES && res == SWEEP_INCOMPLETE && !sm->stop; again++) {
-		LOG_I("SM-0009", "sweep incomplete: sweeping again (%d of %d)", again + 1, SWEEP_RETRIES);
+	uint32_t failures = sm->sweep_failures;
+	int progress = 1;
+	for (int again = 0; res == SWEEP_INCOMPLETE && !sm->stop &&
+	     (again < SWEEP_RETRIES || (progress && again < SWEEP_RETRIES_MAX)); again++) {
+		LOG_I("SM-0009", "sweep incomplete (%u SMPs lost or ports not ACTIVE): sweeping again "
+		      "(%d of %d, more while each gets further)", sm->sweep_failures, again + 1,
+		      SWEEP_RETRIES);
 		stats_log(sm);
 		res = sweep_heavy(sm, &err);
+		progress = progressing(sm, &failures);
 	}
 	int rc = 0;
 	if (res < 0) {

@@ -41,6 +41,7 @@ struct sm {
 	int topology_changed;          /* this sweep's cabling differs from the last one */
 	int subnet_up;                 /* the last sweep as master completed (SUBNET UP logged) */
 	uint32_t sweep_writes;         /* Sets this sweep sent */
+	uint32_t sweep_failures;       /* SMPs this sweep lost for good + linked ports not ACTIVE */
 	volatile int stop;             /* SIGTERM/SIGINT */
 	volatile int trap_pending;     /* a trap asked for a heavy sweep */
 	int reread_desc;               /* trap 144: read every NodeDescription again */

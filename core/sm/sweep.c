@@ -275,6 +275,7 @@ int sweep_heavy(struct sm *sm, GError **err)
 	sm->first_master_sweep = 0;
 	sm->opt->reassign_lids = 0; /* -r applies to the first master sweep only */
 	sm->sweep_writes = rep.writes;
+	sm->sweep_failures = (uint32_t)failures + rep.failures + rep.not_active;
 	save_guid2lid(sm, f);
 	int complete = rc == 0 && !failures;
 	/* up again after incomplete sweeps, too: the subnet was not declared up meanwhile */

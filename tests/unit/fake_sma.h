@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include "config/options.h"
+#include "fabric/discovery.h"
 #include "fabric/model.h"
 #include "mad/phase.h"
 #include "mad/transport.h"
@@ -89,12 +90,16 @@ uint16_t fsma_port_lid(const struct fsma *fk, uint32_t port);
 /* A port's PortState as if it changed on its own (no PortStateChange is raised). */
 void fsma_set_port_state(struct fsma *fk, uint32_t port, uint8_t state);
 void fsma_set_state_change(struct fsma *fk, uint32_t node, int on);
+/* The link of port goes down (a cable pulled): both ends DOWN, PortPhysicalState Polling, and
+ * the switches among them raise PortStateChange. DR paths through it lead nowhere. */
+void fsma_link_down(struct fsma *fk, uint32_t port);
 /* A switch reboots: LFT emptied, LinearFDBTop 0, its ports' PortInfo and P_Key tables back to
  * power-up values (no LID), PortStateChange 1, and every link of it retrains: both ends INIT. */
 void fsma_reset_switch(struct fsma *fk, uint32_t node);
 
 /* ---- faults ------------------------------------------------------------------------------------
- * A rule applies to requests matching method, attribute and target node (FSMA_ANY: any): it lets
+ * A rule applies to requests matching method, attribute and target node (FSMA_ANY: any), and
+ * with by_mod the attribute modifier: it lets
  * the first `skip` of them pass, then acts on the next `count` (0: forever); rules are checked in
  * the order added. The request is recorded with its outcome. */
 enum fsma_action {
@@ -103,10 +108,15 @@ enum fsma_action {
 	FSMA_STATUS,           /* not applied; answered with MAD status `status` and the data as
 	                        * a Get would read it */
 	FSMA_LOSE_ANSWER,      /* applied, but the answer is lost (outcome FSMA_DROPPED) */
+	FSMA_STATUS_ECHO,      /* not applied; answered with MAD status `status` and the request's
+	                        * own data, as ibsim answers a Set it refuses (e.g. 0x1C to a
+	                        * retried state change whose first answer was lost) */
 };
 
 struct fsma_fault {
 	uint32_t method, attr, node;
+	int by_mod;            /* also match the attribute modifier `mod` */
+	uint32_t mod;
 	enum fsma_action action;
 	uint16_t status;
 	uint32_t skip, count;
@@ -160,6 +170,9 @@ void fsma_bed_clear(struct fsma_bed *b);
 /* A heavy sweep's first half: discovery (the previous generation as prev), lid_assign() with
  * b->lmc, and b->r = fsma_shortest_routes(). Asserts that discovery found shape whole. */
 void fsma_bed_discover(struct fsma_bed *b);
+/* The same where SMPs may fail (*st says how many): the fabric is still asserted whole
+ * (what could not be reached carried over from the last generation). */
+void fsma_bed_discover_lossy(struct fsma_bed *b, struct discovery_stats *st);
 /* program_fabric() of b->f with b->r. */
 int fsma_bed_program(struct fsma_bed *b, const struct part_policy *partitions, int first_master,
 		     struct program_report *rep);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <infiniband/mad.h>
 #include "base/log.h"
+#include "fabric/carry.h"
 #include "fabric/discovery.h"
 #include "fabric_fixture.h"
 #include "fake_sma.h"
@@ -187,14 +188,196 @@ static void test_program_never_clears(void)
 	fsma_bed_clear(&b);
 }
 
+/* Index (among the PortInfo Sets to port num of node) of the first one asking for ACTIVE, in
+ * the fake's record from `from`; FSMA_ANY if none. */
+static uint32_t nth_active_set(const struct fsma *fk, uint32_t from, uint32_t node, uint8_t num)
+{
+	uint32_t n = 0;
+	for (uint32_t i = from; i < fsma_nrec(fk); i++) {
+		const struct fsma_rec *r = fsma_rec(fk, i);
+		if (r->method != IB_MAD_METHOD_SET || r->attr != IB_ATTR_PORT_INFO || r->node != node ||
+		    r->mod != num)
+			continue;
+		if (mad_get_field((void *)r->data, 0, IB_PORT_STATE_F) == IBSM_STATE_ACTIVE)
+			return n;
+		n++;
+	}
+	return FSMA_ANY;
+}
+
+/* The last state change of a switch port (ACTIVE) whose answer is lost, retried, and refused
+ * (0x1C: the port is already ACTIVE) with the request's own data in the answer, as ibsim does:
+ * the SM must not take that data for the port's PortInfo (PortPhysicalState 0 there would hide
+ * the link from the next sweep, which takes a quiet switch's ports from the last generation):
+ * it reads the port back. */
+static void test_refused_set_read_back(void)
+{
+	unsigned m[] = { 4, 4 }, w[] = { 1, 4 };
+	/* where the ACTIVE Set to leaf 0's port 1 falls, from a run without faults */
+	struct fsma_bed a;
+	struct fabric *shape = fx_xgft(2, m, w, 0);
+	fsma_bed_init(&a, shape, sm_port_of(shape), TIMEOUT_MS);
+	fsma_bed_discover(&a);
+	uint32_t leaf = a.f->switches[0].node, mark = fsma_nrec(a.fk);
+	struct program_report rep;
+	g_assert_cmpint(fsma_bed_program(&a, NULL, 1, &rep), ==, 0);
+	uint8_t num = 1; /* leaf 0's port to its first host */
+	uint32_t nth = nth_active_set(a.fk, mark, leaf, num);
+	g_assert_cmpuint(nth, !=, FSMA_ANY);
+	fsma_bed_clear(&a);
+
+	struct fsma_bed b;
+	shape = fx_xgft(2, m, w, 0);
+	fsma_bed_init(&b, shape, sm_port_of(shape), TIMEOUT_MS);
+	fsma_bed_discover(&b);
+	g_assert_cmpuint(b.f->switches[0].node, ==, leaf);
+	struct fsma_fault lose = { .method = IB_MAD_METHOD_SET, .attr = IB_ATTR_PORT_INFO, .node = leaf,
+				   .by_mod = 1, .mod = num, .action = FSMA_LOSE_ANSWER, .skip = nth, .count = 1 };
+	struct fsma_fault echo = lose;
+	echo.action = FSMA_STATUS_ECHO;
+	echo.status = 0x1C;
+	fsma_add_fault(b.fk, &lose);
+	fsma_add_fault(b.fk, &echo);
+	mark = fsma_nrec(b.fk);
+	g_assert_cmpint(fsma_bed_program(&b, NULL, 1, &rep), ==, 0);
+	/* the faults acted: the Set was lost, then refused with the echo */
+	uint32_t refused = FSMA_ANY;
+	for (uint32_t i = mark; i < fsma_nrec(b.fk); i++)
+		if (fsma_rec(b.fk, i)->node == leaf && fsma_rec(b.fk, i)->status == 0x1C)
+			refused = i;
+	g_assert_cmpuint(refused, !=, FSMA_ANY);
+	g_assert_cmpuint(fsma_rec(b.fk, refused)->mod, ==, num);
+	/* what the SM keeps of that port is what the port holds */
+	uint32_t port = b.f->nodes[leaf].port0 + num;
+	uint8_t held[64];
+	fsma_portinfo(b.fk, port, held);
+	g_assert_cmpuint(mad_get_field(b.f->px[port].portinfo, 0, IB_PORT_PHYS_STATE_F), ==,
+			 mad_get_field(held, 0, IB_PORT_PHYS_STATE_F));
+	g_assert_cmpuint(fsma_port_state(b.fk, port), ==, IBSM_STATE_ACTIVE);
+	/* and the next (quiet) sweep still finds the whole fabric through it */
+	fsma_bed_discover(&b);
+	g_assert_cmpuint(b.f->pub.n_nodes, ==, b.shape->pub.n_nodes);
+	fsma_bed_clear(&b);
+}
+
+/* One discovery over b's fake with b->f as the last generation (not asserted whole). */
+static struct fabric *discover_raw(struct fsma_bed *b, struct discovery_stats *st)
+{
+	GError *err = NULL;
+	struct fabric *f = discover_fabric(b->t, &b->stop, ++b->generation, b->f, 0, st, &err);
+	g_assert_no_error(err);
+	g_assert_nonnull(f);
+	return f;
+}
+
+/* Every switch of the fake forwards lid toward its port (walked in the fake's own tables). */
+static void assert_routed(const struct fsma_bed *b, uint32_t ca_port)
+{
+	const struct fabric *f = b->shape;
+	uint16_t lid = fsma_port_lid(b->fk, ca_port);
+	g_assert_cmpuint(lid, !=, 0);
+	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
+		uint32_t node = f->switches[s].node;
+		for (int hops = 0; hops < 8; hops++) {
+			uint8_t out = fsma_lft_entry(b->fk, node, lid);
+			g_assert_cmpuint(out, !=, IBSM_NO_PORT);
+			uint32_t next = f->ports[f->nodes[node].port0 + out].peer;
+			g_assert_cmpuint(next, !=, IBSM_NONE);
+			if (next == ca_port)
+				break;
+			node = f->ports[next].node;
+			g_assert_cmpuint(f->nodes[node].type, ==, IBSM_SWITCH);
+		}
+	}
+}
+
+/* A CA whose every SMP is lost (its link up all along) keeps its place, LID and routes for
+ * CARRY_MAX_MISSES - 1 sweeps, is let go at the next, and comes back when it answers. */
+static void test_lost_node_carried(void)
+{
+	struct fsma_bed b;
+	bed_up(&b);
+	uint32_t ca = fx_ca_port(&b.f->pub, 3, 1), ca_node = b.f->ports[ca].node;
+	uint64_t guid = b.f->nodes[ca_node].guid;
+	uint16_t lid = b.f->ports[ca].lid;
+	uint32_t n_nodes = b.f->pub.n_nodes;
+	assert_routed(&b, ca);
+	struct fsma_fault lost = { .method = FSMA_ANY, .attr = FSMA_ANY, .node = ca_node,
+				   .action = FSMA_BOUNCE };
+	fsma_add_fault(b.fk, &lost);
+	for (int miss = 1; miss < CARRY_MAX_MISSES; miss++) {
+		uint32_t mark = fsma_nrec(b.fk);
+		struct discovery_stats st;
+		fsma_bed_discover_lossy(&b, &st); /* asserts the fabric whole: the CA carried over */
+		g_assert_cmpuint(st.failures, >, 0);
+		g_assert_cmpuint(st.carried, ==, 1);
+		g_assert_cmpuint(fsma_count(b.fk, mark, IB_MAD_METHOD_GET, IB_ATTR_NODE_INFO, ca_node), >, 0);
+		uint32_t id = fabric_node_by_guid(b.f, guid);
+		g_assert_cmpuint(id, !=, IBSM_NONE);
+		g_assert_cmpuint(b.f->nx[id].missed, ==, miss);
+		uint32_t port = b.f->nodes[id].port0 + 1;
+		g_assert_cmpuint(b.f->ports[port].lid, ==, lid);
+		g_assert_cmpuint(b.f->ports[port].peer, !=, IBSM_NONE);
+		struct program_report rep;
+		fsma_bed_program(&b, NULL, 0, &rep);
+		assert_routed(&b, ca); /* nothing torn down */
+	}
+	struct discovery_stats st;
+	struct fabric *f = discover_raw(&b, &st);
+	g_assert_cmpuint(st.dropped, ==, 1);
+	g_assert_cmpuint(st.carried, ==, 0);
+	g_assert_cmpuint(f->pub.n_nodes, ==, n_nodes - 1);
+	g_assert_cmpuint(fabric_node_by_guid(f, guid), ==, IBSM_NONE);
+	fabric_unref(f);
+	/* it answers again: found, nothing missed */
+	fsma_clear_faults(b.fk);
+	fsma_bed_discover(&b);
+	g_assert_cmpuint(b.f->nx[fabric_node_by_guid(b.f, guid)].missed, ==, 0);
+	fsma_bed_clear(&b);
+}
+
+/* A CA whose link is seen down is gone at once, whatever else was lost in the same sweep; a
+ * switch's port whose read fails is taken from the last sweep and explored, not seen down. */
+static void test_down_link_not_carried(void)
+{
+	struct fsma_bed b;
+	bed_up(&b);
+	uint32_t gone = fx_ca_port(&b.f->pub, 2, 1), lost = fx_ca_port(&b.f->pub, 5, 1);
+	uint64_t gone_guid = b.f->nodes[b.f->ports[gone].node].guid;
+	uint64_t lost_guid = b.f->nodes[b.f->ports[lost].node].guid;
+	fsma_link_down(b.fk, gone);
+	struct fsma_fault f1 = { .method = FSMA_ANY, .attr = FSMA_ANY, .node = b.f->ports[lost].node,
+				 .action = FSMA_BOUNCE };
+	/* and the PortInfo of the switch port facing `lost`: read fails, so it comes from the
+	 * last generation */
+	uint32_t sw_port = b.f->ports[lost].peer, sw = b.f->ports[sw_port].node;
+	struct fsma_fault f2 = { .method = IB_MAD_METHOD_GET, .attr = IB_ATTR_PORT_INFO, .node = sw,
+				 .by_mod = 1, .mod = b.f->ports[sw_port].num, .action = FSMA_BOUNCE };
+	fsma_set_state_change(b.fk, sw, 1); /* so the switch's ports are read, not reused */
+	fsma_add_fault(b.fk, &f1);
+	fsma_add_fault(b.fk, &f2);
+	struct discovery_stats st;
+	struct fabric *f = discover_raw(&b, &st);
+	g_assert_cmpuint(st.carried, ==, 1);
+	g_assert_cmpuint(st.ports_from_prev, ==, 1);
+	g_assert_cmpuint(fabric_node_by_guid(f, gone_guid), ==, IBSM_NONE);
+	g_assert_cmpuint(fabric_node_by_guid(f, lost_guid), !=, IBSM_NONE);
+	g_assert_cmpuint(f->pub.n_nodes, ==, b.f->pub.n_nodes - 1);
+	fabric_unref(f);
+	fsma_bed_clear(&b);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
-	log_set_quiet(1);
+	log_set_quiet(!g_getenv("TEST_LOG"));
 	g_test_add_func("/discovery/quiet_sweep", test_quiet_sweep);
 	g_test_add_func("/discovery/state_change_rereads", test_state_change_rereads);
 	g_test_add_func("/discovery/link_change_seen", test_link_change_seen);
 	g_test_add_func("/discovery/failed_probe_rereads", test_failed_probe_rereads);
 	g_test_add_func("/discovery/program_never_clears", test_program_never_clears);
+	g_test_add_func("/discovery/refused_set_read_back", test_refused_set_read_back);
+	g_test_add_func("/discovery/lost_node_carried", test_lost_node_carried);
+	g_test_add_func("/discovery/down_link_not_carried", test_down_link_not_carried);
 	return g_test_run();
 }

@@ -366,10 +366,14 @@ static void test_lost_answers(void)
 	uint32_t x = b.f->ports[fx_ca_port(pf, 1, 1)].node, y = b.f->ports[fx_ca_port(pf, 3, 1)].node;
 	uint32_t sw = b.f->switches[1].node;
 	const struct fsma_fault lose[] = {
-		{ IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, x, FSMA_LOSE_ANSWER, 0, 1, 1 },
-		{ IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, y, FSMA_LOSE_ANSWER, 0, 2, 1 },
-		{ IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, sw, FSMA_LOSE_ANSWER, 0, 0, 1 },
-		{ IB_MAD_METHOD_SET, IB_ATTR_LINEARFORWTBL, sw, FSMA_LOSE_ANSWER, 0, 0, 1 },
+		{ .method = IB_MAD_METHOD_SET, .attr = IB_ATTR_PORT_INFO, .node = x,
+		  .action = FSMA_LOSE_ANSWER, .skip = 1, .count = 1 },
+		{ .method = IB_MAD_METHOD_SET, .attr = IB_ATTR_PORT_INFO, .node = y,
+		  .action = FSMA_LOSE_ANSWER, .skip = 2, .count = 1 },
+		{ .method = IB_MAD_METHOD_SET, .attr = IB_ATTR_SWITCH_INFO, .node = sw,
+		  .action = FSMA_LOSE_ANSWER, .skip = 0, .count = 1 },
+		{ .method = IB_MAD_METHOD_SET, .attr = IB_ATTR_LINEARFORWTBL, .node = sw,
+		  .action = FSMA_LOSE_ANSWER, .skip = 0, .count = 1 },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(lose); i++)
 		fsma_add_fault(b.fk, &lose[i]);

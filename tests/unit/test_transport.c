@@ -1,6 +1,7 @@
 /* test_transport.c - the SMP transport against a fake fd that answers, delays, drops,
  * duplicates, mis-addresses and bounces (status 110) replies: every request must complete
- * exactly once, with the right data, within the window. */
+ * exactly once, with the right data, within the window; on a lossy fabric it keeps retrying
+ * while others are answered, and gives up where nothing answers. */
 #include <errno.h>
 #include <glib.h>
 #include <string.h>
@@ -151,7 +152,7 @@ static void on_done(struct transport *t, const struct smp_req *r, int status, co
 	}
 }
 
-static struct transport *make(struct fake *fk, int window, int timeout_ms, int retries)
+static struct transport *make_p(struct fake *fk, int window, int timeout_ms, int retries, int persist)
 {
 	memset(fk, 0, sizeof(*fk));
 	completions = 0;
@@ -159,9 +160,15 @@ static struct transport *make(struct fake *fk, int window, int timeout_ms, int r
 	fk->attempts = g_hash_table_new(NULL, NULL);
 	fk->late_ms = timeout_ms * 3;
 	struct transport_io io = { .ctx = fk, .send = fake_send, .recv = fake_recv, .wait = fake_wait };
-	struct transport_cfg cfg = { .window = window, .timeout_ms = timeout_ms, .retries = retries };
+	struct transport_cfg cfg = { .window = window, .timeout_ms = timeout_ms, .retries = retries,
+				     .persist = persist };
 	fk->t = transport_new(&io, &cfg);
 	return fk->t;
+}
+
+static struct transport *make(struct fake *fk, int window, int timeout_ms, int retries)
+{
+	return make_p(fk, window, timeout_ms, retries, 0);
 }
 
 static void destroy(struct fake *fk)
@@ -415,6 +422,106 @@ static void test_bounce_backoff(void)
 	destroy(&fk);
 }
 
+/* A lossy fabric: 60 % of the attempts bounce, by a fixed pseudo-random draw per (request,
+ * attempt), so both runs below see the same losses. */
+static int lossy(struct fake *fk, uint32_t mod, int attempt)
+{
+	(void)fk;
+	uint32_t h = (mod * 2654435761u) ^ ((uint32_t)attempt * 2246822519u);
+	h ^= h >> 15;
+	h *= 2654435761u;
+	return (h >> 16) % 10 < 6 ? F_BOUNCE : F_NONE;
+}
+
+/* The configured retries (3) lose some of them; persisting while others are answered loses none. */
+static void test_persist_lossy(void)
+{
+	uint32_t failed[2] = { 0, 0 };
+	for (int persist = 0; persist <= 1; persist++) {
+		struct fake fk;
+		struct transport *t = make_p(&fk, 32, 50, 3, persist);
+		fk.policy = lossy;
+		static struct result res;
+		memset(&res, 0, sizeof(res));
+		submit_n(t, &res, 300);
+		transport_drain(t, NULL);
+		for (uint32_t i = 0; i < 300; i++) {
+			g_assert_cmpuint(res.done_count[i], ==, 1);
+			failed[persist] += res.status[i] != 0;
+		}
+		g_assert_cmpuint(res.wrong_data, ==, 0);
+		g_assert_cmpuint(transport_stats(t)->timeouts, ==, failed[persist]);
+		if (persist)
+			g_assert_cmpuint(transport_stats(t)->persisted, >, 0);
+		else
+			g_assert_cmpuint(transport_stats(t)->persisted, ==, 0);
+		destroy(&fk);
+	}
+	g_test_message("of 300 SMPs at 60 %% loss per attempt: %u fail with 3 retries, %u when persisting",
+		       failed[0], failed[1]);
+	g_assert_cmpuint(failed[0], >, 0);
+	g_assert_cmpuint(failed[1], ==, 0);
+}
+
+static int drop_mod0_five(struct fake *fk, uint32_t mod, int attempt)
+{
+	(void)fk;
+	return mod == 0 && attempt < 5 ? F_DROP : F_NONE;
+}
+
+/* Timeouts too: an SMP with no answer five times gets through while others were answered. */
+static void test_persist_timeouts(void)
+{
+	struct fake fk;
+	struct transport *t = make_p(&fk, 8, 10, 1, 1);
+	fk.policy = drop_mod0_five;
+	static struct result res;
+	memset(&res, 0, sizeof(res));
+	submit_n(t, &res, 20);
+	transport_drain(t, NULL);
+	check_all_once(&res, 20, 0);
+	g_assert_cmpint(GPOINTER_TO_INT(g_hash_table_lookup(fk.attempts, GUINT_TO_POINTER(1))), ==, 6);
+	destroy(&fk);
+}
+
+static int bounce_mod0(struct fake *fk, uint32_t mod, int attempt)
+{
+	(void)fk; (void)attempt;
+	return mod == 0 ? F_BOUNCE : F_NONE;
+}
+
+/* Where nothing ever answers, persisting ends: alone, after the configured retries (nothing
+ * was answered); among others, once they are done and nothing answered for a while, or at the
+ * attempt cap. */
+static void test_persist_gives_up(void)
+{
+	struct fake fk;
+	struct transport *t = make_p(&fk, 8, 10, 2, 1);
+	fk.policy = always_drop;
+	static struct result res;
+	memset(&res, 0, sizeof(res));
+	submit_n(t, &res, 1);
+	transport_drain(t, NULL);
+	check_all_once(&res, 1, -ETIMEDOUT);
+	g_assert_cmpuint(fk.sends, ==, 3);
+	destroy(&fk);
+
+	t = make_p(&fk, 8, 10, 2, 1);
+	fk.policy = bounce_mod0;
+	memset(&res, 0, sizeof(res));
+	submit_n(t, &res, 20);
+	transport_drain(t, NULL);
+	g_assert_cmpuint(res.done_count[0], ==, 1);
+	g_assert_cmpint(res.status[0], ==, -ETIMEDOUT);
+	int tries = GPOINTER_TO_INT(g_hash_table_lookup(fk.attempts, GUINT_TO_POINTER(1)));
+	g_test_message("the SMP that always bounced was sent %d times", tries);
+	g_assert_cmpint(tries, >, 3);
+	g_assert_cmpint(tries, <=, 64);
+	for (uint32_t i = 1; i < 20; i++)
+		g_assert_cmpint(res.status[i], ==, 0);
+	destroy(&fk);
+}
+
 static int unsolicited_seen;
 static void on_unsolicited(struct transport *t, void *umad, int len, void *ctx)
 {
@@ -454,5 +561,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/transport/misaddressed", test_misaddressed);
 	g_test_add_func("/transport/bounce_backoff", test_bounce_backoff);
 	g_test_add_func("/transport/unsolicited", test_unsolicited);
+	g_test_add_func("/transport/persist_lossy", test_persist_lossy);
+	g_test_add_func("/transport/persist_timeouts", test_persist_timeouts);
+	g_test_add_func("/transport/persist_gives_up", test_persist_gives_up);
 	return g_test_run();
 }

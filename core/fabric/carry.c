@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* carry.c - carrying nodes a lossy discovery could not reach over from the last generation
+ * (see carry.h): a fixpoint over the last generation's links, outward from what was found. */
+#include <inttypes.h>
+#include <string.h>
+#include <infiniband/mad.h>
+#include "base/log.h"
+#include "fabric/carry.h"
+
+/* Port pn of builder node n: its link was seen down this sweep, or it leads to another node
+ * than `guid`; either way nothing of the last generation is behind it any more. */
+static int port_closed(const struct model_node_in *n, uint8_t pn, uint64_t guid)
+{
+	const struct model_port_in *p = &n->ports[pn];
+	if (p->peer_node_guid && p->peer_node_guid != guid)
+		return 1;
+	return p->have_portinfo && pn != 0 && p->phys_state != IB_PHYS_LINKUP;
+}
+
+/* Is prev node o behind a port of a node in b that leaves it reachable? */
+static int reachable_from_b(const struct model_builder *b, const struct fabric *prev, uint32_t o)
+{
+	const struct ibsm_node *on = &prev->nodes[o];
+	for (uint32_t p = 1; p <= on->nports; p++) {
+		uint32_t q = prev->ports[on->port0 + p].peer;
+		if (q == IBSM_NONE)
+			continue;
+		int idx = model_find_node(b, prev->nodes[prev->ports[q].node].guid);
+		if (idx >= 0 && !port_closed(model_node((struct model_builder *)b, (uint32_t)idx),
+					     prev->ports[q].num, on->guid))
+			return 1;
+	}
+	return 0;
+}
+
+/* A copy of prev node o in b, as prev knew it, one more miss counted; its links follow. */
+static void carry_node(struct model_builder *b, const struct fabric *prev, uint32_t o)
+{
+	const struct ibsm_node *on = &prev->nodes[o];
+	const struct node_extra *x = &prev->nx[o];
+	int idx = model_add_node(b, on->guid, on->type, on->nports);
+	if (idx < 0)
+		return;
+	struct model_node_in *n = model_node(b, (uint32_t)idx);
+	n->sysimg_guid = on->sysimg_guid;
+	g_strlcpy(n->desc, on->desc, sizeof(n->desc));
+	n->vendor_id = x->vendor_id;
+	n->device_id = x->device_id;
+	n->partition_cap = x->partition_cap;
+	n->revision = x->revision;
+	n->local_port = x->local_port;
+	n->lft_cap = x->lft_cap;
+	n->lft_top = x->lft_top;
+	n->pkey_enf_cap = x->pkey_enf_cap;
+	n->mft_cap = x->mft_cap;
+	n->have_switchinfo = x->have_switchinfo;
+	n->enhanced_sp0 = x->enhanced_sp0;
+	memcpy(n->switchinfo, x->switchinfo, sizeof(n->switchinfo));
+	n->dr_hops = x->dr_hops;
+	memcpy(n->dr_path, x->dr_path, sizeof(n->dr_path));
+	n->missed = (uint8_t)(x->missed + 1);
+	for (uint32_t p = 0; p <= on->nports; p++) {
+		const struct ibsm_port *op = &prev->ports[on->port0 + p];
+		const struct port_extra *px = &prev->px[on->port0 + p];
+		struct model_port_in *np = &n->ports[p];
+		np->guid = op->guid;
+		np->lid = op->lid;
+		np->lmc = op->lmc;
+		np->state = op->state;
+		np->phys_state = px->phys_state;
+		np->width = op->width;
+		np->speed = op->speed;
+		np->mtu_cap = op->mtu_cap;
+		np->vl_cap = op->vl_cap;
+		np->oper_vls = op->oper_vls;
+		np->flags = (uint16_t)(op->flags & ~IBSM_PORT_SM);
+		np->have_portinfo = px->have_portinfo;
+		np->reused = 1;
+		memcpy(np->portinfo, px->portinfo, sizeof(np->portinfo));
+	}
+}
+
+/* The links of carried node o to whatever of prev's peers b holds, where those ports are open. */
+static void carry_links(struct model_builder *b, const struct fabric *prev, uint32_t o)
+{
+	const struct ibsm_node *on = &prev->nodes[o];
+	int me = model_find_node(b, on->guid);
+	for (uint32_t p = 1; p <= on->nports; p++) {
+		uint32_t q = prev->ports[on->port0 + p].peer;
+		if (q == IBSM_NONE)
+			continue;
+		int peer = model_find_node(b, prev->nodes[prev->ports[q].node].guid);
+		if (peer < 0 || port_closed(model_node(b, (uint32_t)peer), prev->ports[q].num, on->guid))
+			continue;
+		model_link(b, (uint32_t)me, (uint8_t)p, (uint32_t)peer, prev->ports[q].num);
+	}
+}
+
+void carry_over(struct model_builder *b, const struct fabric *prev, struct carry_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!prev)
+		return;
+	uint32_t n = prev->pub.n_nodes;
+	uint8_t *done = g_new0(uint8_t, n ? n : 1); /* 1 carried, 2 dropped */
+	GArray *carried = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	/* outward from what was found: each pass carries the nodes next to the last pass's */
+	for (int more = 1; more;) {
+		more = 0;
+		for (uint32_t o = 0; o < n; o++) {
+			if (done[o] || model_find_node(b, prev->nodes[o].guid) >= 0 ||
+			    !reachable_from_b(b, prev, o))
+				continue;
+			const struct ibsm_node *on = &prev->nodes[o];
+			if (prev->nx[o].missed + 1 >= CARRY_MAX_MISSES) {
+				done[o] = 2;
+				st->dropped++;
+				LOG_E("CRY-0002", "%s 0x%016" PRIx64 " (%s) not reached by %u sweeps in a row: "
+				      "dropped from the fabric", on->type == IBSM_SWITCH ? "switch" : "CA",
+				      on->guid, on->desc, prev->nx[o].missed + 1);
+				continue;
+			}
+			carry_node(b, prev, o);
+			done[o] = 1;
+			g_array_append_val(carried, o);
+			st->carried++;
+			more = 1;
+		}
+	}
+	for (guint i = 0; i < carried->len; i++)
+		carry_links(b, prev, g_array_index(carried, uint32_t, i));
+	if (st->carried)
+		LOG_I("CRY-0001", "%u nodes not reached by this sweep (SMPs failed) carried over from the "
+		      "last one with their LIDs and links, e.g. 0x%016" PRIx64 " (%s)", st->carried,
+		      prev->nodes[g_array_index(carried, uint32_t, 0)].guid,
+		      prev->nodes[g_array_index(carried, uint32_t, 0)].desc);
+	g_array_free(carried, TRUE);
+	g_free(done);
+}
