@@ -70,13 +70,15 @@ static int configure(int argc, char **argv, struct sm_options *opt)
 
 static int open_log(const struct sm_options *opt)
 {
-	if (opt->erase_log && opt->log_file && strcmp(opt->log_file, "-"))
-		(void)truncate(opt->log_file, 0);
-	int rc = log_open(opt->log_file, 1);
-	if (rc < 0) {
+	int erase = opt->erase_log && opt->log_file && strcmp(opt->log_file, "-");
+	int rc = erase ? log_open_erased(opt->log_file, 1) : log_open(opt->log_file, 1);
+	if (rc == -ELOOP)
+		fprintf(stderr, "ibsm: log file %s is a symbolic link: refused (name the file itself)\n",
+			opt->log_file);
+	else if (rc < 0)
 		fprintf(stderr, "ibsm: cannot open log file %s: %s\n", opt->log_file, strerror(-rc));
+	if (rc < 0)
 		return -1;
-	}
 	log_set_level(opt->verbosity);
 	return 0;
 }
