@@ -44,6 +44,38 @@ static void on_signal(int sig)
 		the_sm->stop = 1;
 }
 
+/* SIGUSR1 (logrotate) and SIGHUP (reload) before the event loop owns them: noted here, acted
+ * on by before_loop_signals(); their default action would kill the SM, e.g. while it waits
+ * for its link. */
+static volatile sig_atomic_t usr1_seen, hup_seen;
+
+static void on_early_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		usr1_seen = 1;
+	else
+		hup_seen = 1;
+}
+
+static void before_loop_signals(void *ctx)
+{
+	(void)ctx;
+	if (usr1_seen) {
+		usr1_seen = 0;
+		int rc = log_reopen();
+		if (rc < 0)
+			LOG_E("SM-0014", "SIGUSR1: cannot reopen the log file: %s; logging goes on to the "
+			      "old one", strerror(-rc));
+		else
+			LOG_I("SM-0013", "SIGUSR1: log file reopened");
+	}
+	if (hup_seen) {
+		hup_seen = 0;
+		LOG_I("SM-0015", "SIGHUP before the subnet is up: nothing to reload; the configuration "
+		      "read at start stays");
+	}
+}
+
 static void print_summary(struct sm *sm, double seconds, const char *what)
 {
 	if (!sm->opt->progress)
@@ -233,11 +265,18 @@ static int run_online(struct sm *sm, int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_early_signal;
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (bind_port(sm, &lp) < 0)
 		goto out;
 	started(sm, &ready_fd);
-	if (wait_for_link(sm, &lp) != 0) {
+	transport_set_tick(sm->t, before_loop_signals, NULL);
+	int stopped = wait_for_link(sm, &lp);
+	transport_set_tick(sm->t, NULL, NULL);
+	before_loop_signals(NULL);
+	if (stopped) {
 		rc = sm->opt->once ? 1 : 0; /* stopped before the subnet was up: --once failed */
 		goto out;
 	}

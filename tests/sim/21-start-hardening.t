@@ -10,7 +10,7 @@ that is a symbolic link is refused naming the path, and the link's target is not
 the bytes of a binary guid2lid line reach the log escaped, one line per message. The SM's own
 link down at start: ibsm waits (saying once which port), --once and the daemon alike, and
 brings the subnet up once the console relinks the port (the harness's fabric checks);
-SIGTERM ends the wait at once. No verdict depends on how fast anything happened: every
+SIGUSR1 (a new log file) and SIGHUP do not end the wait, SIGTERM ends it at once. No verdict depends on how fast anything happened: every
 condition is polled with a generous bound."""
 import os
 import re
@@ -28,7 +28,7 @@ import daemon_util as du  # noqa: E402
 POLL_S = 60           # generous bound for each condition
 WAIT_CODE = "PORT-0001"   # "the link of <port> is down: waiting" (the message is the feature)
 
-tap = h.start(plan=32, timeout=600)
+tap = h.start(plan=34, timeout=600)
 net = h.need_fabric(tap, "tiny.net")
 
 
@@ -181,7 +181,16 @@ with h.Sim(net) as sim:
     alog = sim.path("daemon-relink.log")
     sm = sim.start_sm(["-f", alog, "-s", "0"], host="h1", name="daemon-relink")
     waiting = sm.wait_for(alog, WAIT_CODE, POLL_S)
-    time.sleep(2)
+    # logrotate's SIGUSR1 and a reload's SIGHUP while waiting must not kill it
+    os.rename(alog, alog + ".1")
+    sm.popen.send_signal(signal.SIGUSR1)
+    reopened = du.wait_text(alog, 0, r"SM-0013", POLL_S, sm.alive)
+    tap.ok(waiting and reopened and sm.alive(), "SIGUSR1 while waiting: still waiting, a new log file at the "
+           "old name (SM-0013 in it)", h.tail(alog + ".1", 5) + sm.output()[-500:])
+    sm.popen.send_signal(signal.SIGHUP)
+    hup = du.wait_text(alog, 0, r"SM-0015", POLL_S, sm.alive)
+    tap.ok(hup and sm.alive(), "SIGHUP while waiting: still waiting (SM-0015 logged)", h.tail(alog, 5) +
+           sm.output()[-500:])
     sim.console('ReLink "h1"[1]')
     snap, _ = du.poll_fabric(sim, lambda s: h.check_routes(s)[0] and h.check_ports_active(s)[0], POLL_S)
     tap.ok(waiting and h.check_routes(snap)[0] and h.check_ports_active(snap)[0],
