@@ -16,7 +16,7 @@
 #include "base/log.h"
 
 #define LOG_MSG_MAX 1024   /* bytes of one message before escaping */
-#define LOG_FILE_MODE 0640 /* new log files: the group (adm) reads, nobody else */
+#define LOG_FILE_MODE 0640 /* new log files: the group reads (logrotate: root adm), others nothing */
 
 static FILE *log_fp;
 static char *log_path;
