@@ -32,7 +32,7 @@ void options_defaults(struct sm_options *o)
 	o->leaf_hoq_life = 16;
 	o->vl_stall_count = 7;
 	o->packet_life = 18;
-	o->pid_file = g_strdup("/var/run/ibsm.pid");
+	o->pid_file = g_strdup("/run/ibsm/ibsm.pid"); /* systemd: RuntimeDirectory=ibsm, PIDFile= */
 	o->partition_config_file = g_strdup(IBSM_SYSCONFDIR "/ibsm/partitions.conf");
 	o->qos_policy_file = g_strdup(IBSM_SYSCONFDIR "/ibsm/qos-policy.conf");
 }

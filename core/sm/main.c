@@ -17,6 +17,7 @@
 #include "routing/chain.h"
 #include "sm/daemon.h"
 #include "sm/loop.h"
+#include "sm/notify.h"
 #include "sm/policies.h"
 #include "sm/port_select.h"
 #include "sm/sminfo.h"
@@ -42,6 +43,38 @@ static void on_signal(int sig)
 	(void)sig;
 	if (the_sm)
 		the_sm->stop = 1;
+}
+
+/* SIGUSR1 (logrotate) and SIGHUP (reload) before the event loop owns them: noted here, acted
+ * on by before_loop_signals(); their default action would kill the SM, e.g. while it waits
+ * for its link. */
+static volatile sig_atomic_t usr1_seen, hup_seen;
+
+static void on_early_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		usr1_seen = 1;
+	else
+		hup_seen = 1;
+}
+
+static void before_loop_signals(void *ctx)
+{
+	(void)ctx;
+	if (usr1_seen) {
+		usr1_seen = 0;
+		int rc = log_reopen();
+		if (rc < 0)
+			LOG_E("SM-0014", "SIGUSR1: cannot reopen the log file: %s; logging goes on to the "
+			      "old one", strerror(-rc));
+		else
+			LOG_I("SM-0013", "SIGUSR1: log file reopened");
+	}
+	if (hup_seen) {
+		hup_seen = 0;
+		LOG_I("SM-0015", "SIGHUP before the subnet is up: nothing to reload; the configuration "
+		      "read at start stays");
+	}
 }
 
 static void print_summary(struct sm *sm, double seconds, const char *what)
@@ -71,13 +104,15 @@ static int configure(int argc, char **argv, struct sm_options *opt)
 
 static int open_log(const struct sm_options *opt)
 {
-	if (opt->erase_log && opt->log_file && strcmp(opt->log_file, "-"))
-		(void)truncate(opt->log_file, 0);
-	int rc = log_open(opt->log_file, 1);
-	if (rc < 0) {
+	int erase = opt->erase_log && opt->log_file && strcmp(opt->log_file, "-");
+	int rc = erase ? log_open_erased(opt->log_file, 1) : log_open(opt->log_file, 1);
+	if (rc == -ELOOP)
+		fprintf(stderr, "ibsm: log file %s is a symbolic link: refused (name the file itself)\n",
+			opt->log_file);
+	else if (rc < 0)
 		fprintf(stderr, "ibsm: cannot open log file %s: %s\n", opt->log_file, strerror(-rc));
+	if (rc < 0)
 		return -1;
-	}
 	log_set_level(opt->verbosity);
 	return 0;
 }
@@ -102,8 +137,9 @@ static int prepare_cache_dir(struct sm_options *opt)
 }
 
 /* -B: into the background before any libibumad call (umad2sim's receiver thread does not
- * survive a fork); then the pid file (also under systemd: logrotate signals by it). */
-static int daemonize(struct sm_options *opt, int *write_pid)
+ * survive a fork), the caller waiting on *ready_fd until started() or our exit; then the pid
+ * file (also under systemd: logrotate signals by it). */
+static int daemonize(struct sm_options *opt, int *ready_fd, int *write_pid)
 {
 	GError *err = NULL;
 	if (opt->daemon && !opt->once) {
@@ -111,7 +147,7 @@ static int daemonize(struct sm_options *opt, int *write_pid)
 			report_error("SM-0010", "-B needs a log file (-f FILE): stderr goes to /dev/null");
 			return -1;
 		}
-		if (daemon_detach(&err) < 0) {
+		if (daemon_detach(ready_fd, &err) < 0) {
 			report_error("SM-0011", err->message);
 			g_error_free(err);
 			return -1;
@@ -125,25 +161,31 @@ static int daemonize(struct sm_options *opt, int *write_pid)
 		*write_pid = 0;
 		return -1;
 	}
-	if (opt->daemon && !opt->once)
-		daemon_stdio_to_devnull();
 	return 0;
 }
 
-/* Binds to the local port: device, transport, the MAD dispatch and its agents. */
-static int bind_port(struct sm *sm)
+/* Bound and past every start-up error: -B's caller may return (exit 0), and our stdio, which
+ * carried the errors until now, goes to /dev/null. */
+static void started(struct sm *sm, int *ready_fd)
 {
-	struct local_port lp;
-	if (umad_init() < 0 || choose_port(sm->opt, &lp) < 0)
+	if (sm->opt->daemon && !sm->opt->once)
+		daemon_stdio_to_devnull();
+	daemon_ready(ready_fd);
+}
+
+/* Binds to the local port: device, transport, the MAD dispatch and its agents. */
+static int bind_port(struct sm *sm, struct local_port *lp)
+{
+	if (umad_init() < 0 || choose_port(sm->opt, lp) < 0)
 		return -1;
 	char msg[256];
-	sm->dev = smdev_open(lp.ca, lp.port, msg, sizeof(msg));
+	sm->dev = smdev_open(lp->ca, lp->port, msg, sizeof(msg));
 	if (!sm->dev) {
 		report_error("SM-0004", msg);
 		return -1;
 	}
-	sm->port_guid = lp.guid;
-	LOG_I("SM-0005", "bound to %s port %d, GUID 0x%016" PRIx64, lp.ca, lp.port, lp.guid);
+	sm->port_guid = lp->guid;
+	LOG_I("SM-0005", "bound to %s port %d, GUID 0x%016" PRIx64, lp->ca, lp->port, lp->guid);
 	struct transport_io io;
 	smdev_io(sm->dev, &io);
 	struct transport_cfg tc = { .window = sm->opt->window, .timeout_ms = sm->opt->timeout_ms,
@@ -154,9 +196,6 @@ static int bind_port(struct sm *sm)
 	traps_agent_register(sm);
 	sm->prog = programmer_new(sm->t, &sm->stop);
 	phase_log_init(&sm->phases, sm->t, sm->opt->progress);
-	if (sm->opt->progress)
-		fprintf(stderr, "ibsm: bringing up the subnet from %s port %d (GUID 0x%016" PRIx64 ")\n",
-			lp.ca, lp.port, lp.guid);
 	return 0;
 }
 
@@ -167,6 +206,19 @@ static int progressing(const struct sm *sm, uint32_t *last_failures)
 	int p = sm->sweep_writes > 0 || sm->sweep_failures < *last_failures;
 	*last_failures = sm->sweep_failures;
 	return p;
+}
+
+/* The link of our port is down (it is the first IB port, or -g's): wait for it as OpenSM does.
+ * Under systemd the service is up meanwhile (READY=1 with a STATUS saying what it waits for),
+ * or a start would time out on a cable not yet plugged. 0 once up, 1 on SIGTERM. */
+static int wait_for_link(struct sm *sm, const struct local_port *lp)
+{
+	if (port_link_up(lp->state))
+		return 0;
+	gchar *status = g_strdup_printf("waiting for the link of %s port %d", lp->ca, lp->port);
+	service_notify_ready(status);
+	g_free(status);
+	return port_wait_link(sm->t, lp, &sm->stop);
 }
 
 /* --once: one heavy sweep, again at once while incomplete (lost SMPs, a port that did not come
@@ -222,26 +274,47 @@ static int run_offline(struct sm *sm)
 
 static int run_online(struct sm *sm, int argc, char **argv)
 {
-	int write_pid = 0;
-	if (daemonize(sm->opt, &write_pid) < 0 || bind_port(sm) < 0)
-		return 1;
+	int ready_fd = -1, write_pid = 0, rc = 1;
+	struct local_port lp;
+	if (daemonize(sm->opt, &ready_fd, &write_pid) < 0)
+		goto out;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_early_signal;
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (bind_port(sm, &lp) < 0)
+		goto out;
+	started(sm, &ready_fd);
+	transport_set_tick(sm->t, before_loop_signals, NULL);
+	int stopped = wait_for_link(sm, &lp);
+	transport_set_tick(sm->t, NULL, NULL);
+	before_loop_signals(NULL);
+	if (stopped) {
+		rc = sm->opt->once ? 1 : 0; /* stopped before the subnet was up: --once failed */
+		goto out;
+	}
+	if (sm->opt->progress)
+		fprintf(stderr, "ibsm: bringing up the subnet from %s port %d (GUID 0x%016" PRIx64 ")\n",
+			lp.ca, lp.port, lp.guid);
 	policies_load_partitions(sm);
-	int rc;
 	if (sm->opt->once) {
 		rc = run_once(sm);
 	} else {
 		/* the daemon: the event loop does the first heavy sweep and everything after */
 		rc = loop_run(sm, argc, argv);
-		LOG_I("SM-0007", "exiting");
 	}
+out:
+	if (!sm->opt->once)
+		LOG_I("SM-0007", "exiting");
 	if (write_pid)
 		daemon_remove_pidfile(sm->opt->pid_file);
+	if (ready_fd >= 0)
+		close(ready_fd); /* a start-up error: -B's caller exits with our status */
 	return rc;
 }
 

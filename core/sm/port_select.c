@@ -1,13 +1,25 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* port_select.c - chooses the local IB port the SM binds to: -g GUID, -g 0 (list and ask),
- * or the first CA port in INIT/ARMED/ACTIVE; a clear hint when there is no IB port at all. */
+ * or the first CA port in INIT/ARMED/ACTIVE, else the first IB port, whose link the SM then
+ * waits for (as OpenSM does); a clear hint when there is no IB port at all. */
 #include <endian.h>
 #include <glib.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <infiniband/mad.h>
+#include "base/log.h"
+#include "mad/smp.h"
 #include "sm/port_select.h"
+
+#define LINK_POLL_MS 1000 /* the local port's state is read this often while its link is down */
+
+static const char *state_name(int state)
+{
+	static const char *names[] = { "?", "DOWN", "INIT", "ARMED", "ACTIVE" };
+	return state >= 1 && state <= 4 ? names[state] : "?";
+}
 
 
 static int list_ports(struct local_port *out, int max)
@@ -46,13 +58,11 @@ int choose_port(struct sm_options *o, struct local_port *chosen)
 			"      file offline with --fabric FILE.\n");
 		return -1;
 	}
-	static const char *states[] = { "?", "DOWN", "INIT", "ARMED", "ACTIVE" };
 	if (o->guid_given && o->guid == 0) {
 		printf("Available ports:\n");
 		for (int i = 0; i < n; i++)
 			printf("  %d: %s port %d GUID 0x%016" PRIx64 " %s\n", i + 1, ports[i].ca,
-			       ports[i].port, ports[i].guid,
-			       ports[i].state >= 1 && ports[i].state <= 4 ? states[ports[i].state] : "?");
+			       ports[i].port, ports[i].guid, state_name(ports[i].state));
 		printf("Enter choice (1-%d): ", n);
 		fflush(stdout);
 		char line[64];
@@ -81,11 +91,65 @@ int choose_port(struct sm_options *o, struct local_port *chosen)
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
-		if (ports[i].state >= 2 && ports[i].state <= 4) {
+		if (port_link_up(ports[i].state)) {
 			*chosen = ports[i];
 			return 0;
 		}
-	fprintf(stderr, "ibsm: no local port is in INIT, ARMED or ACTIVE state (is the link up?)\n");
-	return -1;
+	*chosen = ports[0]; /* every link is down: the first port, whose link port_wait_link() awaits */
+	return 0;
+}
+
+struct link_probe {
+	int done, status, state;
+};
+
+static void on_local_portinfo(struct transport *t, const struct smp_req *r, int status,
+			      const uint8_t *data, void *ctx)
+{
+	(void)t; (void)r;
+	struct link_probe *p = ctx;
+	p->done = 1;
+	p->status = status;
+	if (status == 0)
+		p->state = (int)mad_get_field((void *)data, 0, IB_PORT_STATE_F);
+}
+
+/* The local port's state from its own SMA: a 0-hop directed-route PortInfo Get, which the
+ * HCA answers whatever its link does (sysfs may be a snapshot, e.g. under umad2sim).
+ * IBSM_STATE_* or 0 when unanswered. */
+static int read_local_state(struct transport *t, const struct local_port *lp)
+{
+	struct link_probe p = { 0 };
+	struct smp_req r;
+	smp_req_init(&r, IB_MAD_METHOD_GET, IB_ATTR_PORT_INFO, (uint32_t)lp->port, on_local_portinfo, &p, 0);
+	transport_submit(t, &r);
+	transport_drain(t, NULL); /* to its end (p is ours): one local SMP, answered or timed out */
+	return p.done && p.status == 0 ? p.state : 0;
+}
+
+int port_wait_link(struct transport *t, const struct local_port *lp, volatile int *stop)
+{
+	int state = read_local_state(t, lp);
+	if (port_link_up(state))
+		return 0;
+	LOG_I("PORT-0001", "the link of %s port %d (GUID 0x%016" PRIx64 ") is down (%s): waiting for it "
+	      "to come up", lp->ca, lp->port, lp->guid, state ? state_name(state) : "its PortInfo unanswered");
+	gint64 t0 = g_get_monotonic_time();
+	while (!*stop) {
+		/* serve what comes in (SMInfo of another SM) while waiting; a signal ends it at once */
+		for (int waited = 0; waited < LINK_POLL_MS && !*stop; waited += 100)
+			transport_poll(t, 100, 0);
+		if (*stop)
+			break;
+		state = read_local_state(t, lp);
+		if (port_link_up(state)) {
+			LOG_I("PORT-0002", "the link of %s port %d is up (%s) after %.0f s: bringing the "
+			      "subnet up", lp->ca, lp->port, state_name(state),
+			      (double)(g_get_monotonic_time() - t0) / 1e6);
+			return 0;
+		}
+	}
+	LOG_I("PORT-0003", "stop signal while waiting for the link of %s port %d", lp->ca, lp->port);
+	return 1;
 }
 

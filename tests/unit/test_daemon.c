@@ -1,12 +1,14 @@
-/* test_daemon.c - unit tests of the service plumbing: the pid file (write, refuse a live
- * foreign pid, replace a stale one, remove only our own), the sd_notify datagram to a path
- * and an abstract socket, stdio to /dev/null, and -B detaching in a forked child. */
+/* test_daemon.c - unit tests of the service plumbing: the pid file (write, refuse a running
+ * ibsm, replace a stale one or one naming another program, remove only our own), the
+ * sd_notify datagram to a path and an abstract socket, stdio to /dev/null, and -B detaching in
+ * a forked child (the caller waits until the child runs, or exits with its failure). */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,12 +140,82 @@ static void check_refused(const char *path, pid_t other)
 	g_free(before);
 }
 
-static void test_pidfile_refuses_live_pid(void)
+/* A process running our own executable (a forked copy of this test: the same /proc/PID/exe
+ * and comm), paused until killed; reaped by ibsm_like_stop(). */
+static pid_t ibsm_like_start(void)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	g_assert_cmpint(pid, >=, 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0); /* never outlives a failed test */
+		if (getppid() == 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+static void ibsm_like_stop(pid_t pid)
+{
+	int st;
+	g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
+	g_assert_cmpint(waitpid(pid, &st, 0), ==, pid);
+}
+
+static void test_pidfile_refuses_running_ibsm(void)
 {
 	gchar *dir = make_tmpdir();
 	gchar *path = g_build_filename(dir, "ibsm.pid", NULL);
-	check_refused(path, getppid()); /* our parent is alive and is not us */
-	check_refused(path, 1);         /* init: alive (kill() may say EPERM: still alive) */
+	pid_t other = ibsm_like_start();
+	check_refused(path, other); /* alive and running our executable: another instance */
+	g_assert_cmpuint(count_entries(dir), ==, 1);
+	ibsm_like_stop(other);
+	rm_tree(dir);
+	g_free(path);
+	g_free(dir);
+}
+
+/* A live process that is not us (a pid reused since the file was written, or whatever a
+ * stale file names) does not block the start: the file is replaced. */
+static void check_replaced(const char *path, pid_t other)
+{
+	gchar *before = g_strdup_printf("%d\n", (int)other);
+	write_text(path, before);
+	g_free(before);
+	GError *err = NULL;
+	g_assert_cmpint(daemon_write_pidfile(path, &err), ==, 0);
+	g_assert_no_error(err);
+	g_assert_cmpint(read_pid(path), ==, getpid());
+}
+
+static void test_pidfile_replaces_other_program(void)
+{
+	gchar *dir = make_tmpdir();
+	gchar *path = g_build_filename(dir, "ibsm.pid", NULL);
+	g_assert_cmpint(kill(1, 0) == 0 || errno == EPERM, ==, 1);
+	check_replaced(path, 1);         /* init: alive, not an ibsm */
+	check_replaced(path, getppid()); /* whoever runs this test (prove, a shell): not an ibsm */
+
+	/* our own executable, but a zombie (exited, not yet reaped): not running */
+	pid_t zombie = ibsm_like_start();
+	g_assert_cmpint(kill(zombie, SIGKILL), ==, 0);
+	gchar *stat_path = g_strdup_printf("/proc/%d/stat", (int)zombie);
+	for (int i = 0; i < 5000; i++) {
+		gchar *text = NULL;
+		g_assert_true(g_file_get_contents(stat_path, &text, NULL, NULL));
+		int z = strstr(text, ") Z ") != NULL;
+		g_free(text);
+		if (z)
+			break;
+		g_usleep(1000);
+	}
+	g_free(stat_path);
+	check_replaced(path, zombie);
+	int st;
+	g_assert_cmpint(waitpid(zombie, &st, 0), ==, zombie);
+
 	g_assert_cmpuint(count_entries(dir), ==, 1);
 	rm_tree(dir);
 	g_free(path);
@@ -439,9 +511,14 @@ static void test_stdio_to_devnull(void)
 
 struct detach_report {
 	pid_t pid, sid, pgid, ppid, intermediate, sid_before;
-	int rc;
+	int rc, ready_fd_valid;
 	char cwd[256];
 };
+
+static int file_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
 
 static void test_detach(void)
 {
@@ -453,6 +530,8 @@ static void test_detach(void)
 	pid_t me = getpid();
 	char cwd[256];
 	g_assert_nonnull(getcwd(cwd, sizeof(cwd)));
+	gchar *dir = make_tmpdir();
+	gchar *marker = g_build_filename(dir, "started", NULL);
 
 	fflush(NULL); /* daemon_detach() flushes: TAP lines buffered here would print twice */
 	pid_t child = fork();
@@ -460,8 +539,18 @@ static void test_detach(void)
 	if (child == 0) {
 		close(fds[0]);
 		struct detach_report r = { .intermediate = getpid(), .sid_before = getsid(0) };
-		r.rc = daemon_detach(NULL);
-		/* Only the grandchild gets here (the intermediate parent _exit(0)s inside). */
+		int ready_fd = -1;
+		r.rc = daemon_detach(&ready_fd, NULL);
+		/* Only the grandchild gets here (the intermediate parent waits inside, then exits). */
+		r.ready_fd_valid = ready_fd >= 0;
+		g_usleep(200 * 1000); /* a slow start: the caller must not be back before it ends */
+		int mfd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		if (mfd >= 0)
+			close(mfd);
+		daemon_ready(&ready_fd);
+		if (ready_fd != -1)
+			r.ready_fd_valid = 2; /* not reset */
+		daemon_ready(&ready_fd); /* a second call does nothing */
 		for (int i = 0; i < 2000 && getppid() != me; i++)
 			g_usleep(1000); /* until the intermediate parent is reaped */
 		r.pid = getpid();
@@ -478,7 +567,8 @@ static void test_detach(void)
 	int st;
 	g_assert_cmpint(waitpid(child, &st, 0), ==, child);
 	g_assert_true(WIFEXITED(st));
-	g_assert_cmpint(WEXITSTATUS(st), ==, 0); /* the parent of -B exits 0 at once */
+	g_assert_cmpint(WEXITSTATUS(st), ==, 0); /* the parent of -B exits 0 once the child runs ... */
+	g_assert_true(file_exists(marker));      /* ... and not before */
 
 	struct detach_report r;
 	struct pollfd p = { .fd = fds[0], .events = POLLIN };
@@ -491,6 +581,7 @@ static void test_detach(void)
 	g_assert_cmpint(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), ==, 0);
 
 	g_assert_cmpint(r.rc, ==, 0);
+	g_assert_cmpint(r.ready_fd_valid, ==, 1);
 	g_assert_cmpint(r.intermediate, ==, child);
 	g_assert_cmpint(r.pid, !=, child);           /* a new process ... */
 	g_assert_cmpint(r.ppid, ==, me);             /* ... whose parent exited */
@@ -498,13 +589,66 @@ static void test_detach(void)
 	g_assert_cmpint(r.pgid, ==, r.pid);          /* and of a new process group */
 	g_assert_cmpint(r.sid, !=, r.sid_before);
 	g_assert_cmpstr(r.cwd, ==, cwd);             /* no chdir("/"): umad2sim needs the cwd */
+	rm_tree(dir);
+	g_free(marker);
+	g_free(dir);
+}
+
+enum detach_failure { FAIL_EXIT_3, FAIL_EXIT_0, FAIL_SIGNAL };
+
+/* -B whose child fails before daemon_ready(): the caller's exit status is the child's (1 for a
+ * child that exited 0 without a word, 128+N for signal N), and the child's message is on the
+ * caller's stderr by the time the caller has exited. */
+static void check_detach_failure(enum detach_failure how, int want_status)
+{
+	int err_pipe[2];
+	g_assert_cmpint(pipe(err_pipe), ==, 0);
+	fflush(NULL);
+	pid_t child = fork();
+	g_assert_cmpint(child, >=, 0);
+	if (child == 0) {
+		close(err_pipe[0]);
+		dup2(err_pipe[1], 2);
+		close(err_pipe[1]);
+		int ready_fd = -1;
+		if (daemon_detach(&ready_fd, NULL) < 0)
+			_exit(99);
+		/* the grandchild: a slow start-up that fails */
+		g_usleep(200 * 1000);
+		static const char msg[] = "ibsm: start-up error XYZ\n";
+		if (write(2, msg, sizeof(msg) - 1) != (ssize_t)sizeof(msg) - 1)
+			_exit(98);
+		if (how == FAIL_SIGNAL)
+			raise(SIGKILL);
+		_exit(how == FAIL_EXIT_3 ? 3 : 0);
+	}
+	close(err_pipe[1]);
+	int st;
+	g_assert_cmpint(waitpid(child, &st, 0), ==, child); /* the grandchild was reaped by it */
+	g_assert_true(WIFEXITED(st));
+	g_assert_cmpint(WEXITSTATUS(st), ==, want_status);
+	char buf[256];
+	g_assert_cmpint(fcntl(err_pipe[0], F_SETFL, O_NONBLOCK), ==, 0);
+	ssize_t n = read(err_pipe[0], buf, sizeof(buf) - 1);
+	g_assert_cmpint(n, >, 0);
+	buf[n] = '\0';
+	g_assert_cmpstr(buf, ==, "ibsm: start-up error XYZ\n");
+	close(err_pipe[0]);
+}
+
+static void test_detach_failure(void)
+{
+	check_detach_failure(FAIL_EXIT_3, 3);
+	check_detach_failure(FAIL_EXIT_0, 1);
+	check_detach_failure(FAIL_SIGNAL, 128 + SIGKILL);
 }
 
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/daemon/pidfile/write", test_pidfile_write);
-	g_test_add_func("/daemon/pidfile/refuses-live-pid", test_pidfile_refuses_live_pid);
+	g_test_add_func("/daemon/pidfile/refuses-running-ibsm", test_pidfile_refuses_running_ibsm);
+	g_test_add_func("/daemon/pidfile/replaces-other-program", test_pidfile_replaces_other_program);
 	g_test_add_func("/daemon/pidfile/replaces-stale", test_pidfile_replaces_stale);
 	g_test_add_func("/daemon/pidfile/unwritable", test_pidfile_unwritable);
 	g_test_add_func("/daemon/pidfile/remove", test_pidfile_remove);
@@ -513,5 +657,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/daemon/notify/unset-and-bad", test_notify_unset_and_bad);
 	g_test_add_func("/daemon/stdio-to-devnull", test_stdio_to_devnull);
 	g_test_add_func("/daemon/detach", test_detach);
+	g_test_add_func("/daemon/detach-failure", test_detach_failure);
 	return g_test_run();
 }

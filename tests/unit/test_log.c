@@ -1,0 +1,233 @@
+/* test_log.c - unit tests of the log file as an administrator meets it: every message stays one
+ * printable line (control bytes and bytes >= 0x7f from input files escaped as \xNN), the file
+ * is created 0640 whatever the umask, a symbolic link is refused (append, -e and the SIGUSR1
+ * reopen alike) and its target left untouched, -e truncates a real file. */
+#include <errno.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "base/log.h"
+
+static gchar *tmpdir;
+
+static gchar *tmp_path(const char *name)
+{
+	return g_build_filename(tmpdir, name, NULL);
+}
+
+static gchar *slurp(const char *path, gsize *len)
+{
+	gchar *text = NULL;
+	g_assert_true(g_file_get_contents(path, &text, len, NULL));
+	return text;
+}
+
+static void spit(const char *path, const char *text)
+{
+	g_assert_true(g_file_set_contents(path, text, -1, NULL));
+}
+
+static void open_quiet(const char *path)
+{
+	g_unlink(path);
+	g_assert_cmpint(log_open(path, 0), ==, 0);
+	log_set_quiet(1);
+	log_set_level(IBSM_LOG_INFO);
+}
+
+/* Every byte of TEXT is printable ASCII, except one '\n' at the very end of each line. */
+static void assert_printable(const char *text, gsize len)
+{
+	for (gsize i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c == '\n')
+			continue;
+		if (c < 0x20 || c >= 0x7f)
+			g_error("byte 0x%02x at offset %" G_GSIZE_FORMAT " of the log", c, i);
+	}
+}
+
+static void test_escape(void)
+{
+	gchar *path = tmp_path("escape.log");
+	open_quiet(path);
+	/* as a guid2lid or partition line could hold them: escape, bell, CR, LF, tab, DEL, high bytes */
+	log_msg(IBSM_LOG_INFO, "TST-0001", "%s", "a\x01" "b\x1b[2J\x07 cr\r lf\n tab\t del\x7f hi\xff\xfe "
+		"utf8 \xc3\xa9 back\\slash \"q\" end");
+	LOG_I("TST-0002", "plain %d", 42);
+	log_close();
+	gsize len = 0;
+	gchar *text = slurp(path, &len);
+	assert_printable(text, len);
+	gchar **lines = g_strsplit(text, "\n", -1);
+	g_assert_cmpuint(g_strv_length(lines), ==, 3); /* two lines and the empty rest */
+	g_assert_cmpstr(lines[2], ==, "");
+	g_assert_true(g_str_has_suffix(lines[0],
+		" INFO TST-0001 a\\x01b\\x1b[2J\\x07 cr\\x0d lf\\x0a tab\\x09 del\\x7f hi\\xff\\xfe "
+		"utf8 \\xc3\\xa9 back\\slash \"q\" end"));
+	g_assert_true(g_str_has_suffix(lines[1], " INFO TST-0002 plain 42"));
+	g_strfreev(lines);
+	g_free(text);
+	g_free(path);
+}
+
+/* A message made only of bytes to escape: the longest one the log keeps is escaped whole
+ * (no truncated "\x0" at its end) and stays one line. */
+static void test_escape_long(void)
+{
+	gchar *path = tmp_path("long.log");
+	open_quiet(path);
+	gchar *ctl = g_strnfill(5000, '\x01');
+	log_msg(IBSM_LOG_INFO, "TST-0003", "%s", ctl);
+	log_close();
+	gsize len = 0;
+	gchar *text = slurp(path, &len);
+	assert_printable(text, len);
+	g_assert_cmpint(text[len - 1], ==, '\n');
+	g_assert_null(memchr(text, '\n', len - 1));
+	const char *body = strstr(text, "TST-0003 ");
+	g_assert_nonnull(body);
+	body += strlen("TST-0003 ");
+	gsize n = (gsize)(text + len - 1 - body);
+	g_assert_cmpuint(n % 4, ==, 0);     /* whole escapes only */
+	g_assert_cmpuint(n, >=, 4 * 1000);  /* at least the first 1000 bytes of the message */
+	for (gsize i = 0; i < n; i += 4)
+		g_assert_cmpint(strncmp(body + i, "\\x01", 4), ==, 0);
+	g_free(text);
+	g_free(ctl);
+	g_free(path);
+}
+
+static void test_mode_under_umask_000(void)
+{
+	gchar *path = tmp_path("mode.log");
+	g_unlink(path);
+	mode_t old = umask(0);
+	int rc = log_open(path, 0);
+	umask(old);
+	g_assert_cmpint(rc, ==, 0);
+	log_close();
+	struct stat st;
+	g_assert_cmpint(g_lstat(path, &st), ==, 0);
+	g_assert_true(S_ISREG(st.st_mode));
+	g_assert_cmpint(st.st_mode & 07777, ==, 0640);
+	g_free(path);
+}
+
+static void test_symlink_refused(void)
+{
+	gchar *target = tmp_path("precious");
+	gchar *link = tmp_path("link.log");
+	spit(target, "keep me\n");
+	g_unlink(link);
+	g_assert_cmpint(symlink(target, link), ==, 0);
+
+	g_assert_cmpint(log_open(link, 0), ==, -ELOOP);
+	LOG_I("TST-0004", "must not reach the target");
+	g_assert_cmpint(log_open_erased(link, 0), ==, -ELOOP); /* -e */
+	LOG_I("TST-0005", "must not reach the target");
+	gchar *after = slurp(target, NULL);
+	g_assert_cmpstr(after, ==, "keep me\n");
+	g_free(after);
+
+	g_unlink(link);
+	g_free(link);
+	g_free(target);
+}
+
+static void test_erase(void)
+{
+	gchar *path = tmp_path("erase.log");
+	spit(path, "old line\n");
+	g_assert_cmpint(log_open(path, 0), ==, 0); /* appends */
+	log_set_quiet(1);
+	LOG_I("TST-0006", "appended");
+	log_close();
+	gchar *text = slurp(path, NULL);
+	g_assert_true(g_str_has_prefix(text, "old line\n"));
+	g_assert_nonnull(strstr(text, "TST-0006 appended"));
+	g_free(text);
+
+	g_assert_cmpint(log_open_erased(path, 0), ==, 0); /* -e: starts empty */
+	LOG_I("TST-0007", "after erase");
+	log_close();
+	text = slurp(path, NULL);
+	g_assert_null(strstr(text, "old line"));
+	g_assert_null(strstr(text, "TST-0006"));
+	g_assert_nonnull(strstr(text, "TST-0007 after erase"));
+	g_free(text);
+	g_free(path);
+}
+
+/* SIGUSR1 after logrotate: a symbolic link planted at the log's name is not followed; the log
+ * goes on in the file it had. */
+static void test_reopen_refuses_symlink(void)
+{
+	gchar *path = tmp_path("rot.log");
+	gchar *moved = tmp_path("rot.log.1");
+	gchar *target = tmp_path("rot-target");
+	open_quiet(path);
+	LOG_I("TST-0008", "before");
+	g_assert_cmpint(g_rename(path, moved), ==, 0);
+	spit(target, "keep me\n");
+	g_assert_cmpint(symlink(target, path), ==, 0);
+	g_assert_cmpint(log_reopen(), ==, -ELOOP);
+	LOG_I("TST-0009", "after");
+	log_close();
+	gchar *text = slurp(target, NULL);
+	g_assert_cmpstr(text, ==, "keep me\n");
+	g_free(text);
+	text = slurp(moved, NULL);
+	g_assert_nonnull(strstr(text, "TST-0009 after"));
+	g_free(text);
+	g_unlink(path);
+
+	/* and a real file at the name is taken again, created 0640 */
+	mode_t old = umask(0);
+	g_assert_cmpint(log_open(moved, 0), ==, 0);
+	g_assert_cmpint(g_rename(moved, path), ==, 0);
+	g_assert_cmpint(log_reopen(), ==, 0); /* the name is free: a new file */
+	umask(old);
+	LOG_I("TST-0010", "new file");
+	log_close();
+	struct stat st;
+	g_assert_cmpint(g_lstat(path, &st), ==, 0);
+	g_assert_cmpint(st.st_mode & 07777, ==, 0640);
+	g_free(target);
+	g_free(moved);
+	g_free(path);
+}
+
+static void rm_tmpdir(void)
+{
+	GDir *d = g_dir_open(tmpdir, 0, NULL);
+	const char *name;
+	while (d && (name = g_dir_read_name(d))) {
+		gchar *p = tmp_path(name);
+		g_unlink(p);
+		g_free(p);
+	}
+	if (d)
+		g_dir_close(d);
+	g_rmdir(tmpdir);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	tmpdir = g_dir_make_tmp("ibsm-log-XXXXXX", NULL);
+	g_assert_nonnull(tmpdir);
+	g_test_add_func("/log/escape", test_escape);
+	g_test_add_func("/log/escape-long", test_escape_long);
+	g_test_add_func("/log/mode-under-umask-000", test_mode_under_umask_000);
+	g_test_add_func("/log/symlink-refused", test_symlink_refused);
+	g_test_add_func("/log/erase", test_erase);
+	g_test_add_func("/log/reopen-refuses-symlink", test_reopen_refuses_symlink);
+	int rc = g_test_run();
+	log_close();
+	rm_tmpdir();
+	g_free(tmpdir);
+	return rc;
+}
