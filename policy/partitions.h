@@ -68,9 +68,9 @@ struct part_policy {
  * file can only add to it (e.g. ALL=full). An unrecognized membership word means limited.
  * Parses a partitions.conf. A structural error (unbalanced ':'/';', unknown keyword) rejects
  * the whole file: NULL and *err = "FILE:LINE:COL: ...". A bad value only skips that entry
- * (in ->skipped with file:line:col; the rest applies); assumptions go to ->notes. A missing file is an error
- * here; the caller treats "no file" as the default policy. */
-struct part_policy *part_policy_parse_file(const char *path, GError **err);
+ * (in ->skipped with file:line:col; the rest applies); assumptions go to ->notes. The
+ * parser does no I/O: the caller reads the file (the core: core/base/file.c, which refuses
+ * anything but a regular file of bounded size) and names it (name, used in every message). */
 struct part_policy *part_policy_parse_text(const char *text, size_t len, const char *name,
 					   GError **err);
 /* Only the default partition: the SM port full, every other end port limited. */
@@ -99,6 +99,6 @@ struct port_pkeys *part_policy_expand_msgs(const struct part_policy *p,
 
 #define PART_ERROR part_error_quark()
 GQuark part_error_quark(void);
-enum part_error { PART_ERROR_SYNTAX = 1, PART_ERROR_IO = 2 };
+enum part_error { PART_ERROR_SYNTAX = 1 };
 
 #endif

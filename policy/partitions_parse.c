@@ -692,21 +692,6 @@ struct part_policy *part_policy_parse_text(const char *text, size_t len, const c
 	return ps.pol;
 }
 
-struct part_policy *part_policy_parse_file(const char *path, GError **err)
-{
-	gchar *data;
-	gsize len;
-	GError *e = NULL;
-	if (!g_file_get_contents(path, &data, &len, &e)) {
-		g_set_error(err, PART_ERROR, PART_ERROR_IO, "%s: %s", path, e->message);
-		g_error_free(e);
-		return NULL;
-	}
-	struct part_policy *p = part_policy_parse_text(data, len, path, err);
-	g_free(data);
-	return p;
-}
-
 struct part_policy *part_policy_default(void)
 {
 	return part_policy_parse_text("", 0, NULL, NULL);

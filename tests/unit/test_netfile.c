@@ -537,7 +537,8 @@ static void test_file_errors(void)
 {
 	struct model_builder *b = model_builder_new();
 	char *missing = g_build_filename(tmp_dir, "does-not-exist.net", NULL);
-	char *want = g_strdup_printf("%s: cannot read: %s", missing, g_strerror(ENOENT));
+	char *want = g_strdup_printf("%s: cannot open the fabric file: %s", missing,
+				     g_strerror(ENOENT));
 	GError *err = NULL;
 
 	g_assert_cmpint(netfile_load(missing, b, &err), ==, -1);

@@ -4,8 +4,11 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include "base/file.h"
+#include "base/log.h"
 #include "fabric_fixture.h"
 #include "policy/partitions.h"
+#include "sm/policies.h"
 
 #define EX_DIR TEST_SRCDIR "/tests/fuzz/corpus/partitions/"
 
@@ -18,11 +21,23 @@ static struct part_policy *parse_str(const char *s)
 	return p;
 }
 
+/* The file's text, read as the core reads it, parsed under its name. */
+static struct part_policy *parse_path(const char *path, GError **err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	g_assert_cmpint(file_read_capped(path, FILE_CAP_TEXT, "partition file", &text, &len, NULL),
+			==, 0);
+	struct part_policy *p = part_policy_parse_text(text, len, path, err);
+	g_free(text);
+	return p;
+}
+
 static struct part_policy *parse_example(const char *file)
 {
 	char *path = g_strconcat(EX_DIR, file, NULL);
 	GError *err = NULL;
-	struct part_policy *p = part_policy_parse_file(path, &err);
+	struct part_policy *p = parse_path(path, &err);
 	g_assert_no_error(err);
 	g_assert_nonnull(p);
 	g_assert_cmpstr(p->source, ==, path);
@@ -156,7 +171,7 @@ static void test_ex_shareio(void)
 	 * "will be limited" are then not comments, and the file is refused */
 	char *path = g_strconcat(EX_DIR, "ex5_shareio_verbatim", NULL);
 	GError *err = NULL;
-	g_assert_null(part_policy_parse_file(path, &err));
+	g_assert_null(parse_path(path, &err));
 	g_assert_error(err, PART_ERROR, PART_ERROR_SYNTAX);
 	g_assert_true(strstr(err->message, "ex5_shareio_verbatim:6:3: unknown partition flag") != NULL);
 	g_error_free(err);
@@ -233,13 +248,22 @@ static void test_err_flag(void)
 	expect_error("x=1, qkey=5 : ALL ;", "t.conf:1:6: unknown partition flag 'qkey'");
 }
 
+/* The core's loader: a missing file is the default policy; an unreadable one is refused with
+ * the reason (core/base/file.c) and a policy stays in force. */
 static void test_err_missing_file(void)
 {
-	GError *err = NULL;
-	g_assert_null(part_policy_parse_file("/nonexistent/partitions.conf", &err));
-	g_assert_error(err, PART_ERROR, PART_ERROR_IO);
-	g_assert_true(g_str_has_prefix(err->message, "/nonexistent/partitions.conf: "));
-	g_error_free(err);
+	struct sm_options o = { .partition_config_file = (char *)"/nonexistent/partitions.conf" };
+	struct sm sm = { .opt = &o };
+	log_set_quiet(1);
+	g_assert_cmpint(policies_load_partitions(&sm), ==, 0);
+	g_assert_nonnull(sm.part_policy);
+	g_assert_null(sm.part_policy->source);      /* the built-in default */
+	o.partition_config_file = (char *)"/";
+	g_assert_cmpint(policies_load_partitions(&sm), ==, -1);
+	g_assert_nonnull(sm.part_policy);           /* the one in force stays */
+	g_assert_null(sm.part_policy->source);
+	policies_free(&sm);
+	log_set_quiet(0);
 }
 
 /* ---- bad values skip one entry ------------------------------------------------------------ */
