@@ -331,16 +331,22 @@ static int record_header(struct nf_parser *p, struct nf_file *f, char *line, int
 			 unsigned long *nports, char id[NF_ID_MAX + 1], const char **desc, char **rest,
 			 GError **err)
 {
-	/* ibsim reads the port count at the first digit after "Switch" or the first 3 chars */
-	char *d = line + MIN(strlen(line), (size_t)(type == NF_SWITCH ? 6 : 3)), *q, *e;
-	while (*d && !isdigit((unsigned char)*d))
+	/* the keyword ("Switch", "Hca", "Ca", "Rt"), blanks, then the port count: ibsim skips
+	 * anything up to the first digit, so "Switch -5" would be 5 ports there: refused here */
+	size_t kw = !strncmp(line, "Switch", 6) ? 6 : !strncmp(line, "Hca", 3) ? 3 : 2;
+	char *d = line + kw, *q = strchr(line, '"'), *e;
+	while (*d == ' ' || *d == '\t')
 		d++;
-	q = strchr(line, '"');
-	if (!*d || (q && d > q))
+	if (!*d || d == q)
 		return PARSE_FAIL(f, "%s record without a port count", type_name(type));
+	size_t wl = strcspn(d, " \t\"");
+	if (!isdigit((unsigned char)*d))
+		return PARSE_FAIL(f, "bad port count \"%.*s\" (1..%d)", (int)MIN(wl, (size_t)12), d,
+				  NF_PORTS_MAX);
 	*nports = strtoul(d, NULL, 0);
 	if (*nports < 1 || *nports > NF_PORTS_MAX)
-		return PARSE_FAIL(f, "bad port count %.12s (1..%d)", d, NF_PORTS_MAX);
+		return PARSE_FAIL(f, "bad port count \"%.*s\" (1..%d)", (int)MIN(wl, (size_t)12), d,
+				  NF_PORTS_MAX);
 	if (!q)
 		return PARSE_FAIL(f, "%s record without a \"name\"", type_name(type));
 	if (!(e = strchr(q + 1, '"')))
@@ -809,6 +815,11 @@ int netfile_load(const char *path, struct model_builder *b, GError **err)
 	p.strings = g_string_chunk_new(4096);
 
 	r = load_file(&p, path, NULL, err);
+	if (r == 0 && p.nodes->len == 0) { /* a wrong file, or one cut short: never a fabric */
+		g_set_error(err, NETFILE_ERROR, NETFILE_ERROR_PARSE, "%s: defines no node (an empty "
+			    "fabric)", path);
+		r = -1;
+	}
 	if (r == 0)
 		r = link_all(&p, err);
 	if (r == 0)
