@@ -41,16 +41,18 @@ int policies_load_partitions(struct sm *sm)
 	GError *err = NULL;
 	int rc = path && *path ? read_partitions(path, &np, &err) : 0;
 	if (rc < 0) {
+		/* at start: OpenSM's default partition once a file exists, the restricted one */
 		LOG_E("POL-0002", "partition file not taken, %s policy stays in force: %s",
-		      sm->part_policy ? "the previous" : "the default", err ? err->message : path);
+		      sm->part_policy ? "the previous" : "the restricted default (SM port full, other "
+		      "ports limited)", err ? err->message : path);
 		g_clear_error(&err);
 		if (!sm->part_policy)
-			sm->part_policy = part_policy_default();
+			sm->part_policy = part_policy_restricted_default();
 		return -1;
 	}
 	if (rc == 0) {
-		LOG_I("POL-0001", "partition file %s not found: default partition only",
-		      path && *path ? path : "(none)");
+		LOG_I("POL-0001", "partition file %s not found: default partition only, every end "
+		      "port a full member", path && *path ? path : "(none)");
 		np = part_policy_default();
 	} else {
 		log_messages(np);
