@@ -42,9 +42,9 @@ int policies_load_partitions(struct sm *sm)
 	int rc = path && *path ? read_partitions(path, &np, &err) : 0;
 	if (rc < 0) {
 		/* at start: OpenSM's default partition once a file exists, the restricted one */
-		LOG_E("POL-0002", "partition file not taken, %s policy stays in force: %s",
-		      sm->part_policy ? "the previous" : "the restricted default (SM port full, other "
-		      "ports limited)", err ? err->message : path);
+		LOG_E("POL-0002", "partition file not taken, %s: %s", sm->part_policy ?
+		      "the previous policy stays in force" : "the restricted default policy (SM port "
+		      "full, other ports limited) is in force", err ? err->message : path);
 		g_clear_error(&err);
 		if (!sm->part_policy)
 			sm->part_policy = part_policy_restricted_default();
