@@ -612,9 +612,9 @@ static char *read_capped(struct nf_parser *p, const char *path, struct nf_file *
 	const char *why = e->message;
 	char *msg = NULL;
 	if (rc == -EFBIG && p->bytes_read)
-		why = msg = g_strdup_printf("%s: with the %zu bytes of fabric files read before it, "
-					    "larger than %u MiB: refused", path, p->bytes_read,
-					    FILE_CAP_FABRIC >> 20);
+		why = msg = g_strdup_printf("%s: together with the %zu bytes of fabric files read "
+					    "before it, larger than %u MiB: refused", path,
+					    p->bytes_read, FILE_CAP_FABRIC >> 20);
 	if (from)
 		fail(err, NETFILE_ERROR_OPEN, from->name, from->lineno, "cannot include %s", why);
 	else
