@@ -64,17 +64,22 @@ struct part_policy {
  * a P_Key is never merged and gets, in file order, the lowest key from 0x0001 that no other
  * partition uses; a P_Key's 0x8000 bit is dropped, 0 / 0x8000 / > 0xffff skip the definition.
  * defmember (header flag, or "Name : defmember=X : list") applies to its own definition only.
- * The default partition 0x7fff is parts[0] and always starts with ALL=limited, SELF=full; the
- * file can only add to it (e.g. ALL=full). An unrecognized membership word means limited.
+ * The default partition 0x7fff is parts[0] and always starts with ALL=limited, SELF=full (as
+ * OpenSM's once a file exists; no file at all is part_policy_default below); the file can only
+ * add to it (e.g. ALL=full). An unrecognized membership word means limited.
  * Parses a partitions.conf. A structural error (unbalanced ':'/';', unknown keyword) rejects
  * the whole file: NULL and *err = "FILE:LINE:COL: ...". A bad value only skips that entry
- * (in ->skipped with file:line:col; the rest applies); assumptions go to ->notes. A missing file is an error
- * here; the caller treats "no file" as the default policy. */
-struct part_policy *part_policy_parse_file(const char *path, GError **err);
+ * (in ->skipped with file:line:col; the rest applies); assumptions go to ->notes. The
+ * parser does no I/O: the caller reads the file (the core: core/base/file.c, which refuses
+ * anything but a regular file of bounded size) and names it (name, used in every message). */
 struct part_policy *part_policy_parse_text(const char *text, size_t len, const char *name,
 					   GError **err);
-/* Only the default partition: the SM port full, every other end port limited. */
+/* No partitions file (OpenSM): only the default partition, every end port a full member
+ * (0xffff), so that hosts can talk to each other. */
 struct part_policy *part_policy_default(void);
+/* What a file that does not define the default partition gets (and an empty file): the
+ * default partition with the SM port full and every other end port limited (0x7fff). */
+struct part_policy *part_policy_restricted_default(void);
 void part_policy_free(struct part_policy *p);
 
 /* P_Keys of one end port, in policy order, full bit set for full members; a "both" member
@@ -99,6 +104,6 @@ struct port_pkeys *part_policy_expand_msgs(const struct part_policy *p,
 
 #define PART_ERROR part_error_quark()
 GQuark part_error_quark(void);
-enum part_error { PART_ERROR_SYNTAX = 1, PART_ERROR_IO = 2 };
+enum part_error { PART_ERROR_SYNTAX = 1 };
 
 #endif

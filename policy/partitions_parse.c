@@ -617,7 +617,7 @@ static void fill_mgid_keys(struct partition *p)
 
 /* Auto keys: in file order, the lowest key from 0x0001 used by no other partition (0x7fff
  * excluded). The default partition goes first and always holds ALL=limited, SELF=full ahead
- * of whatever the file adds to it. */
+ * of whatever the file adds to it (OpenSM's default partition once a file exists). */
 static void finish(struct part_policy *pol, GHashTable *by_key, GPtrArray *auto_parts)
 {
 	uint16_t next_key = 1;
@@ -692,24 +692,18 @@ struct part_policy *part_policy_parse_text(const char *text, size_t len, const c
 	return ps.pol;
 }
 
-struct part_policy *part_policy_parse_file(const char *path, GError **err)
+struct part_policy *part_policy_restricted_default(void)
 {
-	gchar *data;
-	gsize len;
-	GError *e = NULL;
-	if (!g_file_get_contents(path, &data, &len, &e)) {
-		g_set_error(err, PART_ERROR, PART_ERROR_IO, "%s: %s", path, e->message);
-		g_error_free(e);
-		return NULL;
-	}
-	struct part_policy *p = part_policy_parse_text(data, len, path, err);
-	g_free(data);
-	return p;
+	return part_policy_parse_text("", 0, NULL, NULL);
 }
 
 struct part_policy *part_policy_default(void)
 {
-	return part_policy_parse_text("", 0, NULL, NULL);
+	struct part_policy *p = part_policy_restricted_default();
+	struct partition *def = p->parts->pdata[0];
+	/* ALL, the implicit first member: full, as OpenSM's default partition without a file */
+	g_array_index(def->members, struct part_member, 0).membership = PART_FULL;
+	return p;
 }
 
 void part_policy_free(struct part_policy *p)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* file.c - reads the configuration file: YAML (a mapping of key: scalar, libyaml, with line and
  * column of every problem) or an existing OpenSM opensm.conf ("key value" lines). */
-#include <errno.h>
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
 #include <yaml.h>
+#include "base/file.h"
 #include "config/file.h"
 #include "config/keys.h"
 
@@ -177,10 +177,11 @@ static int looks_like_opensm_conf(const char *text)
 int config_load(const char *path, struct sm_options *o, GError **err)
 {
 	char *text = NULL;
-	gsize len = 0;
+	size_t len = 0;
 	GError *e = NULL;
-	if (!g_file_get_contents(path, &text, &len, &e)) {
-		g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_IO, "%s: %s", path, e->message);
+	/* a regular file of at most 16 MiB: never /dev/zero, a FIFO or a directory */
+	if (file_read_capped(path, FILE_CAP_TEXT, "configuration file", &text, &len, &e) < 0) {
+		g_set_error_literal(err, CONFIG_ERROR, CONFIG_ERROR_IO, e->message);
 		g_error_free(e);
 		return -1;
 	}

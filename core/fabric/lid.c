@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fabric/lid.h"
+#include "base/file.h"
 #include "base/log.h"
 
 G_DEFINE_QUARK(ibsm-lid-error-quark, lid_error)
@@ -80,29 +81,35 @@ static int parse_g2l_line(char *s, struct g2l_entry *e)
 }
 
 /* Reads an OpenSM guid2lid file into an array of entries in file order. A missing file is
- * empty. Malformed lines are skipped (logged with file:line unless quiet) and counted. */
+ * empty; so is one that cannot be read (not a regular file, over 16 MiB: logged unless quiet).
+ * Malformed lines are skipped (logged with file:line unless quiet) and counted. */
 static GArray *guid2lid_read(const char *path, int quiet, uint32_t *n_bad)
 {
 	GArray *a = g_array_new(FALSE, FALSE, sizeof(struct g2l_entry));
-	FILE *fp = fopen(path, "re");
-	if (!fp) {
-		if (errno != ENOENT && !quiet)
-			LOG_E("LID-0001", "cannot read %s: %s; assigning LIDs without it", path,
-			      g_strerror(errno));
+	char *text = NULL;
+	size_t len = 0;
+	GError *err = NULL;
+	int rc = file_read_capped(path, FILE_CAP_TEXT, "guid2lid file", &text, &len, &err);
+	if (rc < 0) {
+		if (rc != -ENOENT && !quiet)
+			LOG_E("LID-0001", "%s; assigning LIDs without it", err->message);
+		g_error_free(err);
 		return a;
 	}
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
 	uint32_t lineno = 0;
-	while ((len = getline(&line, &cap, fp)) >= 0) {
+	for (char *line = text, *next; line < text + len; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(text + len - line));
+		next = nl ? nl + 1 : text + len;
+		if (nl)
+			*nl = '\0';
 		lineno++;
-		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = '\0';
+		size_t n = strlen(line); /* a NUL byte ends the line: what follows is junk */
+		while (n > 0 && line[n - 1] == '\r')
+			line[--n] = '\0';
 		char *s = line + strspn(line, " \t");
 		if (!*s || *s == '#')
 			continue;
-		char *text = g_strdup(s);
+		char *copy = g_strdup(s);
 		struct g2l_entry e = { .line = lineno };
 		if (parse_g2l_line(s, &e) == 0) {
 			g_array_append_val(a, e);
@@ -111,12 +118,11 @@ static GArray *guid2lid_read(const char *path, int quiet, uint32_t *n_bad)
 				(*n_bad)++;
 			if (!quiet)
 				LOG_E("LID-0002", "%s:%u: malformed guid2lid line skipped "
-				      "(want \"0xGUID 0xMINLID 0xMAXLID\"): %.80s", path, lineno, text);
+				      "(want \"0xGUID 0xMINLID 0xMAXLID\"): %.80s", path, lineno, copy);
 		}
-		g_free(text);
+		g_free(copy);
 	}
-	free(line);
-	fclose(fp);
+	g_free(text);
 	return a;
 }
 

@@ -11,16 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "base/file.h"
 #include "fabric/netfile.h"
 
 #define NF_ID_MAX     64  /* ibsim NODEIDLEN - 1: longer node ids are cut there */
 #define NF_DESC_MAX   63  /* ibsim nodedesc[64] */
 #define NF_LINE_MAX   254 /* ibsim reads a line into 255 bytes, '\n' included */
 #define NF_PREFIX_MAX 20  /* ibsim NODEPREFIX (module="...") */
-#define NF_FILE_MAX   (256u << 20) /* bytes: far above any real fabric (16k hosts: 3.4 MB) */
-#define ENOTREG_MARK  (-1)          /* read_all: not a regular file */
 #define NF_FILES_MAX  9   /* ibsim MAX_INCLUDE: the top file and 8 nested includes */
 #define NF_PORTS_MAX  254 /* port 255 would be the LFT's "no route" */
 
@@ -79,6 +77,7 @@ struct nf_parser {
 	uint16_t devid;
 	uint8_t width, speed;
 	int depth;
+	size_t bytes_read;      /* of every file so far: together at most FILE_CAP_FABRIC */
 };
 
 struct nf_file {
@@ -332,16 +331,22 @@ static int record_header(struct nf_parser *p, struct nf_file *f, char *line, int
 			 unsigned long *nports, char id[NF_ID_MAX + 1], const char **desc, char **rest,
 			 GError **err)
 {
-	/* ibsim reads the port count at the first digit after "Switch" or the first 3 chars */
-	char *d = line + MIN(strlen(line), (size_t)(type == NF_SWITCH ? 6 : 3)), *q, *e;
-	while (*d && !isdigit((unsigned char)*d))
+	/* the keyword ("Switch", "Hca", "Ca", "Rt"), blanks, then the port count: ibsim skips
+	 * anything up to the first digit, so "Switch -5" would be 5 ports there: refused here */
+	size_t kw = !strncmp(line, "Switch", 6) ? 6 : !strncmp(line, "Hca", 3) ? 3 : 2;
+	char *d = line + kw, *q = strchr(line, '"'), *e;
+	while (*d == ' ' || *d == '\t')
 		d++;
-	q = strchr(line, '"');
-	if (!*d || (q && d > q))
+	if (!*d || d == q)
 		return PARSE_FAIL(f, "%s record without a port count", type_name(type));
+	size_t wl = strcspn(d, " \t\"");
+	if (!isdigit((unsigned char)*d))
+		return PARSE_FAIL(f, "bad port count \"%.*s\" (1..%d)", (int)MIN(wl, (size_t)12), d,
+				  NF_PORTS_MAX);
 	*nports = strtoul(d, NULL, 0);
 	if (*nports < 1 || *nports > NF_PORTS_MAX)
-		return PARSE_FAIL(f, "bad port count %.12s (1..%d)", d, NF_PORTS_MAX);
+		return PARSE_FAIL(f, "bad port count \"%.*s\" (1..%d)", (int)MIN(wl, (size_t)12), d,
+				  NF_PORTS_MAX);
 	if (!q)
 		return PARSE_FAIL(f, "%s record without a \"name\"", type_name(type));
 	if (!(e = strchr(q + 1, '"')))
@@ -590,66 +595,43 @@ static int parse_lines(struct nf_parser *p, struct nf_file *f, GError **err)
 	return r;
 }
 
-static const char *errmsg(int errnum)
+/* Reads path (the top file, or an include of from): a regular file, and with the files read
+ * before it at most FILE_CAP_FABRIC bytes (an include cannot multiply a fabric file). */
+static char *read_capped(struct nf_parser *p, const char *path, struct nf_file *from, gsize *len,
+			 GError **err)
 {
-	return errnum == ENOTREG_MARK ? "not a regular file" : g_strerror(errnum);
-}
-
-static char *read_all(const char *path, gsize *len, int *errnum)
-{
-	char chunk[65536];
-	GString *s;
-	FILE *fp;
-	size_t n;
-
-	if (!(fp = fopen(path, "rb"))) {
-		*errnum = errno;
-		return NULL;
+	GError *e = NULL;
+	char *text = NULL;
+	size_t n = 0;
+	int rc = file_read_capped(path, FILE_CAP_FABRIC - p->bytes_read, "fabric file", &text, &n, &e);
+	if (rc == 0) {
+		p->bytes_read += n;
+		*len = n;
+		return text;
 	}
-	/* a fabric file is a regular file of bounded size: not /dev/zero, a fifo or a dir */
-	struct stat st;
-	if (fstat(fileno(fp), &st) < 0)
-		st.st_mode = 0;
-	if (!S_ISREG(st.st_mode)) {
-		*errnum = S_ISDIR(st.st_mode) ? EISDIR : ENOTREG_MARK;
-		fclose(fp);
-		return NULL;
-	}
-	s = g_string_new(NULL);
-	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
-		g_string_append_len(s, chunk, (gssize)n);
-		if (s->len > NF_FILE_MAX) {
-			*errnum = EFBIG;
-			fclose(fp);
-			g_string_free(s, TRUE);
-			return NULL;
-		}
-	}
-	if (ferror(fp)) {
-		*errnum = errno ? errno : EIO;
-		fclose(fp);
-		g_string_free(s, TRUE);
-		return NULL;
-	}
-	fclose(fp);
-	*len = s->len;
-	return g_string_free(s, FALSE);
+	const char *why = e->message;
+	char *msg = NULL;
+	if (rc == -EFBIG && p->bytes_read)
+		why = msg = g_strdup_printf("%s: together with the %zu bytes of fabric files read "
+					    "before it, larger than %u MiB: refused", path,
+					    p->bytes_read, FILE_CAP_FABRIC >> 20);
+	if (from)
+		fail(err, NETFILE_ERROR_OPEN, from->name, from->lineno, "cannot include %s", why);
+	else
+		g_set_error_literal(err, NETFILE_ERROR, NETFILE_ERROR_OPEN, why);
+	g_free(msg);
+	g_error_free(e);
+	return NULL;
 }
 
 static int load_file(struct nf_parser *p, const char *path, struct nf_file *from, GError **err)
 {
 	struct nf_file f = { 0 };
-	int errnum = 0, r;
+	int r;
 	char *buf;
 
-	if (!(buf = read_all(path, &f.len, &errnum))) {
-		if (from)
-			return fail(err, NETFILE_ERROR_OPEN, from->name, from->lineno,
-				    "cannot include %s: %s", path, errmsg(errnum));
-		g_set_error(err, NETFILE_ERROR, NETFILE_ERROR_OPEN, "%s: cannot read: %s", path,
-			    errmsg(errnum));
+	if (!(buf = read_capped(p, path, from, &f.len, err)))
 		return -1;
-	}
 	f.name = g_string_chunk_insert_const(p->strings, path);
 	f.dir = g_path_get_dirname(path);
 	f.buf = buf;
@@ -833,6 +815,11 @@ int netfile_load(const char *path, struct model_builder *b, GError **err)
 	p.strings = g_string_chunk_new(4096);
 
 	r = load_file(&p, path, NULL, err);
+	if (r == 0 && p.nodes->len == 0) { /* a wrong file, or one cut short: never a fabric */
+		g_set_error(err, NETFILE_ERROR, NETFILE_ERROR_PARSE, "%s: defines no node (an empty "
+			    "fabric)", path);
+		r = -1;
+	}
 	if (r == 0)
 		r = link_all(&p, err);
 	if (r == 0)

@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* loader.c - finding and opening routing-engine plugins: the search path, the ABI checks with
- * refusals that name both versions, the list of engines available, and the configuration keys
- * every engine found declares (for --create-config and for checking the configuration file). */
+/* loader.c - finding and opening routing-engine plugins: the search path, the trust checks
+ * (an engine's constructor runs as root: nobody but its owner, root or us, may have written
+ * it), the ABI checks with refusals that name both versions, the list of engines available,
+ * and the configuration keys every engine found declares (for --create-config and for
+ * checking the configuration file). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "base/log.h"
 #include "routing/loader.h"
 
 G_DEFINE_QUARK(ibsm-engine-error-quark, engine_error)
@@ -48,6 +54,58 @@ static int name_valid(const char *name)
 		if (!g_ascii_isalnum(*c) && *c != '_' && *c != '-' && *c != '.' && *c != '+')
 			return 0;
 	return 1;
+}
+
+/* ---- trust: who could have written the code we are about to run ---- */
+
+int engine_trust_check(const char *path, const char *kind, uid_t owner, mode_t mode, uid_t me,
+		       char **why)
+{
+	const char *problem = NULL;
+	char *owned = NULL;
+	if ((mode & (S_IWGRP | S_IWOTH)) == (S_IWGRP | S_IWOTH))
+		problem = "is writable by its group and by others";
+	else if (mode & S_IWOTH)
+		problem = "is writable by others";
+	else if (mode & S_IWGRP)
+		problem = "is writable by its group";
+	else if (owner != 0 && owner != me)
+		problem = owned = g_strdup_printf("is owned by uid %u, neither root nor the user ibsm "
+						  "runs as (uid %u)", (unsigned)owner, (unsigned)me);
+	if (!problem)
+		return 0;
+	*why = g_strdup_printf("%s %s %s (mode %04o, owner uid %u)", kind, path, problem,
+			       (unsigned)(mode & 07777), (unsigned)owner);
+	g_free(owned);
+	return -EPERM;
+}
+
+/* engine_trust_check on what stat(path) says (the target, for a symlink). */
+static int trust_path(const char *path, const char *kind, char **why)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		*why = g_strdup_printf("%s %s: %s", kind, path, g_strerror(errno));
+		return -errno;
+	}
+	return engine_trust_check(path, kind, st.st_uid, st.st_mode, geteuid(), why);
+}
+
+/* The engine file at dir/file may be loaded: dir, the file and, when the file is a symlink
+ * (or dir holds one on the way), the directory its real path is in. */
+static int trust_engine_file(const char *dir, const char *path, char **why)
+{
+	int rc = trust_path(dir, "engine directory", why);
+	if (rc == 0)
+		rc = trust_path(path, "engine file", why);
+	char *real = rc == 0 ? realpath(path, NULL) : NULL;
+	if (real) {
+		char *rdir = g_path_get_dirname(real);
+		rc = trust_path(rdir, "engine directory", why);
+		g_free(rdir);
+		free(real);
+	}
+	return rc;
 }
 
 /* Checks the exported table; NULL with *err naming the file and both ABI versions. */
@@ -133,10 +191,16 @@ struct engine *engine_load(const char *name, const char *plugin_dir, GError **er
 	char *file = g_strconcat(name, ".so", NULL);
 	struct engine *e = NULL;
 	for (guint i = 0; i < dirs->len; i++) {
-		char *path = g_build_filename(g_ptr_array_index(dirs, i), file, NULL);
+		const char *dir = g_ptr_array_index(dirs, i);
+		char *path = g_build_filename(dir, file, NULL), *why = NULL;
 		int found = g_file_test(path, G_FILE_TEST_IS_REGULAR);
-		if (found)
+		if (found && trust_engine_file(dir, path, &why) < 0) /* no fall-back to another */
+			g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_UNTRUSTED, "routing engine '%s' "
+				    "refused: %s: others than its owner could have changed the code "
+				    "ibsm would run; no other %s is tried", name, why, file);
+		else if (found)
 			e = engine_open(name, path, err);
+		g_free(why);
 		g_free(path);
 		if (found)
 			goto out;
@@ -168,9 +232,11 @@ void engine_unload(struct engine *e)
 char *engine_list_available(const char *plugin_dir)
 {
 	GPtrArray *dirs = search_dirs(plugin_dir);
+	/* name -> 1 listed, or 0 refused: its first file decides, as for engine_load */
 	GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	for (guint i = 0; i < dirs->len; i++) {
-		GDir *d = g_dir_open(g_ptr_array_index(dirs, i), 0, NULL);
+		const char *dir = g_ptr_array_index(dirs, i);
+		GDir *d = g_dir_open(dir, 0, NULL);
 		if (!d)
 			continue;
 		const char *ent;
@@ -178,14 +244,29 @@ char *engine_list_available(const char *plugin_dir)
 			if (!g_str_has_suffix(ent, ".so") || strlen(ent) <= 3)
 				continue;
 			char *name = g_strndup(ent, strlen(ent) - 3);
-			if (name_valid(name))
-				g_hash_table_add(seen, name);
-			else
+			if (!name_valid(name) || g_hash_table_contains(seen, name)) {
 				g_free(name);
+				continue;
+			}
+			char *path = g_build_filename(dir, ent, NULL), *why = NULL;
+			int ok = trust_engine_file(dir, path, &why) == 0;
+			if (!ok)
+				LOG_E("LDR-0001", "routing engine %s skipped: %s: others than its owner "
+				      "could have changed it", path, why);
+			g_hash_table_insert(seen, name, GINT_TO_POINTER(ok));
+			g_free(why);
+			g_free(path);
 		}
 		g_dir_close(d);
 	}
-	GList *names = g_list_sort(g_hash_table_get_keys(seen), (GCompareFunc)strcmp);
+	GList *names = NULL;
+	GHashTableIter it;
+	gpointer key, ok;
+	g_hash_table_iter_init(&it, seen);
+	while (g_hash_table_iter_next(&it, &key, &ok))
+		if (GPOINTER_TO_INT(ok))
+			names = g_list_prepend(names, key);
+	names = g_list_sort(names, (GCompareFunc)strcmp);
 	GString *s = g_string_new(NULL);
 	for (GList *l = names; l; l = l->next)
 		g_string_append_printf(s, "%s%s", s->len ? ", " : "", (const char *)l->data);

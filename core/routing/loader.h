@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <gmodule.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <ibsm/routing.h>
 #include "config/template.h"
 #include "ibsm_paths.h"
@@ -27,6 +28,7 @@ enum engine_error {
 	ENGINE_ERROR_INVALID,        /* bad name or chain */
 	ENGINE_ERROR_ROUTE,          /* every engine of the chain declined */
 	ENGINE_ERROR_CANCELLED,      /* stopped by SIGTERM or a newer sweep request */
+	ENGINE_ERROR_UNTRUSTED,      /* the file or its directory may be written by others */
 };
 
 /* An opened plugin. */
@@ -42,13 +44,24 @@ struct engine {
 /* Searches, in order: each directory of $IBSM_PLUGIN_PATH (colon-separated), of plugin_dir
  * (colon-separated, may be NULL), "plugins" beside the running executable (the build tree),
  * ../lib/ibsm/plugins beside it, then IBSM_PLUGIN_DIR. The file is NAME.so; the first one found
- * is opened and checked, or refused with a message naming both ABI versions and the file. */
+ * is opened and checked, or refused with a message naming both ABI versions and the file.
+ * Its code runs as root: the first one found is refused (ENGINE_ERROR_UNTRUSTED, and no other
+ * NAME.so is tried) unless it, its directory and, for a symlink, the directory of its target
+ * pass engine_trust_check. */
 struct engine *engine_load(const char *name, const char *plugin_dir, GError **err);
 void engine_unload(struct engine *e);
-/* "minhop, updn, ..." (sorted, unique) from every search directory; "(none)" if empty. */
+
+/* Whether an engine file or directory (kind: "engine file", "engine directory") at path, owned
+ * by owner with mode, may be trusted by a process running as me: not writable by its group or
+ * by others (a sticky directory, like /tmp, is no exception), and owned by root or by me.
+ * 0 if so; else -EPERM with *why (g_free) naming the path, the problem, its mode and owner. */
+int engine_trust_check(const char *path, const char *kind, uid_t owner, mode_t mode, uid_t me,
+		       char **why);
+/* "minhop, updn, ..." (sorted, unique) from every search directory; "(none)" if empty. A name
+ * whose first file is refused by engine_trust_check is left out, the reason logged (LDR-0001). */
 char *engine_list_available(const char *plugin_dir);
 /* The configuration keys of every engine found (struct config_declared *), sorted by engine
- * then key. Engines that fail to load declare nothing. */
+ * then key. Engines that fail to load declare nothing; refused files are skipped as above. */
 GPtrArray *engine_declared_keys(const char *plugin_dir);
 
 #endif

@@ -5,23 +5,109 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "guid_file.h"
+
+static const char *type_name(mode_t mode)
+{
+	return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ?
+	       "a character device" : S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ?
+	       "a socket" : "not a regular file";
+}
+
+/* The whole file into *text (NUL-terminated, *len bytes): only a regular file of at most
+ * GUID_FILE_MAX bytes, opened without blocking. 0, or -errno with why[] for the log (empty
+ * when strerror says it: a missing file, no permission). */
+static int read_whole(const char *path, char **text, size_t *len, char *why, size_t why_len,
+		      int *read_error)
+{
+	struct stat st;
+	why[0] = '\0';
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode)) { /* not opened: a FIFO would block, a device act */
+		snprintf(why, why_len, "%s, not a regular file", type_name(st.st_mode));
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = 0;
+	char *buf = NULL;
+	size_t have = 0, cap = 0;
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(why, why_len, "%s, not a regular file", type_name(st.st_mode));
+		rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	} else if ((unsigned long long)st.st_size > GUID_FILE_MAX) {
+		snprintf(why, why_len, "larger than %u MiB (%lld bytes)", GUID_FILE_MAX >> 20,
+			 (long long)st.st_size);
+		rc = -EFBIG;
+	}
+	while (rc == 0) {
+		if (have == cap) {
+			size_t ncap = cap ? cap * 2 : (size_t)st.st_size + 4096;
+			if (ncap > (size_t)GUID_FILE_MAX + 1)
+				ncap = (size_t)GUID_FILE_MAX + 1;
+			char *nb = realloc(buf, ncap + 1);
+			if (!nb) {
+				rc = -ENOMEM;
+				break;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		ssize_t n = read(fd, buf + have, cap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = -errno;
+			*read_error = 1;
+		} else if (n == 0) {
+			break;
+		} else if ((have += (size_t)n) > GUID_FILE_MAX) {
+			snprintf(why, why_len, "larger than %u MiB (it grew while read)",
+				 GUID_FILE_MAX >> 20);
+			rc = -EFBIG;
+		}
+	}
+	close(fd);
+	if (rc < 0) {
+		free(buf);
+		return rc;
+	}
+	if (!buf && !(buf = malloc(1)))
+		return -ENOMEM;
+	buf[have] = '\0';
+	*text = buf;
+	*len = have;
+	return 0;
+}
 
 int guid_file_read(const struct ibsm_core *core, const char *path, struct guid_file_reader *rd)
 {
 	rd->bad_lines = 0;
 	rd->read_error = 0;
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return -errno;
-	char *line = NULL;
-	size_t cap = 0;
+	char *text = NULL, why[96];
+	size_t len = 0;
+	int rc = read_whole(path, &text, &len, why, sizeof(why), &rd->read_error);
+	if (rc < 0) {
+		if (why[0]) /* the reason strerror(-rc) would not say */
+			core->log(core, IBSM_LOG_ERROR, "GUID file %s is %s: not read", path, why);
+		return rc;
+	}
 	unsigned lineno = 0;
-	int rc = 0;
-	while (getline(&line, &cap, fp) >= 0) {
+	for (char *line = text, *next; rc == 0 && line < text + len; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(text + len - line));
+		next = nl ? nl + 1 : text + len;
+		if (nl)
+			*nl = '\0';
 		lineno++;
 		char *hash = strchr(line, '#');
 		if (hash)
@@ -31,22 +117,17 @@ int guid_file_read(const struct ibsm_core *core, const char *path, struct guid_f
 			s++;
 		if (!*s)
 			continue;
-		const char *why = NULL;
-		int r = rd->take(rd->ctx, s, &why);
+		const char *reason = NULL;
+		int r = rd->take(rd->ctx, s, &reason);
 		if (r < 0) {
 			rc = r;
-			break;
-		}
-		if (r > 0) {
+		} else if (r > 0) {
 			rd->bad_lines++;
-			core->log(core, rd->bad_level, "%s:%u: %s%s", path, lineno, why,
+			core->log(core, rd->bad_level, "%s:%u: %s%s", path, lineno, reason,
 				  rd->skipped ? rd->skipped : "; line skipped");
 		}
 	}
-	if (!rc && ferror(fp))
-		rd->read_error = 1;
-	free(line);
-	fclose(fp);
+	free(text);
 	return rc;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* guid_file.h - the GUID list files the engines read (-a roots, -u/-G nodes, -i ignore): one
- * reader for "one entry a line, '#' comments, bad lines reported as file:line and skipped",
+ * reader for "one entry a line, '#' comments, bad lines reported as file:line and skipped"
+ * (regular files of bounded size only: plugins cannot use the core's reader),
  * the strict hex GUID parser, a sorted GUID set, and a file stamp so that a file read again
  * every sweep reports its bad lines loudly only once. Compiled into every engine
  * (plugins/common), so every non-static name carries the guid_ prefix. */
@@ -24,11 +25,18 @@ struct guid_file_reader {
 	guid_file_line_fn take;
 	void *ctx;
 	uint32_t bad_lines;         /* out: lines reported and skipped */
-	int read_error;             /* out: the stream failed part way (ferror) */
+	int read_error;             /* out: read() failed part way (the return is its -errno) */
 };
 
-/* Reads path line by line into rd->take. Returns 0, -errno when the file cannot be opened
- * (not logged: the caller names the file in its own words), or take's negative return. */
+#define GUID_FILE_MAX (16u << 20)  /* bytes: a GUID list longer than this is refused */
+
+/* Reads path into rd->take, line by line. Only a regular file (a symlink to one is fine) of at
+ * most GUID_FILE_MAX bytes is read, opened without blocking: /dev/zero, a FIFO or a directory
+ * is refused at once and whole, nothing taken. Returns 0, take's negative return, or -errno
+ * when the file cannot be read: -EISDIR, -EINVAL (a FIFO, device or socket), -EFBIG (too big),
+ * open()'s or read()'s. A missing or unopenable file is not logged (the caller names it in its
+ * own words with strerror); the refusals strerror would not explain are logged here at ERROR,
+ * "GUID file PATH is a FIFO, not a regular file: not read", before the caller's line. */
 int guid_file_read(const struct ibsm_core *core, const char *path, struct guid_file_reader *rd);
 
 /* Parses a hex GUID (optional 0x, at most 16 digits) at *s and moves *s past it; what follows

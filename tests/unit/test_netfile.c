@@ -499,6 +499,11 @@ static void test_parse_errors(void)
 	expect_error("Switch \"s\"\n", P, 1, "without a port count");
 	expect_error("Switch 0 \"s\"\n", P, 1, "bad port count");
 	expect_error("Switch 300 \"s\"\n", P, 1, "bad port count");
+	/* a sign is no port count: ibsim would skip it and read 5 */
+	expect_error("Switch -5 \"s\"\n", P, 1, "bad port count \"-5\"");
+	expect_error("Switch\t+5 \"s\"\n", P, 1, "bad port count \"+5\"");
+	expect_error("# c\nHca -1 \"h\"\n[1] \"s\"[1]\n", P, 2, "bad port count \"-1\"");
+	expect_error("Ca x2 \"h\"\n", P, 1, "bad port count \"x2\"");
 	expect_error("Hca 2\n", P, 1, "without a \"name\"");
 	expect_error("Hca 2 \"a\n", P, 1, "unterminated node name");
 	expect_error("Hca 1 \"a#b\"\n", P, 1, "reserved");
@@ -537,7 +542,8 @@ static void test_file_errors(void)
 {
 	struct model_builder *b = model_builder_new();
 	char *missing = g_build_filename(tmp_dir, "does-not-exist.net", NULL);
-	char *want = g_strdup_printf("%s: cannot read: %s", missing, g_strerror(ENOENT));
+	char *want = g_strdup_printf("%s: cannot open the fabric file: %s", missing,
+				     g_strerror(ENOENT));
 	GError *err = NULL;
 
 	g_assert_cmpint(netfile_load(missing, b, &err), ==, -1);
@@ -559,15 +565,34 @@ static void test_file_errors(void)
 		char name[16], *text = g_strdup_printf("include \"chain%d.net\"\n", i + 1);
 
 		g_snprintf(name, sizeof(name), "chain%d.net", i);
-		g_free(write_file(name, i < 9 ? text : "# end\n", -1));
+		g_free(write_file(name, i < 9 ? text : "Hca 1 \"end\"\n", -1));
 		g_free(text);
 	}
 	char *chain = g_build_filename(tmp_dir, "chain1.net", NULL);
 	struct fabric *f = load_path(chain);
-	g_assert_cmpuint(f->pub.n_nodes, ==, 0);
+	g_assert_cmpuint(f->pub.n_nodes, ==, 1);
 	fabric_unref(f);
 	g_free(chain);
 	expect_error_at("include \"chain1.net\"\n", -1, P, "chain8.net", 1, "nested deeper");
+}
+
+/* A fabric file that defines no node is an error, not an empty fabric. */
+static void test_empty(void)
+{
+	static const char *const texts[] = { "", "# only a comment\n\n", "switchguid=0x10\n" };
+	for (unsigned i = 0; i < G_N_ELEMENTS(texts); i++) {
+		char *path = write_file("empty.net", texts[i], -1);
+		char *want = g_strdup_printf("%s: defines no node (an empty fabric)", path);
+		struct model_builder *b = model_builder_new();
+		GError *err = NULL;
+		g_assert_cmpint(netfile_load(path, b, &err), ==, -1);
+		g_assert_error(err, NETFILE_ERROR, NETFILE_ERROR_PARSE);
+		g_assert_cmpstr(err->message, ==, want);
+		g_error_free(err);
+		model_builder_free(b);
+		g_free(want);
+		g_free(path);
+	}
 }
 
 /* A file already in the builder: the second load is refused by the model. */
@@ -690,6 +715,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/netfile/parse-errors", test_parse_errors);
 	g_test_add_func("/netfile/link-errors", test_link_errors);
 	g_test_add_func("/netfile/file-errors", test_file_errors);
+	g_test_add_func("/netfile/empty", test_empty);
 	g_test_add_func("/netfile/model-refuses", test_model_refuses);
 	g_test_add_func("/netfile/mutations", test_mutations);
 	r = g_test_run();

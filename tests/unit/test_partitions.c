@@ -4,8 +4,11 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include "base/file.h"
+#include "base/log.h"
 #include "fabric_fixture.h"
 #include "policy/partitions.h"
+#include "sm/policies.h"
 
 #define EX_DIR TEST_SRCDIR "/tests/fuzz/corpus/partitions/"
 
@@ -18,11 +21,23 @@ static struct part_policy *parse_str(const char *s)
 	return p;
 }
 
+/* The file's text, read as the core reads it, parsed under its name. */
+static struct part_policy *parse_path(const char *path, GError **err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	g_assert_cmpint(file_read_capped(path, FILE_CAP_TEXT, "partition file", &text, &len, NULL),
+			==, 0);
+	struct part_policy *p = part_policy_parse_text(text, len, path, err);
+	g_free(text);
+	return p;
+}
+
 static struct part_policy *parse_example(const char *file)
 {
 	char *path = g_strconcat(EX_DIR, file, NULL);
 	GError *err = NULL;
-	struct part_policy *p = part_policy_parse_file(path, &err);
+	struct part_policy *p = parse_path(path, &err);
 	g_assert_no_error(err);
 	g_assert_nonnull(p);
 	g_assert_cmpstr(p->source, ==, path);
@@ -156,7 +171,7 @@ static void test_ex_shareio(void)
 	 * "will be limited" are then not comments, and the file is refused */
 	char *path = g_strconcat(EX_DIR, "ex5_shareio_verbatim", NULL);
 	GError *err = NULL;
-	g_assert_null(part_policy_parse_file(path, &err));
+	g_assert_null(parse_path(path, &err));
 	g_assert_error(err, PART_ERROR, PART_ERROR_SYNTAX);
 	g_assert_true(strstr(err->message, "ex5_shareio_verbatim:6:3: unknown partition flag") != NULL);
 	g_error_free(err);
@@ -233,13 +248,29 @@ static void test_err_flag(void)
 	expect_error("x=1, qkey=5 : ALL ;", "t.conf:1:6: unknown partition flag 'qkey'");
 }
 
+/* The core's loader: a missing file is the default policy; an unreadable one is refused with
+ * the reason (core/base/file.c) and a policy stays in force. */
 static void test_err_missing_file(void)
 {
-	GError *err = NULL;
-	g_assert_null(part_policy_parse_file("/nonexistent/partitions.conf", &err));
-	g_assert_error(err, PART_ERROR, PART_ERROR_IO);
-	g_assert_true(g_str_has_prefix(err->message, "/nonexistent/partitions.conf: "));
-	g_error_free(err);
+	struct sm_options o = { .partition_config_file = (char *)"/nonexistent/partitions.conf" };
+	struct sm sm = { .opt = &o };
+	log_set_quiet(1);
+	g_assert_cmpint(policies_load_partitions(&sm), ==, 0);
+	g_assert_nonnull(sm.part_policy);
+	g_assert_null(sm.part_policy->source);      /* the built-in default: all full */
+	check_member(part(sm.part_policy, 0), 0, PART_SEL_ALL, 0, PART_FULL);
+	o.partition_config_file = (char *)"/";
+	g_assert_cmpint(policies_load_partitions(&sm), ==, -1);
+	g_assert_nonnull(sm.part_policy);           /* the one in force stays */
+	g_assert_null(sm.part_policy->source);
+	check_member(part(sm.part_policy, 0), 0, PART_SEL_ALL, 0, PART_FULL);
+	policies_free(&sm);
+	/* a file given but not taken at start: OpenSM's default with a file, the restricted one */
+	g_assert_cmpint(policies_load_partitions(&sm), ==, -1);
+	g_assert_nonnull(sm.part_policy);
+	check_default_head(part(sm.part_policy, 0));
+	policies_free(&sm);
+	log_set_quiet(0);
 }
 
 /* ---- bad values skip one entry ------------------------------------------------------------ */
@@ -348,11 +379,21 @@ static void test_merge_and_auto(void)
 	g_assert_cmphex(part(p, 2)->pkey, ==, 0x1);
 	g_assert_cmpuint(part(p, 2)->members->len, ==, 0);
 	part_policy_free(p);
-	p = part_policy_default();
+	/* a file that does not define the default partition: the restricted one */
+	p = part_policy_restricted_default();
 	g_assert_null(p->source);
 	g_assert_cmpuint(p->parts->len, ==, 1);
 	check_default_head(part(p, 0));
 	g_assert_cmpuint(part(p, 0)->members->len, ==, 2);
+	part_policy_free(p);
+	/* no file at all (OpenSM): every end port a full member */
+	p = part_policy_default();
+	g_assert_null(p->source);
+	g_assert_cmpuint(p->parts->len, ==, 1);
+	g_assert_cmphex(part(p, 0)->pkey, ==, 0x7fff);
+	g_assert_cmpuint(part(p, 0)->members->len, ==, 2);
+	check_member(part(p, 0), 0, PART_SEL_ALL, 0, PART_FULL);
+	check_member(part(p, 0), 1, PART_SEL_SELF, 0, PART_FULL);
 	part_policy_free(p);
 }
 
@@ -428,8 +469,24 @@ static void test_expand_default(void)
 	struct small s;
 	small_fabric(&s);
 	const struct ibsm_fabric *f = &s.f->pub;
+	/* no partitions file: every end port full, so hosts can talk (OpenSM) */
 	struct part_policy *p = part_policy_default();
 	struct port_pkeys *pk = part_policy_expand(p, f, s.h0);
+	KEYS(pk, s.h0, 0xffff);
+	KEYS(pk, s.h1, 0xffff);
+	KEYS(pk, s.r0, 0xffff);
+	KEYS(pk, s.h3, 0xffff);
+	KEYS(pk, s.sw0, 0xffff);
+	KEYS(pk, s.sw1, 0xffff);
+	g_assert_cmpuint(pk[s.h3p2].n, ==, 0);
+	part_pkeys_free(pk, f->n_ports);
+	pk = part_policy_expand(p, f, IBSM_NONE);
+	KEYS(pk, s.h1, 0xffff);
+	part_pkeys_free(pk, f->n_ports);
+	part_policy_free(p);
+	/* a file without the default partition: the SM port full, the rest limited */
+	p = part_policy_restricted_default();
+	pk = part_policy_expand(p, f, s.h0);
 	KEYS(pk, s.h0, 0xffff);
 	KEYS(pk, s.h1, 0x7fff);
 	KEYS(pk, s.r0, 0x7fff);
