@@ -26,13 +26,20 @@ static int log_stderr_copy = 1;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The log file at path for appending (and emptied first with erase), created 0640 at most;
- * never through a symbolic link (O_NOFOLLOW: -ELOOP). */
+ * never through a symbolic link (O_NOFOLLOW: -ELOOP), and never waiting: a FIFO nobody reads
+ * is -ENXIO at once instead of a start (or SIGUSR1) that hangs. Writes then block as usual. */
 static FILE *log_file_open(const char *path, int erase, int *err)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
 			    (erase ? O_TRUNC : 0), LOG_FILE_MODE);
 	if (fd < 0) {
 		*err = -errno;
+		return NULL;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		*err = -errno;
+		close(fd);
 		return NULL;
 	}
 	FILE *fp = fdopen(fd, "a");
@@ -43,6 +50,15 @@ static FILE *log_file_open(const char *path, int erase, int *err)
 	}
 	setvbuf(fp, NULL, _IOLBF, 0);
 	return fp;
+}
+
+const char *log_open_strerror(int rc)
+{
+	if (rc == -ELOOP)
+		return "a symbolic link: refused (name the file itself)";
+	if (rc == -ENXIO)
+		return "a FIFO no process reads: refused";
+	return strerror(-rc);
 }
 
 static int log_open_mode(const char *path, int also_stderr, int erase)

@@ -15,6 +15,9 @@ int log_open(const char *path, int also_stderr);
 int log_open_erased(const char *path, int also_stderr); /* the same, emptied first (-e) */
 void log_close(void);
 int log_reopen(void); /* SIGUSR1: the same path again (a new file after rotation); 0 or -errno */
+/* Why log_open/log_reopen failed, in words: "a symbolic link: refused (name the file itself)"
+ * for -ELOOP, "a FIFO no process reads" for -ENXIO, strerror otherwise. */
+const char *log_open_strerror(int rc);
 void log_set_level(int level);
 int log_level(void);
 void log_set_quiet(int quiet); /* no copy to stderr */

@@ -84,7 +84,7 @@ static const struct config_key keys[] = {
 	{ "daemon", CONFIG_BOOL, OFF(daemon), 0, 1, 0, 'B', "daemon", NULL, "true",
 	  "Run in the background", NULL },
 	{ "pid_file", CONFIG_STRING, OFF(pid_file), 0, 0, 0, 0, "pid_file", "FILE", NULL,
-	  "PID file written when running in the background", NULL },
+	  "PID file written when running in the background (mode 0644; blocks a start only while it names a running ibsm)", NULL },
 	{ "partition_config_file", CONFIG_STRING, OFF(partition_config_file), 0, 0, 0, 'P', "Pconfig", "FILE", NULL,
 	  "Partition configuration file", NULL },
 	{ "allow_both_pkeys", CONFIG_BOOL, OFF(allow_both_pkeys), 0, 1, 0, 'W', "allow_both_pkeys", NULL, "true",

@@ -54,7 +54,7 @@ struct sm_options {
 	uint64_t subnet_prefix;
 	uint8_t hoq_life, leaf_hoq_life, vl_stall_count, packet_life;
 	int daemon;                 /* -B: run in the background (done by main) */
-	char *pid_file;             /* --pid_file (default /var/run/ibsm.pid) */
+	char *pid_file;             /* --pid_file (default /run/ibsm/ibsm.pid) */
 	char *partition_config_file;/* -P partitions.conf (core/pkey.c; missing = default partition) */
 	int allow_both_pkeys;       /* -W, OpenSM compatibility only: `both` is always honoured */
 	int qos;                    /* -Q (stored for QoS) */

@@ -145,7 +145,9 @@ int config_write_template(const char *path, const struct sm_options *o, const GP
 		fflush(stdout);
 	} else {
 		GError *e = NULL;
-		if (!g_file_set_contents(path, s->str, (gssize)s->len, &e)) {
+		/* 0644 whatever the umask; written aside and renamed, so a symlink is replaced */
+		if (!g_file_set_contents_full(path, s->str, (gssize)s->len,
+					      G_FILE_SET_CONTENTS_CONSISTENT, 0644, &e)) {
 			g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_IO, "%s", e->message);
 			g_error_free(e);
 			rc = -1;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include "sm/daemon.h"
+#include "base/file.h"
 
 G_DEFINE_QUARK(ibsm-daemon-error-quark, daemon_error)
 
@@ -82,12 +83,13 @@ void daemon_ready(int *ready_fd)
 	*ready_fd = -1;
 }
 
-/* The pid in a pid file; 0 when missing, empty or not a pid. */
+/* The pid in a pid file; 0 when missing, empty, not a regular file or not a pid. */
 static pid_t pidfile_read(const char *path)
 {
 	gchar *text = NULL;
-	if (!g_file_get_contents(path, &text, NULL, NULL))
-		return 0;
+	size_t len = 0;
+	if (file_read_capped(path, 64, "pid file", &text, &len, NULL) < 0)
+		return 0; /* missing, not a regular file, or not a pid: nothing to respect */
 	char *end = NULL;
 	errno = 0;
 	long v = strtol(text, &end, 10);

@@ -67,7 +67,7 @@ static gboolean on_usr1(gpointer data)
 	(void)data;
 	int rc = log_reopen();
 	if (rc < 0)
-		LOG_E("LOOP-0003", "SIGUSR1: cannot reopen the log file: %s", strerror(-rc));
+		LOG_E("LOOP-0003", "SIGUSR1: cannot reopen the log file: %s", log_open_strerror(rc));
 	else
 		LOG_I("LOOP-0004", "SIGUSR1: log file reopened");
 	return G_SOURCE_CONTINUE;

@@ -66,7 +66,7 @@ static void before_loop_signals(void *ctx)
 		int rc = log_reopen();
 		if (rc < 0)
 			LOG_E("SM-0014", "SIGUSR1: cannot reopen the log file: %s; logging goes on to the "
-			      "old one", strerror(-rc));
+			      "old one", log_open_strerror(rc));
 		else
 			LOG_I("SM-0013", "SIGUSR1: log file reopened");
 	}
@@ -106,13 +106,11 @@ static int open_log(const struct sm_options *opt)
 {
 	int erase = opt->erase_log && opt->log_file && strcmp(opt->log_file, "-");
 	int rc = erase ? log_open_erased(opt->log_file, 1) : log_open(opt->log_file, 1);
-	if (rc == -ELOOP)
-		fprintf(stderr, "ibsm: log file %s is a symbolic link: refused (name the file itself)\n",
-			opt->log_file);
-	else if (rc < 0)
-		fprintf(stderr, "ibsm: cannot open log file %s: %s\n", opt->log_file, strerror(-rc));
-	if (rc < 0)
+	if (rc < 0) {
+		fprintf(stderr, "ibsm: cannot open log file %s: %s\n", opt->log_file,
+			log_open_strerror(rc));
 		return -1;
+	}
 	log_set_level(opt->verbosity);
 	return 0;
 }

@@ -97,9 +97,12 @@ int guid_file_read(const struct ibsm_core *core, const char *path, struct guid_f
 	char *text = NULL, why[96];
 	size_t len = 0;
 	int rc = read_whole(path, &text, &len, why, sizeof(why), &rd->read_error);
-	if (rc < 0) {
+	if (rc < 0) { /* said once, here: callers add nothing */
 		if (why[0]) /* the reason strerror(-rc) would not say */
 			core->log(core, IBSM_LOG_ERROR, "GUID file %s is %s: not read", path, why);
+		else
+			core->log(core, IBSM_LOG_ERROR, "GUID file %s: %s: not read", path,
+				  strerror(-rc));
 		return rc;
 	}
 	unsigned lineno = 0;
@@ -128,6 +131,8 @@ int guid_file_read(const struct ibsm_core *core, const char *path, struct guid_f
 		}
 	}
 	free(text);
+	if (rc < 0)
+		core->log(core, IBSM_LOG_ERROR, "GUID file %s: %s", path, strerror(-rc));
 	return rc;
 }
 

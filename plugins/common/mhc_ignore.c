@@ -85,9 +85,6 @@ int mhc_ignore_load(const struct ibsm_core *core, const char *path, int bad_leve
 	if (rc == 0 && rd.read_error) {
 		rc = -EIO;
 		core->log(core, IBSM_LOG_ERROR, "read error in ignore file %s", path);
-	} else if (rc < 0 && rc != -ENOMEM) {
-		core->log(core, IBSM_LOG_ERROR, "cannot read ignore file %s: %s", path,
-			  strerror(-rc));
 	}
 	if (rc < 0) {
 		mhc_ignore_clear(ig);

@@ -33,10 +33,7 @@ int ftree_guids_load(const struct ibsm_core *core, const char *path, struct guid
 	};
 	int rc = guid_file_read(core, path, &rd);
 	g->bad_lines = rd.bad_lines;
-	if (rc < 0) {
-		if (rc != -ENOMEM)
-			core->log(core, IBSM_LOG_ERROR, "cannot read GUID file %s: %s", path,
-				  strerror(-rc));
+	if (rc < 0) { /* guid_file_read said why */
 		guid_list_clear(g);
 		return rc;
 	}

@@ -41,12 +41,8 @@ int updn_guids_load(const struct ibsm_core *core, const char *path, int bad_leve
 	struct guid_file_reader rd = { .bad_level = bad_level, .take = take_line, .ctx = g };
 	int rc = guid_file_read(core, path, &rd);
 	g->bad_lines = rd.bad_lines;
-	if (rc == -ENOMEM) {
-		core->log(core, IBSM_LOG_ERROR, "root GUID file %s: out of memory", path);
+	if (rc == -ENOMEM) /* the reader said why for any other failure */
 		guid_list_clear(g);
-	} else if (rc < 0) {
-		core->log(core, IBSM_LOG_ERROR, "root GUID file %s: %s", path, strerror(-rc));
-	}
 	return rc;
 }
 

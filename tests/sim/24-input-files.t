@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""27-input-files.t - the files given to ibsm on its command line are read only when they are
+"""24-input-files.t - the files given to ibsm on its command line are read only when they are
 regular files of sensible size, and never block: /dev/zero, a FIFO (nobody writes to it), a
 directory and a sparse file just over the cap (16 MiB for -F and -P, 64 MiB for --fabric),
 given to -F and --fabric (offline: refused with exit 1..127 and a message naming the file and

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""28-default-partition.t - the default partition as OpenSM 3.3.23 makes it, judged by
+"""25-default-partition.t - the default partition as OpenSM 3.3.23 makes it, judged by
 `smpquery pkeys` and compared with OpenSM on the same fabric. Without a partitions file every
 end port is a FULL member (0xffff): hosts can talk to each other. With a file that does not
 define the default partition, the SM's port is a full member and every other end port a

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""21-start-hardening.t - how ibsm starts, judged from outside (exit statuses, stderr, file
+"""22-start-hardening.t - how ibsm starts, judged from outside (exit statuses, stderr, file
 modes, the pid file, the diags). -B reports start-up errors: the command exits 1 with the
 message already on its stderr when it returns (a local port that does not exist, a pid file
 that cannot be written); a stale pid file naming a live process that is not ibsm (pid 1) does

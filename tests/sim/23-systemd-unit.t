@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""22-systemd-unit.t - the shipped systemd unit (etc/ibsm.service) starts ibsm, without systemd:
+"""23-systemd-unit.t - the shipped systemd unit (etc/ibsm.service) starts ibsm, without systemd:
 the test enters its own mount namespace (as root) and sets up the file system the unit asks
 for, as systemd would: ProtectSystem=strict makes every mount read-only except the API file
 systems (/proc, /sys, /dev) and the directories the unit names writable (RuntimeDirectory= and
