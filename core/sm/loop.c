@@ -24,6 +24,7 @@
 #define STANDBY_POLL_S   1.0   /* SMInfo of the master while standby */
 #define STANDBY_MISSES   3     /* unanswered polls before taking over */
 #define INCOMPLETE_RETRY_S 1.0 /* an incomplete sweep is retried this soon */
+#define SMINFO_RECHECK_S 1.0   /* a better SM seen discovering is asked again this soon */
 
 struct loop {
 	struct sm *sm;
@@ -139,6 +140,8 @@ static void heavy(struct loop *l)
 	}
 	stats_log(sm);
 	l->heavy_at = res == SWEEP_INCOMPLETE || res < 0 ? phase_now() + INCOMPLETE_RETRY_S : 0;
+	if (!l->heavy_at && sm->sminfo_recheck) /* a better SM was still discovering */
+		l->heavy_at = phase_now() + SMINFO_RECHECK_S;
 	if (res == SWEEP_STANDBY) {
 		l->next_standby_poll = phase_now() + STANDBY_POLL_S;
 		l->standby_misses = 0;
@@ -174,6 +177,10 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 		l->hup_pending = 0;
 		reload(l);
 		l->reloading = 1;
+		l->heavy_pending = 1;
+	}
+	if (sm->takeover_pending) { /* the master handed over to us (sm/sminfo.c) */
+		sm->takeover_pending = 0;
 		l->heavy_pending = 1;
 	}
 	if (sm->trap_pending) {

@@ -33,6 +33,14 @@ struct sm {
 	uint32_t generation;
 	int first_master_sweep;
 	uint64_t master_guid;          /* when standby: the master we saw */
+	/* handover (sm/sminfo.c): the better standby we sent HANDOVER to and whether it has
+	 * acknowledged; the master that handed over to us (its MASTER answer is ignored by the
+	 * sweep that takes over); a takeover or a re-poll the event loop is to start */
+	uint64_t handover_to;
+	int handover_acked;
+	uint64_t handed_over_by;
+	volatile int takeover_pending;
+	int sminfo_recheck;
 	struct fabric *fabric;         /* last discovered generation (a reference) */
 	struct routing_result *live;   /* routes in force, with their generation (a reference) */
 	struct ucast_cache *ucast;     /* -A: the last routes, kept by switch GUID */

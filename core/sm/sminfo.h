@@ -11,9 +11,21 @@
 
 /* Registers the SMInfo Get/Set handlers (both SMI classes) with sm->dispatch. */
 void sminfo_agent_register(struct sm *sm);
-/* Queries every other IsSM port of sm->fabric; returns 1 if we must stay standby (a master,
- * or a better SM discovering), setting sm->master_guid. */
-int sminfo_poll_others(struct sm *sm);
+/* SMInfo Set attribute modifiers (IBA 14.2.5.3). */
+#define IB_SMINFO_HANDOVER    1
+#define IB_SMINFO_ACKNOWLEDGE 2
+/* How long a master that sent HANDOVER waits for the ACKNOWLEDGE. */
+#define HANDOVER_ACK_S 2.0
+
+/* Queries every other IsSM port of sm->fabric; returns 1 if we must stay standby (a master of
+ * our domain, or a better SM discovering while we are not master), setting sm->master_guid.
+ * Otherwise *hand_to (if given) is the best SM in STANDBY that outranks us, else 0. An SM
+ * whose SMInfo shows another SM_Key is ignored. A better SM still DISCOVERING while we are
+ * master sets sm->sminfo_recheck (ask again soon). */
+int sminfo_poll_others(struct sm *sm, uint64_t *hand_to);
+/* Master: SMInfo Set (HANDOVER) to the SM with port GUID `to`, then wait (HANDOVER_ACK_S) for
+ * its ACKNOWLEDGE. 1 when acknowledged (sm->master_guid = to: we are to be STANDBY). */
+int sminfo_hand_over(struct sm *sm, uint64_t to);
 /* While standby: 1 when the master (sm->master_guid) answered SMInfo as MASTER. */
 int sminfo_poll_master(struct sm *sm);
 /* Is (priority, guid) a better SM than ours? Higher priority wins, then the lower GUID. */

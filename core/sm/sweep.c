@@ -220,7 +220,13 @@ static int discover_phase(struct sm *sm, GError **err)
 static int mastership_phase(struct sm *sm)
 {
 	phase_begin(&sm->phases, "sminfo");
-	int standby = sminfo_poll_others(sm);
+	uint64_t hand_to = 0;
+	int standby = sminfo_poll_others(sm, &hand_to);
+	/* a better SM waits in STANDBY: hand over (a daemon; --once runs one sweep and leaves) */
+	if (!standby && hand_to && !sm->opt->once && sminfo_hand_over(sm, hand_to)) {
+		standby = 1;
+		sm->subnet_up = 0;
+	}
 	phase_end(&sm->phases, "%s", standby ? "another SM is master" : "we are master");
 	if (standby) {
 		if (sm->state != IB_SM_STANDBY)

@@ -398,17 +398,30 @@ static int do_pkeytable(struct fsma *fk, struct smp *s)
 	return 0;
 }
 
-/* Not an SMA attribute: the port's SM process answers, if there is one. A Set (handover,
- * acknowledge, ...) is answered like a Get; the other SM does not change state. */
+/* Not an SMA attribute: the port's SM process answers, if there is one. A Set is answered
+ * like a Get; only an acknowledging SM in STANDBY acts on one (HANDOVER: it becomes MASTER
+ * and sends the SM its ACKNOWLEDGE, an SMInfo Set of its own). */
 static int do_sminfo(struct fsma *fk, struct smp *s)
 {
-	const struct fsma_sm *o = &fk->other;
+	struct fsma_sm *o = &fk->other;
 	uint32_t port = fk->nodes[s->node].port0 + s->in_port;
 	if (o->port == FSMA_ANY || port != o->port || !o->answering)
 		return BOUNCE;
 	uint64_t key = mad_get_field64((void *)s->req, 0, IB_SMINFO_KEY_F);
+	uint64_t shown = o->reveals_key || key == o->sm_key ? o->sm_key : 0;
+	if (s->method == IB_MAD_METHOD_SET && s->mod == 1 && o->acknowledges &&
+	    o->state == IB_SM_STANDBY) {
+		o->state = IB_SM_MASTER;
+		uint8_t ack[SMP_DATA_SIZE] = { 0 };
+		mad_set_field64(ack, 0, IB_SMINFO_GUID_F, fk->ports[port].guid);
+		mad_set_field64(ack, 0, IB_SMINFO_KEY_F, shown);
+		mad_set_field(ack, 0, IB_SMINFO_PRIO_F, o->priority);
+		mad_set_field(ack, 0, IB_SMINFO_STATE_F, IB_SM_MASTER);
+		fsma_inject(fk, IB_SMI_DIRECT_CLASS, IB_MAD_METHOD_SET, IB_ATTR_SMINFO, 2, ack,
+			    0x5eed0000u + o->act_count++);
+	}
 	mad_set_field64(s->resp, 0, IB_SMINFO_GUID_F, fk->ports[port].guid);
-	mad_set_field64(s->resp, 0, IB_SMINFO_KEY_F, key == o->sm_key ? o->sm_key : 0);
+	mad_set_field64(s->resp, 0, IB_SMINFO_KEY_F, shown);
 	mad_set_field(s->resp, 0, IB_SMINFO_ACT_F, o->act_count);
 	mad_set_field(s->resp, 0, IB_SMINFO_PRIO_F, o->priority);
 	mad_set_field(s->resp, 0, IB_SMINFO_STATE_F, o->state);

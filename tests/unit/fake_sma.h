@@ -136,6 +136,9 @@ struct fsma_sm {
 	uint64_t sm_key;
 	uint32_t act_count;
 	int answering;
+	int reveals_key;   /* shows its SM_Key to anyone (else only to a requester presenting it) */
+	int acknowledges;  /* in STANDBY, takes a HANDOVER: becomes MASTER and sends the SM an
+	                    * SMInfo Set (ACKNOWLEDGE), as a compliant SM does */
 };
 
 void fsma_set_other_sm(struct fsma *fk, const struct fsma_sm *sm);

@@ -1,7 +1,8 @@
 /* test_sminfo.c - the SM's identity on the wire against a fake fabric: how it answers another
  * SM's SMInfo Get and Set (GUID, priority, state, ActCount; the SM_Key only to whoever presents
- * it), master or standby after asking every other SM, and the standby's poll of the master.
- * Judged from the MADs the SM sent, as the fake fabric received them. */
+ * it), master or standby after asking every other SM (an SM of another SM_Key ignored), the
+ * standby's poll of the master, and handover both ways (HANDOVER, ACKNOWLEDGE). Judged from
+ * the MADs the SM sent, as the fake fabric received them. */
 #include <string.h>
 #include <infiniband/mad.h>
 #include "base/log.h"
@@ -121,13 +122,14 @@ static void test_answer_get(void)
 	smbed_clear(&b);
 }
 
-/* Today's SMInfo Set (handover, acknowledge, disable ...): answered with our state, changing
- * nothing. */
+/* An SMInfo Set the master is not to act on (HANDOVER to a master, ACKNOWLEDGE with no
+ * handover pending, DISABLE, STANDBY): answered with our state, changing nothing. */
 static void test_answer_set(void)
 {
 	struct smbed b;
 	smbed_init(&b, 1, NULL, 3, 0x1234);
 	b.sm.state = IB_SM_MASTER;
+	uint32_t mark = fsma_nrec(b.fk);
 	for (uint32_t mod = 1; mod <= 4; mod++) {
 		const uint8_t *mad = ask(&b, IB_SMI_DIRECT_CLASS, IB_MAD_METHOD_SET, mod, 0x1234, 0x500 + mod);
 		const uint8_t *d = mad + IB_SMP_DATA_OFFS;
@@ -136,7 +138,10 @@ static void test_answer_set(void)
 		g_assert_cmpuint(mad_get_field((void *)d, 0, IB_SMINFO_PRIO_F), ==, 3);
 		g_assert_cmphex(key_of(mad), ==, 0);
 		g_assert_cmpuint(b.sm.state, ==, IB_SM_MASTER);
+		g_assert_false(b.sm.takeover_pending);
+		g_assert_false(b.sm.handover_acked);
 	}
+	g_assert_cmpuint(fsma_nrec(b.fk), ==, mark); /* nothing sent: no ACKNOWLEDGE */
 	smbed_clear(&b);
 }
 
@@ -148,19 +153,32 @@ struct poll_case {
 	uint8_t our_prio, other_prio, other_state;
 	int answering;
 	int standby;                /* sminfo_poll_others() */
+	int hand_over;              /* it names the other SM to hand over to */
+	uint8_t our_state;          /* 0: DISCOVERING */
+	uint64_t other_key;         /* 0: ours (0x77) */
+	int recheck;                /* sm.sminfo_recheck after the poll */
 };
 
+#define OTHER_KEY 0x99 /* not ours, and shown to anyone */
+
 static const struct poll_case poll_cases[] = {
-	{ "better master", 2, 5, 10, IB_SM_MASTER, 1, 1 },
-	{ "worse master (we wait for its handover)", 2, 10, 5, IB_SM_MASTER, 1, 1 },
-	{ "master, equal priority, higher GUID", 2, 5, 5, IB_SM_MASTER, 1, 1 },
-	{ "discovering, higher priority", 2, 5, 10, IB_SM_DISCOVERING, 1, 1 },
-	{ "discovering, equal priority, lower GUID", 0, 5, 5, IB_SM_DISCOVERING, 1, 1 },
-	{ "discovering, equal priority, higher GUID", 2, 5, 5, IB_SM_DISCOVERING, 1, 0 },
-	{ "discovering, lower priority, lower GUID", 0, 10, 5, IB_SM_DISCOVERING, 1, 0 },
-	{ "standby, higher priority", 2, 5, 10, IB_SM_STANDBY, 1, 0 },
-	{ "not active, higher priority", 0, 5, 10, IB_SM_NOTACTIVE, 1, 0 },
-	{ "master not answering", 2, 5, 10, IB_SM_MASTER, 0, 0 },
+	{ "better master", 2, 5, 10, IB_SM_MASTER, 1, 1, 0, 0, 0, 0 },
+	{ "worse master (we wait for its handover)", 2, 10, 5, IB_SM_MASTER, 1, 1, 0, 0, 0, 0 },
+	{ "master, equal priority, higher GUID", 2, 5, 5, IB_SM_MASTER, 1, 1, 0, 0, 0, 0 },
+	{ "discovering, higher priority", 2, 5, 10, IB_SM_DISCOVERING, 1, 1, 0, 0, 0, 0 },
+	{ "discovering, equal priority, lower GUID", 0, 5, 5, IB_SM_DISCOVERING, 1, 1, 0, 0, 0, 0 },
+	{ "discovering, equal priority, higher GUID", 2, 5, 5, IB_SM_DISCOVERING, 1, 0, 0, 0, 0, 0 },
+	{ "discovering, lower priority, lower GUID", 0, 10, 5, IB_SM_DISCOVERING, 1, 0, 0, 0, 0, 0 },
+	{ "standby, higher priority: hand over to it", 2, 5, 10, IB_SM_STANDBY, 1, 0, 1, 0, 0, 0 },
+	{ "standby, equal priority, lower GUID: hand over", 0, 5, 5, IB_SM_STANDBY, 1, 0, 1, 0, 0, 0 },
+	{ "standby, lower priority", 0, 10, 5, IB_SM_STANDBY, 1, 0, 0, 0, 0, 0 },
+	{ "not active, higher priority", 0, 5, 10, IB_SM_NOTACTIVE, 1, 0, 0, 0, 0, 0 },
+	{ "master not answering", 2, 5, 10, IB_SM_MASTER, 0, 0, 0, 0, 0, 0 },
+	{ "we are master, a better SM discovering: ask again", 2, 5, 10, IB_SM_DISCOVERING, 1, 0, 0,
+	  IB_SM_MASTER, 0, 1 },
+	{ "a better master of another SM_Key: ignored", 2, 5, 10, IB_SM_MASTER, 1, 0, 0, 0, OTHER_KEY, 0 },
+	{ "a better standby of another SM_Key: not handed to", 2, 5, 10, IB_SM_STANDBY, 1, 0, 0, 0,
+	  OTHER_KEY, 0 },
 };
 
 static void test_poll_others(void)
@@ -172,14 +190,20 @@ static void test_poll_others(void)
 		struct fabric *shape = fx_line(1, 3, 0);
 		struct fsma_sm other = { .port = fx_ca_port(&shape->pub, pc->other_ca, 1),
 					 .priority = pc->other_prio, .state = pc->other_state,
-					 .sm_key = 0x77, .act_count = 9, .answering = pc->answering };
+					 .sm_key = pc->other_key ? pc->other_key : 0x77, .act_count = 9,
+					 .answering = pc->answering, .reveals_key = 1 };
 		fabric_unref(shape);
 		smbed_init(&b, 1, &other, pc->our_prio, 0x77);
+		if (pc->our_state)
+			b.sm.state = pc->our_state;
 		uint64_t other_guid = b.shape->ports[other.port].guid;
 		g_assert_cmpuint(other_guid < b.sm.port_guid, ==, pc->other_ca == 0);
 		uint32_t mark = fsma_nrec(b.fk);
-		g_assert_cmpint(sminfo_poll_others(&b.sm), ==, pc->standby);
+		uint64_t hand_to = 0xdead;
+		g_assert_cmpint(sminfo_poll_others(&b.sm, &hand_to), ==, pc->standby);
 		g_assert_cmphex(b.sm.master_guid, ==, pc->standby ? other_guid : 0);
+		g_assert_cmphex(hand_to, ==, pc->hand_over ? other_guid : 0);
+		g_assert_cmpint(b.sm.sminfo_recheck, ==, pc->recheck);
 		/* asked the other SM, and only it, presenting our SM_Key */
 		uint32_t asked = fsma_count(b.fk, mark, IB_MAD_METHOD_GET, IB_ATTR_SMINFO, FSMA_ANY);
 		g_assert_cmpuint(asked, ==, pc->answering ? 1 : 2); /* not answering: one retry */
@@ -231,7 +255,7 @@ static void test_poll_dual_port_ca(void)
 	g_assert_no_error(err);
 	sm.port_guid = sm.fabric->ports[sm.fabric->pub.sm_port].guid;
 	uint32_t mark = fsma_nrec(fk);
-	g_assert_cmpint(sminfo_poll_others(&sm), ==, 1);
+	g_assert_cmpint(sminfo_poll_others(&sm, NULL), ==, 1);
 	g_assert_cmphex(sm.master_guid, ==, shape->ports[other_port].guid);
 	for (uint32_t i = mark; i < fsma_nrec(fk); i++)
 		g_assert_cmpuint(fsma_rec(fk, i)->port, ==, other_port);
@@ -252,7 +276,7 @@ static void test_poll_others_alone(void)
 	struct smbed b;
 	smbed_init(&b, 1, NULL, 0, 0);
 	uint32_t mark = fsma_nrec(b.fk);
-	g_assert_cmpint(sminfo_poll_others(&b.sm), ==, 0);
+	g_assert_cmpint(sminfo_poll_others(&b.sm, NULL), ==, 0);
 	g_assert_cmphex(b.sm.master_guid, ==, 0);
 	g_assert_cmpuint(fsma_nrec(b.fk), ==, mark); /* our own IsSM port is not asked */
 	smbed_clear(&b);
@@ -267,7 +291,7 @@ static void test_poll_master(void)
 	fabric_unref(shape);
 	smbed_init(&b, 1, &other, 5, 0);
 	g_assert_cmpint(sminfo_poll_master(&b.sm), ==, 0); /* no master known yet */
-	g_assert_cmpint(sminfo_poll_others(&b.sm), ==, 1);
+	g_assert_cmpint(sminfo_poll_others(&b.sm, NULL), ==, 1);
 	b.sm.state = IB_SM_STANDBY;
 	uint32_t mark = fsma_nrec(b.fk);
 	g_assert_cmpint(sminfo_poll_master(&b.sm), ==, 1);
@@ -288,6 +312,121 @@ static void test_poll_master(void)
 	mark = fsma_nrec(b.fk);
 	g_assert_cmpint(sminfo_poll_master(&b.sm), ==, 0);
 	g_assert_cmpuint(fsma_nrec(b.fk), ==, mark);
+	smbed_clear(&b);
+}
+
+/* ---- handover --------------------------------------------------------------------------------- */
+
+/* Master, a better SM in STANDBY that acknowledges: one SMInfo Set (HANDOVER) to its port with
+ * our GUID, our key and state MASTER; its ACKNOWLEDGE makes it the master we now follow. */
+static void test_hand_over_acknowledged(void)
+{
+	struct smbed b;
+	struct fabric *shape = fx_line(1, 3, 0);
+	struct fsma_sm other = { .port = fx_ca_port(&shape->pub, 2, 1), .priority = 15,
+				 .state = IB_SM_STANDBY, .sm_key = 0x77, .answering = 1,
+				 .acknowledges = 1 };
+	fabric_unref(shape);
+	smbed_init(&b, 1, &other, 0, 0x77);
+	b.sm.state = IB_SM_MASTER;
+	uint64_t other_guid = b.shape->ports[other.port].guid, hand_to = 0;
+	g_assert_cmpint(sminfo_poll_others(&b.sm, &hand_to), ==, 0);
+	g_assert_cmphex(hand_to, ==, other_guid);
+	uint32_t mark = fsma_nrec(b.fk), resp = fsma_nresponses(b.fk);
+	g_assert_cmpint(sminfo_hand_over(&b.sm, hand_to), ==, 1);
+	g_assert_cmphex(b.sm.master_guid, ==, other_guid);
+	g_assert_cmpuint(fsma_count(b.fk, mark, IB_MAD_METHOD_SET, IB_ATTR_SMINFO, FSMA_ANY), ==, 1);
+	const struct fsma_rec *r = fsma_rec(b.fk, mark);
+	g_assert_cmpuint(r->mod, ==, IB_SMINFO_HANDOVER);
+	g_assert_cmpuint(r->port, ==, other.port);
+	g_assert_cmphex(mad_get_field64((void *)r->data, 0, IB_SMINFO_GUID_F), ==, b.sm.port_guid);
+	g_assert_cmphex(mad_get_field64((void *)r->data, 0, IB_SMINFO_KEY_F), ==, 0x77);
+	g_assert_cmpuint(mad_get_field((void *)r->data, 0, IB_SMINFO_STATE_F), ==, IB_SM_MASTER);
+	/* the ACKNOWLEDGE (a Set to us) was answered */
+	g_assert_cmpuint(fsma_nresponses(b.fk), ==, resp + 1);
+	g_assert_cmpuint(b.sm.handover_to, ==, 0);
+	/* the next poll finds it master: we stand by */
+	g_assert_cmpint(sminfo_poll_others(&b.sm, &hand_to), ==, 1);
+	smbed_clear(&b);
+}
+
+/* An SM that answers the HANDOVER but never acknowledges: we stay master. */
+static void test_hand_over_unacknowledged(void)
+{
+	struct smbed b;
+	struct fabric *shape = fx_line(1, 3, 0);
+	struct fsma_sm other = { .port = fx_ca_port(&shape->pub, 2, 1), .priority = 15,
+				 .state = IB_SM_STANDBY, .sm_key = 0x77, .answering = 1 };
+	fabric_unref(shape);
+	smbed_init(&b, 1, &other, 0, 0x77);
+	b.sm.state = IB_SM_MASTER;
+	b.sm.master_guid = 0;
+	g_assert_cmpint(sminfo_hand_over(&b.sm, b.shape->ports[other.port].guid), ==, 0);
+	g_assert_cmphex(b.sm.master_guid, ==, 0);
+	/* a late ACKNOWLEDGE, with nothing pending, changes nothing */
+	uint8_t ack[64] = { 0 };
+	mad_set_field64(ack, 0, IB_SMINFO_GUID_F, b.shape->ports[other.port].guid);
+	fsma_inject(b.fk, IB_SMI_DIRECT_CLASS, IB_MAD_METHOD_SET, IB_ATTR_SMINFO, IB_SMINFO_ACKNOWLEDGE,
+		    ack, 0x77);
+	transport_poll(b.sm.t, 200, 1);
+	g_assert_false(b.sm.handover_acked);
+	smbed_clear(&b);
+}
+
+/* Standby, the master hands over: the answer says MASTER, an ACKNOWLEDGE goes to the old
+ * master's port with our GUID, and the takeover sweep is asked for. From another SM_Key, or
+ * while we are master ourselves: refused, nothing sent. */
+static void test_take_handover(void)
+{
+	struct smbed b;
+	struct fabric *shape = fx_line(1, 3, 0);
+	struct fsma_sm master = { .port = fx_ca_port(&shape->pub, 0, 1), .priority = 0,
+				  .state = IB_SM_MASTER, .sm_key = 0x77, .answering = 1 };
+	fabric_unref(shape);
+	smbed_init(&b, 1, &master, 15, 0x77);
+	uint64_t master_guid = b.shape->ports[master.port].guid;
+	uint8_t data[64] = { 0 };
+	mad_set_field64(data, 0, IB_SMINFO_GUID_F, master_guid);
+
+	struct { uint8_t state; uint64_t key; int takes; } cases[] = {
+		{ IB_SM_MASTER, 0x77, 0 },      /* we are master: not ours to take */
+		{ IB_SM_STANDBY, 0x55, 0 },     /* another management domain */
+		{ IB_SM_STANDBY, 0, 1 },        /* a hidden key (OpenSM hides it from a standby) */
+		{ IB_SM_STANDBY, 0x77, 1 },
+	};
+	for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+		b.sm.state = cases[c].state;
+		b.sm.takeover_pending = 0;
+		b.sm.handed_over_by = 0;
+		mad_set_field64(data, 0, IB_SMINFO_KEY_F, cases[c].key);
+		uint32_t mark = fsma_nrec(b.fk), before = fsma_nresponses(b.fk);
+		fsma_inject(b.fk, IB_SMI_DIRECT_CLASS, IB_MAD_METHOD_SET, IB_ATTR_SMINFO,
+			    IB_SMINFO_HANDOVER, data, 0x900 + c);
+		transport_poll(b.sm.t, 200, 1);
+		transport_drain(b.sm.t, &b.sm.stop);
+		g_assert_cmpuint(fsma_nresponses(b.fk), ==, before + 1);
+		const uint8_t *mad = fsma_response(b.fk, before);
+		g_assert_cmpuint(mad_get_field((void *)(mad + IB_SMP_DATA_OFFS), 0, IB_SMINFO_STATE_F), ==,
+				 cases[c].takes ? IB_SM_MASTER : cases[c].state);
+		g_assert_cmpint(b.sm.takeover_pending, ==, cases[c].takes);
+		g_assert_cmphex(b.sm.handed_over_by, ==, cases[c].takes ? master_guid : 0);
+		uint32_t acks = fsma_count(b.fk, mark, IB_MAD_METHOD_SET, IB_ATTR_SMINFO, FSMA_ANY);
+		g_assert_cmpuint(acks, ==, cases[c].takes ? 1 : 0);
+		if (acks) {
+			const struct fsma_rec *r = fsma_rec(b.fk, mark);
+			g_assert_cmpuint(r->mod, ==, IB_SMINFO_ACKNOWLEDGE);
+			g_assert_cmpuint(r->port, ==, master.port);
+			g_assert_cmphex(mad_get_field64((void *)r->data, 0, IB_SMINFO_GUID_F), ==,
+					b.sm.port_guid);
+			g_assert_cmpuint(mad_get_field((void *)r->data, 0, IB_SMINFO_STATE_F), ==,
+					 IB_SM_MASTER);
+		}
+	}
+	/* the takeover sweep's poll: the old master still says MASTER (our ACK not yet seen by
+	 * it): not obeyed, once */
+	g_assert_cmpint(sminfo_poll_others(&b.sm, NULL), ==, 0);
+	g_assert_cmphex(b.sm.handed_over_by, ==, 0);
+	g_assert_cmpint(sminfo_poll_others(&b.sm, NULL), ==, 1);
 	smbed_clear(&b);
 }
 
@@ -316,5 +455,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/sminfo/poll_others/alone", test_poll_others_alone);
 	g_test_add_func("/sminfo/poll_master", test_poll_master);
 	g_test_add_func("/sminfo/better_than_us", test_better_than_us);
+	g_test_add_func("/sminfo/hand_over/acknowledged", test_hand_over_acknowledged);
+	g_test_add_func("/sminfo/hand_over/unacknowledged", test_hand_over_unacknowledged);
+	g_test_add_func("/sminfo/take_handover", test_take_handover);
 	return g_test_run();
 }
