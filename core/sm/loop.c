@@ -190,7 +190,8 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 	}
 	if (l->light_pending) {
 		l->light_pending = 0;
-		if (sm->state == IB_SM_MASTER && light_sweep(sm))
+		/* the SMs too, as OpenSM's light sweep does: a better one may wait in STANDBY */
+		if (sm->state == IB_SM_MASTER && (light_sweep(sm) || sminfo_master_check(sm)))
 			l->heavy_pending = 1;
 	}
 	if (sm->state == IB_SM_STANDBY && phase_now() >= l->next_standby_poll) {

@@ -41,6 +41,8 @@ struct sm {
 	uint64_t handed_over_by;
 	volatile int takeover_pending;
 	int sminfo_recheck;
+	uint64_t handover_refused_by;  /* not handed to again before handover_retry_at */
+	double handover_retry_at;
 	struct fabric *fabric;         /* last discovered generation (a reference) */
 	struct routing_result *live;   /* routes in force, with their generation (a reference) */
 	struct ucast_cache *ucast;     /* -A: the last routes, kept by switch GUID */

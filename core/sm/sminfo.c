@@ -58,9 +58,9 @@ static void on_ack_sent(struct transport *t, const struct smp_req *r, int status
 		      "the same", status);
 }
 
-/* HANDOVER to us: accepted while STANDBY from an SM of our domain. The old master is sent
+/* HANDOVER to us: accepted while STANDBY from an SM of our domain (1). The old master is sent
  * ACKNOWLEDGE at once (the answer to its Set alone is not the acknowledgement the spec asks
- * for) and the event loop starts the sweep that takes over. */
+ * for) and the event loop starts the sweep that takes over. -1: refused for its key. */
 static int take_handover(struct sm *sm, uint64_t from, uint64_t key)
 {
 	if (sm->state != IB_SM_STANDBY) {
@@ -71,7 +71,7 @@ static int take_handover(struct sm *sm, uint64_t from, uint64_t key)
 	if (!key_is_ours(sm, key)) {
 		LOG_E("SMI-0008", "HANDOVER from SM 0x%016" PRIx64 " refused: its SM_Key is not ours "
 		      "(another management domain)", from);
-		return 0;
+		return -1;
 	}
 	LOG_I("SMI-0010", "HANDOVER from master 0x%016" PRIx64 ": acknowledging and taking over",
 	      from);
@@ -115,9 +115,11 @@ static void on_set(struct dispatch *d, const struct mad_in *m, void *ctx)
 		      "ACKNOWLEDGE are acted on", m->attr_mod);
 	}
 	fill_sminfo(sm, data, 0);
-	if (took) /* the answer already shows what the sender handed over */
+	if (took > 0) /* the answer already shows what the sender handed over */
 		mad_set_field(data, 0, IB_SMINFO_STATE_F, IB_SM_MASTER);
-	dispatch_respond(d, m, IB_MAD_METHOD_GET_RESPONSE, 0, data, IB_SMP_DATA_OFFS, SMP_DATA_SIZE);
+	/* refused: an error status, so the sender does not wait for an ACKNOWLEDGE */
+	dispatch_respond(d, m, IB_MAD_METHOD_GET_RESPONSE, took < 0 ? MAD_STATUS_INVALID_FIELD : 0,
+			 data, IB_SMP_DATA_OFFS, SMP_DATA_SIZE);
 }
 
 void sminfo_agent_register(struct sm *sm)
@@ -189,6 +191,7 @@ static void on_sminfo(struct transport *t, const struct smp_req *r, int status,
 		q->must_stand_by = 1;
 		sm->master_guid = guid;
 	} else if (state == IB_SM_STANDBY && better &&
+		   !(guid == sm->handover_refused_by && phase_now() < sm->handover_retry_at) &&
 		   (!q->best_standby || prio > q->best_prio ||
 		    (prio == q->best_prio && guid < q->best_standby))) {
 		q->best_standby = guid;
@@ -217,6 +220,13 @@ int sminfo_poll_others(struct sm *sm, uint64_t *hand_to)
 	if (hand_to)
 		*hand_to = q.must_stand_by ? 0 : q.best_standby;
 	return q.must_stand_by;
+}
+
+int sminfo_master_check(struct sm *sm)
+{
+	uint64_t hand_to = 0;
+	int standby = sminfo_poll_others(sm, &hand_to);
+	return standby || hand_to || sm->sminfo_recheck;
 }
 
 /* ---- handing over ---- */
@@ -277,6 +287,8 @@ int sminfo_hand_over(struct sm *sm, uint64_t to)
 		sm->master_guid = to;
 		return 1;
 	}
+	sm->handover_refused_by = to; /* not every sweep: in a minute again */
+	sm->handover_retry_at = phase_now() + HANDOVER_RETRY_S;
 	LOG_E("SMI-0013", "SM 0x%016" PRIx64 " %s: staying master", to,
 	      h.answered ? "answered the HANDOVER but neither acknowledged it nor became master" :
 			   "did not answer the HANDOVER");

@@ -16,6 +16,8 @@ void sminfo_agent_register(struct sm *sm);
 #define IB_SMINFO_ACKNOWLEDGE 2
 /* How long a master that sent HANDOVER waits for the ACKNOWLEDGE. */
 #define HANDOVER_ACK_S 2.0
+/* An SM that did not take our HANDOVER is not handed to again before this many seconds. */
+#define HANDOVER_RETRY_S 60.0
 
 /* Queries every other IsSM port of sm->fabric; returns 1 if we must stay standby (a master of
  * our domain, or a better SM discovering while we are not master), setting sm->master_guid.
@@ -23,6 +25,9 @@ void sminfo_agent_register(struct sm *sm);
  * whose SMInfo shows another SM_Key is ignored. A better SM still DISCOVERING while we are
  * master sets sm->sminfo_recheck (ask again soon). */
 int sminfo_poll_others(struct sm *sm, uint64_t *hand_to);
+/* Master, between heavy sweeps (the light sweep): asks the SMs of the last generation again;
+ * 1 when a heavy sweep is due (another master, a better SM in STANDBY or discovering). */
+int sminfo_master_check(struct sm *sm);
 /* Master: SMInfo Set (HANDOVER) to the SM with port GUID `to`, then wait (HANDOVER_ACK_S) for
  * its ACKNOWLEDGE. 1 when acknowledged (sm->master_guid = to: we are to be STANDBY). */
 int sminfo_hand_over(struct sm *sm, uint64_t to);

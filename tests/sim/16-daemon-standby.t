@@ -107,7 +107,8 @@ with h.Sim(net) as sim:
     ok, text = wait_sminfo(sim, "h16", osm_port.lid, osm_port.guid, SMINFO_STANDBY)
     tap.ok(ok, "OpenSM started second on h13 answers SMInfo as STANDBY (sminfo %d from h16)" % osm_port.lid,
            text + "\n" + h.tail(osm_log) + osm.output()[-500:])
-    oc = osm.wait_idle(1.0, POLL_S) or osm.counts()
+    time.sleep(3)  # an observation window (ibsm asks OpenSM's SMInfo each light sweep: never idle)
+    oc = osm.counts()
     tap.ok(osm.alive() and oc.valid and oc.sets() == 0,
            "OpenSM stays standby: it sent not one Set SMP (SMP counter: %s)" % oc.summary(), h.tail(osm_log, 10))
     ok, text = wait_sminfo(sim, "h16", None, me.guid, SMINFO_MASTER)

@@ -361,8 +361,15 @@ static void test_hand_over_unacknowledged(void)
 	smbed_init(&b, 1, &other, 0, 0x77);
 	b.sm.state = IB_SM_MASTER;
 	b.sm.master_guid = 0;
-	g_assert_cmpint(sminfo_hand_over(&b.sm, b.shape->ports[other.port].guid), ==, 0);
+	uint64_t other_guid = b.shape->ports[other.port].guid, hand_to = 0;
+	g_assert_cmpint(sminfo_hand_over(&b.sm, other_guid), ==, 0);
 	g_assert_cmphex(b.sm.master_guid, ==, 0);
+	/* not handed to again at the next poll (a minute later it is) */
+	g_assert_cmpint(sminfo_poll_others(&b.sm, &hand_to), ==, 0);
+	g_assert_cmphex(hand_to, ==, 0);
+	b.sm.handover_retry_at = 0;
+	g_assert_cmpint(sminfo_poll_others(&b.sm, &hand_to), ==, 0);
+	g_assert_cmphex(hand_to, ==, other_guid);
 	/* a late ACKNOWLEDGE, with nothing pending, changes nothing */
 	uint8_t ack[64] = { 0 };
 	mad_set_field64(ack, 0, IB_SMINFO_GUID_F, b.shape->ports[other.port].guid);
@@ -408,6 +415,9 @@ static void test_take_handover(void)
 		const uint8_t *mad = fsma_response(b.fk, before);
 		g_assert_cmpuint(mad_get_field((void *)(mad + IB_SMP_DATA_OFFS), 0, IB_SMINFO_STATE_F), ==,
 				 cases[c].takes ? IB_SM_MASTER : cases[c].state);
+		/* refused for its key: an error status, the sender need not wait for an ACK */
+		g_assert_cmphex(((mad[4] << 8) | mad[5]) & 0x7fff, ==,
+				cases[c].key == 0x55 ? 0x1c : 0);
 		g_assert_cmpint(b.sm.takeover_pending, ==, cases[c].takes);
 		g_assert_cmphex(b.sm.handed_over_by, ==, cases[c].takes ? master_guid : 0);
 		uint32_t acks = fsma_count(b.fk, mark, IB_MAD_METHOD_SET, IB_ATTR_SMINFO, FSMA_ANY);
