@@ -47,6 +47,7 @@ struct transport {
 	void *tick_ctx;
 	int64_t last_tick_us;
 	int64_t last_answer_us;        /* when an SMP of ours was last answered: the progress */
+	int quiescing;                 /* transport_quiesce(): nothing is sent any more */
 	struct transport_stats stats;
 };
 
@@ -218,6 +219,10 @@ static int persist(const struct transport *t, const struct slot *s)
 /* An attempt failed (timeout or transport status): retry with back-off, or give up. */
 static void slot_retry(struct transport *t, struct slot *s, int backoff)
 {
+	if (t->quiescing) { /* no more attempts: the SMP is over */
+		slot_release(t, s);
+		return;
+	}
 	if (s->attempts > (uint8_t)t->cfg.retries) {
 		if (!persist(t, s)) {
 			t->stats.timeouts++;
@@ -346,6 +351,25 @@ static void step(struct transport *t, int max_wait_ms)
 			t->tick(t->tick_ctx);
 		}
 	}
+}
+
+void transport_quiesce(struct transport *t, int max_ms)
+{
+	t->quiescing = 1;
+	t->ring_len = 0;
+	t->unsolicited = NULL; /* traps, SMInfo: their agents are going */
+	t->tick = NULL;
+	for (int i = 0; i < t->cfg.window; i++) {
+		struct slot *s = &t->slots[i];
+		if (!s->busy)
+			continue;
+		s->req.done = NULL; /* its caller is gone */
+		if (s->waiting_resend) /* not on the wire */
+			slot_release(t, s);
+	}
+	int64_t end = g_get_monotonic_time() + (int64_t)max_ms * 1000;
+	while (t->n_busy && g_get_monotonic_time() < end)
+		step(t, 20);
 }
 
 void transport_drain(struct transport *t, volatile int *stop)

@@ -72,6 +72,11 @@ void transport_drain(struct transport *t, volatile int *stop);
  * return_when_idle is set. */
 void transport_poll(struct transport *t, int timeout_ms, int return_when_idle);
 uint32_t transport_outstanding(const struct transport *t);
+/* Before the port is closed: drops what is queued, forgets every callback (their callers may
+ * be gone, e.g. a sweep cut short by SIGTERM) and waits, at most max_ms, for the answers (or
+ * the timeouts) of the SMPs still on the wire, sending nothing more. A reply arriving after
+ * the port is closed crashes umad2sim's receiver thread; on hardware it is merely lost. */
+void transport_quiesce(struct transport *t, int max_ms);
 const struct transport_stats *transport_stats(const struct transport *t);
 /* Sends a response MAD built by the caller (umad buffer with address already set). */
 int transport_send_raw(struct transport *t, int mgmt_class, void *umad, int len);

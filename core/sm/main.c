@@ -319,6 +319,8 @@ out:
 /* Everything the SM holds, in reverse order of construction. */
 static void sm_release(struct sm *sm)
 {
+	if (sm->t) /* first: nothing may answer into what is freed below, or into a closed port */
+		transport_quiesce(sm->t, 2 * sm->opt->timeout_ms);
 	sweep_set_live(sm, NULL);
 	traps_agent_unregister(sm);
 	dispatch_free(sm->dispatch);

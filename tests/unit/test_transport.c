@@ -522,6 +522,29 @@ static void test_persist_gives_up(void)
 	destroy(&fk);
 }
 
+/* SIGTERM in the middle of a sweep: queued SMPs are dropped, SMPs on the wire are waited for
+ * (or their timeout) without a callback (their caller is gone) and without a resend. */
+static void test_quiesce(void)
+{
+	struct fake fk;
+	struct transport *t = make(&fk, 4, 30, 3);
+	fk.policy = always_drop;
+	static struct result res;
+	memset(&res, 0, sizeof(res));
+	submit_n(t, &res, 20);
+	transport_poll(t, 1, 0); /* the first 4 go out */
+	uint32_t sent = fk.sends;
+	g_assert_cmpuint(sent, ==, 4);
+	gint64 t0 = g_get_monotonic_time();
+	transport_quiesce(t, 1000);
+	g_assert_cmpint(g_get_monotonic_time() - t0, <, 500000); /* one timeout, not the retries */
+	g_assert_cmpuint(transport_outstanding(t), ==, 0);
+	g_assert_cmpuint(fk.sends, ==, sent); /* nothing sent again, nothing queued sent */
+	for (uint32_t i = 0; i < 20; i++)
+		g_assert_cmpuint(res.done_count[i], ==, 0);
+	destroy(&fk);
+}
+
 static int unsolicited_seen;
 static void on_unsolicited(struct transport *t, void *umad, int len, void *ctx)
 {
@@ -564,5 +587,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/transport/persist_lossy", test_persist_lossy);
 	g_test_add_func("/transport/persist_timeouts", test_persist_timeouts);
 	g_test_add_func("/transport/persist_gives_up", test_persist_gives_up);
+	g_test_add_func("/transport/quiesce", test_quiesce);
 	return g_test_run();
 }
