@@ -23,6 +23,14 @@ static const struct config_key keys[] = {
 	  "Unicast routing cache: keep the routes when a heavy sweep finds nothing that needs new ones", NULL },
 	{ "sm_key", CONFIG_U64, OFF(sm_key), 0, 0, 0, 'k', "sm_key", "KEY", NULL,
 	  "SM_Key (0: OpenSM's default 1, which is no secret); a set key is shown only to SMs presenting it", NULL },
+	{ "m_key", CONFIG_U64, OFF(m_key), 0, 0, 0, 0, NULL, NULL, NULL,
+	  "M_Key secret (0: no M_Key protection); every management port gets a key from it, presented in every SMP", NULL },
+	{ "m_key_protection_level", CONFIG_U8, OFF(m_key_protect), 0, 3, 0, 0, NULL, NULL, NULL,
+	  "M_Key ProtectBits: 0 Gets answered, 1 the key hidden from Gets without it, 2-3 Gets refused too", NULL },
+	{ "m_key_lease_period", CONFIG_INT, OFF(m_key_lease), 0, 65535, 0, 0, NULL, NULL, NULL,
+	  "Seconds a port waits after a bad M_Key before dropping its protection (0: never); recovers lost keys", NULL },
+	{ "m_key_per_port", CONFIG_BOOL, OFF(m_key_per_port), 0, 1, 0, 0, NULL, NULL, NULL,
+	  "A key per port, HMAC-SHA256(m_key, port GUID) (false: m_key itself everywhere, as OpenSM)", NULL },
 	{ "sm_priority", CONFIG_U8, OFF(sm_priority), 0, 15, 0, 'p', "priority", "PRIO", NULL,
 	  "SM priority (0-15); a master with higher priority (then lower GUID) keeps us standby", NULL },
 	{ "reassign_lids", CONFIG_BOOL, OFF(reassign_lids), 0, 1, 0, 'r', "reassign_lids", NULL, "true",
@@ -97,7 +105,7 @@ static const struct config_key keys[] = {
 
 /* opensm.conf keys (OpenSM 3.3.23) for settings ibsm does not have (yet): accepted and ignored */
 static const char *const opensm_only[] = {
-	"m_key", "m_key_lease_period", "m_key_protection_level", "m_key_lookup", "sa_key",
+	"m_key_lookup", "sa_key",
 	"lmc_esp0", "sm_sl", "leaf_vl_stall_count", "force_link_speed", "force_link_speed_ext",
 	"force_link_width", "fdr10", "local_phy_errors_threshold", "overrun_errors_threshold",
 	"use_mfttop", "no_partition_enforcement", "part_enforce",

@@ -29,6 +29,7 @@ void options_defaults(struct sm_options *o)
 	o->subnet_timeout = 18;
 	o->subnet_prefix = 0xfe80000000000000ULL;
 	o->hoq_life = 18;
+	o->m_key_per_port = 1;
 	o->leaf_hoq_life = 16;
 	o->vl_stall_count = 7;
 	o->packet_life = 18;

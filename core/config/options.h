@@ -24,6 +24,10 @@ struct sm_options {
 	uint8_t lmc;                /* -l 0..7 */
 	uint8_t sm_priority;        /* -p 0..15 */
 	uint64_t sm_key;            /* -k SM_Key (0: OpenSM's default, 1) */
+	uint64_t m_key;             /* M_Key secret, 0: protection off (mad/mkey.h) */
+	uint8_t m_key_protect;      /* m_key_protection_level: ProtectBits 0-3 */
+	int m_key_lease;            /* m_key_lease_period, seconds */
+	int m_key_per_port;         /* a key per port derived from m_key (else m_key everywhere) */
 	int ucast_cache;            /* -A: keep routes across sweeps when still valid */
 	int reassign_lids;          /* -r */
 	char *routing_engine;       /* -R "a,b,c" (default "minhop") */

@@ -32,12 +32,52 @@ static uint64_t mk_cookie(uint32_t node, uint8_t port, enum probe_kind k)
 static void on_reply(struct transport *t, const struct smp_req *r, int status,
 		     const uint8_t *data, void *ctx);
 
-/* A Get to node n (NULL: our own node), or out of its port extra_port (>= 0). */
+/* The M_Key of what an SMP out of port `out` of node n reaches: the peer this generation has
+ * seen there, else the one the last generation had, else none (a port never protected by us
+ * answers Gets at ProtectBits < 2 all the same, and a key we do not know we cannot present). */
+/* The key management port `guid` holds as far as we know: the one the last generation
+ * presented to it, else the one the configuration derives (0 when protection is off). */
+static uint64_t held_mkey(const struct disc *d, uint64_t guid)
+{
+	uint32_t old = d->prev ? fabric_port_by_guid(d->prev, guid) : IBSM_NONE;
+	if (old != IBSM_NONE && d->prev->px[old].mkey)
+		return d->prev->px[old].mkey;
+	return mkey_for_guid(transport_mkey(d->t), guid);
+}
+
+static uint64_t peer_mkey(const struct disc *d, const struct model_node_in *n, uint8_t out)
+{
+	if (out > n->nports)
+		return 0;
+	const struct model_port_in *p = &n->ports[out];
+	int peer = p->peer_node_guid ? model_find_node(d->b, p->peer_node_guid) : -1;
+	if (peer >= 0) {
+		const struct model_node_in *pn = model_node(d->b, (uint32_t)peer);
+		return pn->type == IBSM_SWITCH ? pn->mkey :
+		       p->peer_port <= pn->nports ? held_mkey(d, pn->ports[p->peer_port].guid) : 0;
+	}
+	uint32_t old = d->prev ? fabric_node_by_guid(d->prev, n->guid) : IBSM_NONE;
+	if (old == IBSM_NONE || out > d->prev->nodes[old].nports)
+		return 0;
+	uint32_t q = d->prev->ports[d->prev->nodes[old].port0 + out].peer;
+	if (q == IBSM_NONE)
+		return 0;
+	const struct ibsm_node *qn = &d->prev->nodes[d->prev->ports[q].node];
+	return d->prev->px[qn->type == IBSM_SWITCH ? qn->port0 : q].mkey;
+}
+
+/* A Get to node n (NULL: our own node), or out of its port extra_port (>= 0), presenting the
+ * M_Key of the port it reaches. */
 static void send_dr(struct disc *d, const struct model_node_in *n, int extra_port, uint16_t attr,
 		    uint32_t mod, uint64_t cookie)
 {
 	struct smp_req r;
 	smp_req_init(&r, IB_MAD_METHOD_GET, attr, mod, on_reply, d, cookie);
+	if (!n) /* our own port: its key from the last generation */
+		r.mkey = d->prev && d->prev->pub.sm_port != IBSM_NONE ?
+			 d->prev->px[d->prev->pub.sm_port].mkey : 0;
+	else
+		r.mkey = extra_port >= 0 ? peer_mkey(d, n, (uint8_t)extra_port) : n->mkey;
 	if (n)
 		smp_req_route_dr(&r, n->dr_hops, n->dr_path);
 	if (extra_port >= 0 && smp_req_route_append(&r, (uint8_t)extra_port) < 0)
@@ -114,6 +154,7 @@ static void got_nodeinfo(struct disc *d, uint32_t parent, uint8_t via_port, cons
 		n->ports[local_port].guid = port_guid;
 		n->ports[local_port].flags |= IBSM_PORT_PRESENT;
 	}
+	n->mkey = held_mkey(d, port_guid);
 	if (is_local) {
 		n->dr_hops = 0;
 		if (local_port <= nports)
@@ -223,6 +264,7 @@ static void clear_state_change(struct disc *d, uint32_t idx, const uint8_t *si)
 	struct smp_req r;
 	smp_req_init(&r, IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, 0, on_reply, d,
 		     mk_cookie(idx, 0, K_PSC_CLEAR));
+	r.mkey = n->mkey;
 	smp_req_route_dr(&r, n->dr_hops, n->dr_path);
 	memcpy(r.data, si, SMP_DATA_SIZE);
 	mad_set_field(r.data, 0, IB_SW_STATE_CHANGE_F, 1); /* writing 1 clears it */
@@ -373,5 +415,7 @@ struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t
 	      d.st.dropped);
 	struct fabric *f = model_freeze(d.b, generation, err);
 	model_builder_free(d.b);
+	if (f)
+		fabric_set_mkeys(f, transport_mkey(t), prev);
 	return f;
 }

@@ -8,6 +8,7 @@
 #define IBSM_FABRIC_MODEL_H
 
 #include <glib.h>
+#include "mad/mkey.h"
 #include <stdint.h>
 #include <ibsm/fabric.h>
 #include "mad/ib.h"
@@ -35,6 +36,8 @@ struct model_node_in {
 	uint16_t device_id, partition_cap;
 	uint32_t revision;
 	uint8_t local_port;         /* NodeInfo.LocalPortNum of the first contact */
+	uint64_t mkey;              /* M_Key of its management port (switch port 0, the CA port of
+				     * first contact), 0 when M_Key protection is off */
 	/* switches */
 	uint16_t lft_cap, lft_top, pkey_enf_cap, mft_cap;
 	uint8_t have_switchinfo, enhanced_sp0;
@@ -75,6 +78,8 @@ struct node_extra {
 };
 
 struct port_extra {
+	uint64_t mkey;              /* the M_Key SMPs to this management port present (CA ports,
+				     * switch port 0; mad/mkey.h), 0 when protection is off */
 	uint8_t phys_state, have_portinfo;
 	uint8_t portinfo[64];
 };
@@ -116,6 +121,10 @@ int fabric_port_dr_path(const struct fabric *f, uint32_t port, uint8_t *hops,
 			uint8_t path[MODEL_DR_MAX]);
 /* A value that changes when any link, node or port number changes (not LIDs or states). */
 uint64_t fabric_topology_signature(const struct fabric *f);
+/* px[].mkey of every management port (switch port 0, CA and router ports): the key the port
+ * holds as far as we know: the one its PortInfo showed, else the one the last generation
+ * presented, else the one c derives for it (the programming pass writes that one). */
+void fabric_set_mkeys(struct fabric *f, const struct mkey_cfg *c, const struct fabric *prev);
 /* Rebuilds lid_port and max_lid from ports[].lid / lmc (after LID assignment). */
 void fabric_index_lids(struct fabric *f);
 

@@ -48,6 +48,7 @@ struct transport {
 	int64_t last_tick_us;
 	int64_t last_answer_us;        /* when an SMP of ours was last answered: the progress */
 	int quiescing;                 /* transport_quiesce(): nothing is sent any more */
+	struct mkey_cfg mkey;
 	struct transport_stats stats;
 };
 
@@ -351,6 +352,16 @@ static void step(struct transport *t, int max_wait_ms)
 			t->tick(t->tick_ctx);
 		}
 	}
+}
+
+void transport_set_mkey(struct transport *t, const struct mkey_cfg *c)
+{
+	t->mkey = *c;
+}
+
+const struct mkey_cfg *transport_mkey(const struct transport *t)
+{
+	return &t->mkey;
 }
 
 void transport_quiesce(struct transport *t, int max_ms)

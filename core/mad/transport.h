@@ -6,6 +6,7 @@
 #define IBSM_MAD_TRANSPORT_H
 
 #include <stdint.h>
+#include "mad/mkey.h"
 #include "mad/ib.h"
 
 struct transport;
@@ -77,6 +78,10 @@ uint32_t transport_outstanding(const struct transport *t);
  * the timeouts) of the SMPs still on the wire, sending nothing more. A reply arriving after
  * the port is closed crashes umad2sim's receiver thread; on hardware it is merely lost. */
 void transport_quiesce(struct transport *t, int max_ms);
+/* The M_Key configuration the SMs' builders present keys from (mad/mkey.h); a copy is kept.
+ * transport_mkey() never returns NULL (protection off until set). */
+void transport_set_mkey(struct transport *t, const struct mkey_cfg *c);
+const struct mkey_cfg *transport_mkey(const struct transport *t);
 const struct transport_stats *transport_stats(const struct transport *t);
 /* Sends a response MAD built by the caller (umad buffer with address already set). */
 int transport_send_raw(struct transport *t, int mgmt_class, void *umad, int len);

@@ -17,6 +17,7 @@ struct pass {
 	struct transport *t;
 	struct lft_memory *lft_mem;   /* what switches hold, kept across sweeps (program/lft.h) */
 	struct pkey_memory *pkey_mem; /* what P_Key tables hold, likewise (program/pkey.h) */
+	GHashTable *mkey_written;     /* port GUID -> M_Key fields last written, likewise */
 	volatile int *stop;
 	struct fabric *f;
 	const struct sm_options *o;
@@ -28,6 +29,9 @@ struct pass {
 	uint32_t sets;        /* Sets sent */
 	uint32_t failed;      /* SMPs that failed (incl. refused state changes) */
 	uint32_t failures;    /* SMPs that failed for good, leaving the fabric not as wanted */
+	uint16_t sm_lid;      /* the master's LID, as end ports are given it */
+	/* portinfo_end_port(), for program/mkey.c to write a port again (no include cycle) */
+	int (*end_port)(struct pass *g, uint32_t port, uint16_t sm_lid);
 };
 
 #endif

@@ -6,10 +6,13 @@
 #include <infiniband/mad.h>
 #include "base/log.h"
 #include "fabric/dr.h"
+#include "program/mkey.h"
 #include "program/portinfo.h"
 
-/* cookie kinds; a read-back's sub is the Set's status (low byte) << 8 | the state it wanted */
+/* cookie kinds; a read-back's sub is the Set's status (low byte) << 8 | the state it wanted;
+ * a Set's sub is PI_SETS_MKEY when it writes the M_Key fields we want */
 enum { PI_SET = 0, PI_READBACK = 1 };
+#define PI_SETS_MKEY 1
 
 static void on_portinfo(struct transport *t, const struct smp_req *r, int status,
 			const uint8_t *data, void *ctx);
@@ -39,6 +42,9 @@ static void on_portinfo(struct transport *t, const struct smp_req *r, int status
 		read_back(g, port, status, (uint8_t)mad_get_field((void *)r->data, 0, IB_PORT_STATE_F));
 		return;
 	}
+	if (status < 0 && smp_cookie_kind(r->cookie) == PI_SET &&
+	    smp_cookie_sub(r->cookie) == PI_SETS_MKEY && mkey_port_recover(g, port))
+		return; /* the port may hold a key we did not present */
 	if (status != 0) {
 		smp_status_text(status, why, sizeof(why));
 		g->failed++;
@@ -49,6 +55,8 @@ static void on_portinfo(struct transport *t, const struct smp_req *r, int status
 		return;
 	}
 	memcpy(g->f->px[port].portinfo, data, SMP_DATA_SIZE);
+	if (smp_cookie_kind(r->cookie) == PI_SET && smp_cookie_sub(r->cookie) == PI_SETS_MKEY)
+		mkey_port_written(g, port, r->data, data);
 	uint8_t now = (uint8_t)mad_get_field((void *)data, 0, IB_PORT_STATE_F);
 	g->state[port] = now;
 	uint8_t want = (uint8_t)smp_cookie_sub(r->cookie);
@@ -60,16 +68,21 @@ static void on_portinfo(struct transport *t, const struct smp_req *r, int status
 	}
 }
 
-static void submit_set(struct pass *g, uint32_t port, const uint8_t *pi)
+static void submit_set_sub(struct pass *g, uint32_t port, const uint8_t *pi, uint16_t sub)
 {
 	struct smp_req r;
 	const struct ibsm_port *p = &g->f->ports[port];
 	if (fabric_smp_to_port(&r, g->f, port, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, p->num,
-			       on_portinfo, g, smp_cookie(PI_SET, port, 0)) < 0)
+			       on_portinfo, g, smp_cookie(PI_SET, port, sub)) < 0)
 		return;
 	memcpy(r.data, pi, SMP_DATA_SIZE);
 	transport_submit(g->t, &r);
 	g->sets++;
+}
+
+static void submit_set(struct pass *g, uint32_t port, const uint8_t *pi)
+{
+	submit_set_sub(g, port, pi, 0);
 }
 
 /* Read-modify-write base: the last PortInfo with no state/phys-state change requested. */
@@ -127,6 +140,7 @@ int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid)
 		mad_set_field(pi, 0, IB_PORT_NEIGHBOR_MTU_F, mtu);
 		mad_set_field(pi, 0, IB_PORT_OPER_VLS_F, vls);
 	}
+	int mkey_changed = mkey_port_fields(g, port, pi);
 	int rereg = g->first_master && (mad_get_field(pi, 0, IB_PORT_CAPMASK_F) & IB_CAP_CLIENT_REREG);
 	if (rereg)
 		mad_set_field(pi, 0, IB_PORT_CLIENT_REREG_F, 1);
@@ -134,10 +148,10 @@ int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid)
 	int changed = mad_get_field((void *)old, 0, IB_PORT_LID_F) != p->lid ||
 		      mad_get_field((void *)old, 0, IB_PORT_SMLID_F) != sm_lid ||
 		      mad_get_field((void *)old, 0, IB_PORT_LMC_F) != p->lmc ||
-		      memcmp(old_prefix, prefix, sizeof(prefix)) || ca_in_init || rereg;
+		      memcmp(old_prefix, prefix, sizeof(prefix)) || ca_in_init || rereg || mkey_changed;
 	if (!changed)
 		return 0;
-	submit_set(g, port, pi);
+	submit_set_sub(g, port, pi, PI_SETS_MKEY);
 	return 1;
 }
 

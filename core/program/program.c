@@ -17,6 +17,7 @@ struct programmer {
 	volatile int *stop;
 	struct lft_memory *lft;
 	struct pkey_memory *pkey;
+	GHashTable *mkey_written; /* port GUID -> M_Key fields last written (portinfo.h) */
 };
 
 struct programmer *programmer_new(struct transport *t, volatile int *stop)
@@ -26,6 +27,7 @@ struct programmer *programmer_new(struct transport *t, volatile int *stop)
 	p->stop = stop;
 	p->lft = lft_memory_new();
 	p->pkey = pkey_memory_new();
+	p->mkey_written = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, g_free);
 	return p;
 }
 
@@ -35,6 +37,7 @@ void programmer_free(struct programmer *p)
 		return;
 	lft_memory_free(p->lft);
 	pkey_memory_free(p->pkey);
+	g_hash_table_destroy(p->mkey_written);
 	g_free(p);
 }
 
@@ -43,6 +46,7 @@ void programmer_forget(struct programmer *p)
 	lft_memory_free(p->lft);
 	p->lft = lft_memory_new();
 	pkey_memory_forget(p->pkey);
+	g_hash_table_remove_all(p->mkey_written);
 }
 
 static void drain(struct pass *g)
@@ -55,6 +59,7 @@ static void end_ports(struct pass *g, struct phase_log *pl)
 {
 	struct fabric *f = g->f;
 	uint16_t sm_lid = f->pub.sm_port != IBSM_NONE ? f->ports[f->pub.sm_port].lid : 0;
+	g->sm_lid = sm_lid;
 	uint32_t n = 0;
 	phase_begin(pl, "lids");
 	if (f->pub.sm_port != IBSM_NONE) {
@@ -122,7 +127,8 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 		   const struct sm_options *o, const struct part_policy *partitions,
 		   struct phase_log *pl, int first_master, struct program_report *rep)
 {
-	struct pass g = { .t = p->t, .lft_mem = p->lft, .pkey_mem = p->pkey, .stop = p->stop, .f = f,
+	struct pass g = { .t = p->t, .lft_mem = p->lft, .pkey_mem = p->pkey, .mkey_written = p->mkey_written,
+			  .end_port = portinfo_end_port, .stop = p->stop, .f = f,
 			  .o = o, .lft = r->lft, .stride = r->stride, .first_master = first_master,
 			  .enforce_pkeys = partitions != NULL };
 	memset(rep, 0, sizeof(*rep));

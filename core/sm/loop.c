@@ -125,6 +125,7 @@ static void reload(struct loop *l)
 	/* what only applies at start stays as it was */
 	l->sm->opt->reassign_lids = 0;
 	options_free(&old);
+	sm_apply_mkey(l->sm); /* ports keep their keys until the next sweep writes the new ones */
 	log_set_level(l->sm->opt->verbosity);
 	policies_load_partitions(l->sm); /* re-read -P (a bad file keeps the policy in force) */
 }

@@ -189,6 +189,7 @@ static int bind_port(struct sm *sm, struct local_port *lp)
 	struct transport_cfg tc = { .window = sm->opt->window, .timeout_ms = sm->opt->timeout_ms,
 				    .retries = sm->opt->retries, .persist = 1 };
 	sm->t = transport_new(&io, &tc);
+	sm_apply_mkey(sm);
 	sm->dispatch = dispatch_new(sm->t);
 	sminfo_agent_register(sm);
 	traps_agent_register(sm);

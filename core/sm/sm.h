@@ -60,4 +60,14 @@ struct sm {
 	double t_start;
 };
 
+/* The M_Key settings of the configuration in force, handed to the transport (at start, and
+ * after each SIGHUP that took a new configuration). */
+static inline void sm_apply_mkey(struct sm *sm)
+{
+	struct mkey_cfg c = { .secret = sm->opt->m_key, .protect = sm->opt->m_key_protect,
+			      .lease_s = (uint16_t)sm->opt->m_key_lease, .per_port = sm->opt->m_key_per_port };
+	if (sm->t)
+		transport_set_mkey(sm->t, &c);
+}
+
 #endif

@@ -25,6 +25,8 @@ struct fake_port {
 	uint8_t pi[SMP_DATA_SIZE]; /* PortInfo as the port holds it */
 	uint32_t pkey_cap;
 	uint16_t *pkeys;           /* [pkey_cap] */
+	int64_t lease_until;       /* M_Key lease running until (monotonic us), 0: not running */
+	uint32_t mkey_violations;  /* SMPs refused for their M_Key */
 };
 
 struct fake_node {
@@ -276,9 +278,9 @@ static int do_nodedesc(struct fsma *fk, struct smp *s)
 }
 
 /* PortInfo Set: validated first (a refused Set changes nothing), then what a port stores:
- * LID, MasterSMLID, LMC, GID prefix and SubnetTimeout on end ports; NeighborMTU, OperVLs,
- * HOQLife, VLStallCount and the enforcement bits on any port; then the state step. M_Key and
- * ClientReregister are not stored (nothing here reads them back). */
+ * LID, MasterSMLID, LMC, GID prefix, SubnetTimeout and M_Key, ProtectBits, LeasePeriod on end
+ * ports; NeighborMTU, OperVLs, HOQLife, VLStallCount and the enforcement bits on any port;
+ * then the state step. ClientReregister is not stored (nothing here reads it back). */
 static int portinfo_set(struct fsma *fk, uint32_t port, const uint8_t *req)
 {
 	struct fake_port *fp = &fk->ports[port];
@@ -299,6 +301,9 @@ static int portinfo_set(struct fsma *fk, uint32_t port, const uint8_t *req)
 		mad_get_array(rq, 0, IB_PORT_GID_PREFIX_F, prefix);
 		mad_set_array(pi, 0, IB_PORT_GID_PREFIX_F, prefix);
 		mad_set_field(pi, 0, IB_PORT_SUBN_TIMEOUT_F, mad_get_field(rq, 0, IB_PORT_SUBN_TIMEOUT_F));
+		mad_set_field64(pi, 0, IB_PORT_MKEY_F, mad_get_field64(rq, 0, IB_PORT_MKEY_F));
+		mad_set_field(pi, 0, IB_PORT_MKEY_PROT_BITS_F, mad_get_field(rq, 0, IB_PORT_MKEY_PROT_BITS_F));
+		mad_set_field(pi, 0, IB_PORT_MKEY_LEASE_F, mad_get_field(rq, 0, IB_PORT_MKEY_LEASE_F));
 	}
 	if (mtu)
 		mad_set_field(pi, 0, IB_PORT_NEIGHBOR_MTU_F, mtu);
@@ -531,6 +536,33 @@ static int handle(struct fsma *fk, struct fsma_rec *rec, uint8_t method, uint8_t
 	return MAD_STATUS_UNSUP_METHOD_ATTR;
 }
 
+/* The M_Key check of IBA 14.2.4 at management port mport (a CA port, a switch's port 0). */
+enum { MK_PASS, MK_HIDE, MK_FAIL };
+static int mkey_check(struct fsma *fk, uint32_t mport, uint64_t key, uint8_t method)
+{
+	struct fake_port *fp = &fk->ports[mport];
+	uint64_t held = mad_get_field64(fp->pi, 0, IB_PORT_MKEY_F);
+	unsigned lease = mad_get_field(fp->pi, 0, IB_PORT_MKEY_LEASE_F);
+	int64_t now = g_get_monotonic_time();
+	if (fp->lease_until && now >= fp->lease_until) { /* the lease ran out: protection off */
+		mad_set_field(fp->pi, 0, IB_PORT_MKEY_PROT_BITS_F, 0);
+		fp->lease_until = 0;
+	}
+	if (!held || key == held) {
+		fp->lease_until = 0;
+		return MK_PASS;
+	}
+	unsigned protect = mad_get_field(fp->pi, 0, IB_PORT_MKEY_PROT_BITS_F);
+	if (method == IB_MAD_METHOD_GET && protect == 0)
+		return MK_PASS;
+	if (method == IB_MAD_METHOD_GET && protect == 1)
+		return MK_HIDE;
+	fp->mkey_violations++;
+	if (lease && !fp->lease_until)
+		fp->lease_until = now + (int64_t)lease * 1000000;
+	return MK_FAIL;
+}
+
 static void serve_request(struct fsma *fk, const uint8_t *umad, int len)
 {
 	const uint8_t *mad = umad_get_mad((void *)umad);
@@ -552,12 +584,16 @@ static void serve_request(struct fsma *fk, const uint8_t *umad, int len)
 	int answer = BOUNCE, lost = 0;
 	if (rec.node != FSMA_ANY) {
 		rec.port = fk->nodes[rec.node].port0 + rec.in_port;
-		/* M_Key check: when ports carry an M_Key, it goes here, before any fault or handler:
-		 * the request's M_Key (IB_MAD_MKEY_F) against the target port's PortInfo.M_Key and
-		 * protection bits; a Get that fails answers with M_Key zeroed or not at all, a Set
-		 * that fails is dropped and MKeyViolations counts it. */
+		/* M_Key first (SMInfo goes to the SM, not the SMA): a request failing it is dropped
+		 * (a real SMA sends a Bad M_Key trap); a Get at ProtectBits 1 is answered with the
+		 * M_Key hidden */
+		const struct fake_node *tn = &fk->nodes[rec.node];
+		uint32_t mport = is_switch(fk, rec.node) ? tn->port0 : rec.port;
+		int mk = rec.attr == IB_ATTR_SMINFO ? MK_PASS :
+			 mkey_check(fk, mport, mad_get_field64((void *)mad, 0, IB_MAD_MKEY_F), rec.method);
 		struct fsma_fault fault = { 0 };
-		enum fsma_action act = take_fault(fk, &rec, &fault) ? fault.action : 0;
+		enum fsma_action act = mk == MK_FAIL ? FSMA_DROP :
+				       take_fault(fk, &rec, &fault) ? fault.action : 0;
 		if (act == FSMA_STATUS) {
 			answer = handle(fk, &rec, IB_MAD_METHOD_GET, resp); /* not applied */
 			if (answer != BOUNCE)
@@ -567,6 +603,8 @@ static void serve_request(struct fsma *fk, const uint8_t *umad, int len)
 			memcpy(resp, rec.data, SMP_DATA_SIZE);
 		} else if (act != FSMA_DROP && act != FSMA_BOUNCE) {
 			answer = handle(fk, &rec, rec.method, resp);
+			if (mk == MK_HIDE && rec.attr == IB_ATTR_PORT_INFO)
+				mad_set_field64(resp, 0, IB_PORT_MKEY_F, 0);
 		}
 		lost = act == FSMA_DROP || act == FSMA_LOSE_ANSWER;
 	}
@@ -911,4 +949,23 @@ struct routing_result *fsma_shortest_routes(struct fabric *f)
 	}
 	g_free(hops);
 	return r;
+}
+
+void fsma_port_set_mkey(struct fsma *fk, uint32_t port, uint64_t key, uint8_t protect, uint16_t lease)
+{
+	uint8_t *pi = fk->ports[port].pi;
+	mad_set_field64(pi, 0, IB_PORT_MKEY_F, key);
+	mad_set_field(pi, 0, IB_PORT_MKEY_PROT_BITS_F, protect);
+	mad_set_field(pi, 0, IB_PORT_MKEY_LEASE_F, lease);
+	fk->ports[port].lease_until = 0;
+}
+
+void fsma_port_mkey(const struct fsma *fk, uint32_t port, uint64_t *key, uint8_t *protect,
+		    uint16_t *lease, uint32_t *violations)
+{
+	const uint8_t *pi = fk->ports[port].pi;
+	*key = mad_get_field64((void *)pi, 0, IB_PORT_MKEY_F);
+	*protect = (uint8_t)mad_get_field((void *)pi, 0, IB_PORT_MKEY_PROT_BITS_F);
+	*lease = (uint16_t)mad_get_field((void *)pi, 0, IB_PORT_MKEY_LEASE_F);
+	*violations = fk->ports[port].mkey_violations;
 }

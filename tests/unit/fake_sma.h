@@ -143,6 +143,16 @@ struct fsma_sm {
 
 void fsma_set_other_sm(struct fsma *fk, const struct fsma_sm *sm);
 
+/* ---- M_Key ----------------------------------------------------------------------------------
+ * Every SMP but SMInfo is checked against the M_Key of its management port (a CA port, a
+ * switch's port 0) as IBA 14.2.4 has it: a port with M_Key 0 or a request presenting its key
+ * passes (and stops a running lease); otherwise a Get passes at ProtectBits 0, passes with the
+ * M_Key hidden at 1, and is dropped at 2-3, as is any Set; a drop counts a violation and
+ * starts the lease (LeasePeriod seconds), whose end clears ProtectBits. */
+void fsma_port_set_mkey(struct fsma *fk, uint32_t port, uint64_t key, uint8_t protect, uint16_t lease);
+void fsma_port_mkey(const struct fsma *fk, uint32_t port, uint64_t *key, uint8_t *protect,
+		    uint16_t *lease, uint32_t *violations);
+
 /* ---- requests to the SM ------------------------------------------------------------------------
  * Queues a request from elsewhere for the SM's port (the transport sees an unsolicited MAD);
  * data may be NULL. Whatever the SM sends back is kept, in order, as 256-byte MADs. */

@@ -131,7 +131,7 @@ static void test_opensm_conf(void)
 {
 	log_to_tmp();
 	char *f = write_tmp("opensm.conf", "#\n# DEVICE ATTRIBUTES OPTIONS\n#\nguid 0x0002c90000000001\n\n"
-					   "m_key 0x0000000000000000\nlmc 1\nrouting_engine (null)\n"
+					   "m_key 0x0000000000000000\nm_key_lookup TRUE\nlmc 1\nrouting_engine (null)\n"
 					   "reassign_lids TRUE\nsweep_on_trap TRUE\nlog_flags 0x03\n"
 					   "head_of_queue_lifetime 0x13\nmax_wire_smps 4\ndump_files_dir /var/tmp/\n");
 	struct sm_options o;
@@ -149,7 +149,7 @@ static void test_opensm_conf(void)
 	options_free(&o);
 	char *text = logged();
 	g_assert_nonnull(strstr(text, "CFG-0003"));
-	g_assert_nonnull(strstr(text, "m_key, sweep_on_trap"));
+	g_assert_nonnull(strstr(text, "m_key_lookup, sweep_on_trap")); /* m_key is ibsm's now */
 	g_free(text);
 
 	/* a key neither ibsm nor OpenSM has: file:line:col */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* mkey.c - per-port M_Keys from one secret (mad/mkey.h). */
+#include <glib.h>
+#include "mad/mkey.h"
+
+static void be64(uint64_t v, guchar out[8])
+{
+	for (int i = 0; i < 8; i++)
+		out[i] = (guchar)(v >> (56 - 8 * i));
+}
+
+uint64_t mkey_for_guid(const struct mkey_cfg *c, uint64_t port_guid)
+{
+	if (!mkey_enabled(c))
+		return 0;
+	if (!c->per_port)
+		return c->secret;
+	guchar key[8], msg[8], digest[32];
+	gsize len = sizeof(digest);
+	be64(c->secret, key);
+	be64(port_guid, msg);
+	GHmac *h = g_hmac_new(G_CHECKSUM_SHA256, key, sizeof(key));
+	g_hmac_update(h, msg, sizeof(msg));
+	g_hmac_get_digest(h, digest, &len);
+	g_hmac_unref(h);
+	uint64_t k = 0;
+	for (int i = 0; i < 8; i++)
+		k = k << 8 | digest[i];
+	return k ? k : 1; /* 0 would mean "unprotected" */
+}
