@@ -18,6 +18,8 @@
 #define IB_CAP_CLIENT_REREG       (1u << 25)
 
 /* PortInfo.PortPhysicalState */
+#define IB_PHYS_POLLING   2
+#define IB_PHYS_DISABLED  3
 #define IB_PHYS_LINKUP    5
 
 /* SMInfo.SMState */

@@ -183,6 +183,28 @@ int portinfo_switch_port(struct pass *g, uint32_t port)
 	return 1;
 }
 
+uint32_t portinfo_enable_disabled(struct pass *g)
+{
+	uint32_t n = 0;
+	for (uint32_t s = 0; s < g->f->pub.n_switches; s++) {
+		const struct ibsm_node *node = &g->f->nodes[g->f->switches[s].node];
+		for (uint32_t pn = 1; pn <= node->nports; pn++) {
+			uint32_t port = node->port0 + pn;
+			if (!g->f->px[port].have_portinfo || g->f->px[port].phys_state != IB_PHYS_DISABLED)
+				continue;
+			LOG_I("PIN-0002", "port %u of switch 0x%016" PRIx64 " (%s) was disabled by someone "
+			      "else (with M_Key protection only the SM may): enabled again", pn, node->guid,
+			      node->desc);
+			uint8_t pi[SMP_DATA_SIZE];
+			pi_base(g, port, pi);
+			mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, IB_PHYS_POLLING);
+			submit_set(g, port, pi);
+			n++;
+		}
+	}
+	return n;
+}
+
 int portinfo_linked(const struct fabric *f, uint32_t port)
 {
 	const struct ibsm_port *p = &f->ports[port];

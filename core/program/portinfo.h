@@ -17,6 +17,10 @@ int portinfo_switch_port(struct pass *g, uint32_t port);
 /* Moves every linked port in state `from` to `to` (with need_peer: only where the peer is in
  * `from` or `to` too). Returns the number of Sets queued. */
 uint32_t portinfo_step_state(struct pass *g, uint8_t from, uint8_t to, int need_peer);
+/* With M_Key protection on, only the SM may disable a port and ibsm never does: every switch
+ * port read Disabled was disabled by someone else and is set to Polling again (PIN-0002).
+ * Returns how many; the link trains and the next sweep brings it up. */
+uint32_t portinfo_enable_disabled(struct pass *g);
 /* Is port a switch or CA port with a link whose PortInfo was read? */
 int portinfo_linked(const struct fabric *f, uint32_t port);
 /* PortInfo payload of a switch external port: PartitionEnforcementInbound/Outbound when

@@ -138,6 +138,7 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 	uint32_t nblocks = r->stride ? lft_nblocks(r->stride) : 0;
 
 	end_ports(&g, pl);
+	uint32_t enabled = mkey_enabled(transport_mkey(g.t)) ? portinfo_enable_disabled(&g) : 0;
 	rep->lft_blocks_read = switch_ports(&g, pl, nblocks);
 
 	phase_begin(pl, "pkeys");
@@ -160,7 +161,7 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 	drain(&g);
 	phase_end(pl, "%u ports ACTIVE", n_act);
 
-	rep->not_active = not_active_ports(&g);
+	rep->not_active = not_active_ports(&g) + enabled; /* their links come up by the next sweep */
 	rep->failed = g.failed;
 	rep->failures = g.failures;
 	rep->writes = g.sets + rep->lft_blocks_written; /* g.sets counts PortInfo, SwitchInfo, P_Key */

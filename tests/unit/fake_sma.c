@@ -13,6 +13,7 @@
 #include "fake_sma.h"
 
 #define PHYS_POLLING 2
+#define PHYS_DISABLED 3
 #define LINK_DOWN_DEFAULT_POLLING 2
 #define MTU_256 1
 #define BOUNCE (-1)            /* a handler's answer: undeliverable (umad status 110) */
@@ -220,6 +221,20 @@ static void link_retrain(struct fsma *fk, uint32_t port)
 	}
 }
 
+/* PortPhysicalState Polling written to a Disabled port: its link trains again (LinkUp, INIT at
+ * both ends) if the peer is not disabled itself. */
+static void port_enable(struct fsma *fk, uint32_t port)
+{
+	uint32_t peer = fk->ports[port].peer;
+	int up = peer != IBSM_NONE &&
+		 mad_get_field(fk->ports[peer].pi, 0, IB_PORT_PHYS_STATE_F) != PHYS_DISABLED;
+	mad_set_field(fk->ports[port].pi, 0, IB_PORT_PHYS_STATE_F, up ? IB_PHYS_LINKUP : PHYS_POLLING);
+	if (up) {
+		mad_set_field(fk->ports[peer].pi, 0, IB_PORT_PHYS_STATE_F, IB_PHYS_LINKUP);
+		link_retrain(fk, port);
+	}
+}
+
 /* The one-step state machine of a PortInfo Set: DOWN from anywhere (the link retrains to INIT),
  * ARMED only from INIT, ACTIVE only from ARMED and only while the peer is ARMED or ACTIVE;
  * anything else (INIT, the state the port is in, reserved values) is invalid. */
@@ -313,7 +328,13 @@ static int portinfo_set(struct fsma *fk, uint32_t port, const uint8_t *req)
 	mad_set_field(pi, 0, IB_PORT_VL_STALL_COUNT_F, mad_get_field(rq, 0, IB_PORT_VL_STALL_COUNT_F));
 	mad_set_field(pi, 0, IB_PORT_PART_EN_INB_F, mad_get_field(rq, 0, IB_PORT_PART_EN_INB_F));
 	mad_set_field(pi, 0, IB_PORT_PART_EN_OUTB_F, mad_get_field(rq, 0, IB_PORT_PART_EN_OUTB_F));
-	if (want == IBSM_STATE_DOWN)
+	uint8_t phys = (uint8_t)mad_get_field(rq, 0, IB_PORT_PHYS_STATE_F);
+	if (phys == PHYS_DISABLED && fp->num)
+		fsma_port_disable(fk, port);
+	else if (phys == PHYS_POLLING && fp->num &&
+		 mad_get_field(pi, 0, IB_PORT_PHYS_STATE_F) == PHYS_DISABLED)
+		port_enable(fk, port);
+	else if (want == IBSM_STATE_DOWN)
 		link_retrain(fk, port);
 	else if (want)
 		set_state(fk, port, want);
@@ -968,4 +989,11 @@ void fsma_port_mkey(const struct fsma *fk, uint32_t port, uint64_t *key, uint8_t
 	*protect = (uint8_t)mad_get_field((void *)pi, 0, IB_PORT_MKEY_PROT_BITS_F);
 	*lease = (uint16_t)mad_get_field((void *)pi, 0, IB_PORT_MKEY_LEASE_F);
 	*violations = fk->ports[port].mkey_violations;
+}
+
+void fsma_port_disable(struct fsma *fk, uint32_t port)
+{
+	g_assert_cmpuint(port, <, fk->n_ports);
+	fsma_link_down(fk, port);
+	mad_set_field(fk->ports[port].pi, 0, IB_PORT_PHYS_STATE_F, PHYS_DISABLED);
 }

@@ -149,6 +149,9 @@ void fsma_set_other_sm(struct fsma *fk, const struct fsma_sm *sm);
  * passes (and stops a running lease); otherwise a Get passes at ProtectBits 0, passes with the
  * M_Key hidden at 1, and is dropped at 2-3, as is any Set; a drop counts a violation and
  * starts the lease (LeasePeriod seconds), whose end clears ProtectBits. */
+/* PortPhysicalState Disabled, as an outsider's Set (or `ibportstate disable`) leaves a port:
+ * both ends DOWN, this one Disabled, the peer Polling. A PortInfo Set of Polling enables it. */
+void fsma_port_disable(struct fsma *fk, uint32_t port);
 void fsma_port_set_mkey(struct fsma *fk, uint32_t port, uint64_t key, uint8_t protect, uint16_t lease);
 void fsma_port_mkey(const struct fsma *fk, uint32_t port, uint64_t *key, uint8_t *protect,
 		    uint16_t *lease, uint32_t *violations);

@@ -3,7 +3,8 @@
  * ProtectBits and lease period, every SMP of the next sweep presenting the right key (one that
  * did not would be dropped and counted as a violation), an outsider without the key refused,
  * a port whose key someone changed written back (its key read when shown, after its lease
- * period when hidden), and a new secret taking over from the old one. Judged from what the
+ * period when hidden), a new secret taking over from the old one, and a switch port someone
+ * disabled enabled again (only with M_Key on: without it an administrator's disable stands). Judged from what the
  * fake SMAs hold and counted. */
 #include <string.h>
 #include <infiniband/mad.h>
@@ -216,6 +217,50 @@ static void test_new_secret(void)
 	fsma_bed_clear(&b);
 }
 
+/* Someone disabled a switch port (ibportstate ... disable; ibsim and this fake let anyone):
+ * with M_Key protection on only the SM may, so the next pass sets it to Polling, the link
+ * trains and the sweep after finds the fabric whole. Without M_Key the administrator's
+ * disable stands. */
+static void restore_case(int protect_on)
+{
+	struct mkey_cfg on = { .secret = SECRET, .protect = 1, .per_port = 1 }, off = { 0 };
+	struct fsma_bed b;
+	bed(&b, protect_on ? &on : &off);
+	struct program_report rep;
+	g_assert_cmpint(sweep(&b, 1, &rep), ==, 0);
+	/* the port of a host-facing switch port, as the next discovery would read it */
+	uint32_t ca = some_ca_port(&b), port = b.f->ports[ca].peer;
+	fsma_port_disable(b.fk, port);
+	b.f->px[port].phys_state = 3;
+	mad_set_field(b.f->px[port].portinfo, 0, IB_PORT_PHYS_STATE_F, 3);
+	uint32_t mark = fsma_nrec(b.fk);
+	fsma_bed_program(&b, NULL, 0, &rep);
+	uint32_t enables = 0;
+	for (uint32_t i = mark; i < fsma_nrec(b.fk); i++) {
+		const struct fsma_rec *r = fsma_rec(b.fk, i);
+		if (r->method == IB_MAD_METHOD_SET && r->attr == IB_ATTR_PORT_INFO && r->port == port &&
+		    mad_get_field((void *)r->data, 0, IB_PORT_PHYS_STATE_F) == 2)
+			enables++;
+	}
+	g_assert_cmpuint(enables, ==, protect_on ? 1 : 0);
+	if (protect_on) {
+		g_assert_cmpuint(rep.not_active, >, 0); /* incomplete: swept again */
+		g_assert_cmpint(sweep(&b, 0, &rep), ==, 0); /* whole again (asserted) */
+		g_assert_cmpuint(rep.not_active, ==, 0);
+	}
+	fsma_bed_clear(&b);
+}
+
+static void test_restore_disabled(void)
+{
+	restore_case(1);
+}
+
+static void test_admin_disable_stands(void)
+{
+	restore_case(0);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -225,5 +270,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/mkey/key_changed_shown", test_key_changed_shown);
 	g_test_add_func("/mkey/key_hidden_lease", test_key_hidden_lease);
 	g_test_add_func("/mkey/new_secret", test_new_secret);
+	g_test_add_func("/mkey/restore_disabled", test_restore_disabled);
+	g_test_add_func("/mkey/admin_disable_stands", test_admin_disable_stands);
 	return g_test_run();
 }
