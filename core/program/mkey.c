@@ -42,16 +42,24 @@ static int same(const struct mkey_fields *a, const struct mkey_fields *b)
 int mkey_port_fields(struct pass *g, uint32_t port, uint8_t *pi)
 {
 	struct mkey_fields w, held;
-	wanted(g, port, &w);
+	uint64_t guid = g->f->ports[port].guid;
+	const struct mkey_memory *last = g->mkey_written ? g_hash_table_lookup(g->mkey_written, &guid) : NULL;
 	read_fields(g->f->px[port].portinfo, &held);
+	if (!mkey_enabled(transport_mkey(g->t)) && !(last && last->written.key)) {
+		/* protection off and never keyed by us: the port's M_Key fields are not ours to
+		 * change (pi carries them as read) */
+		mad_set_field64(pi, 0, IB_PORT_MKEY_F, held.key);
+		mad_set_field(pi, 0, IB_PORT_MKEY_PROT_BITS_F, held.protect);
+		mad_set_field(pi, 0, IB_PORT_MKEY_LEASE_F, held.lease);
+		return 0;
+	}
+	wanted(g, port, &w);
 	mad_set_field64(pi, 0, IB_PORT_MKEY_F, w.key);
 	mad_set_field(pi, 0, IB_PORT_MKEY_PROT_BITS_F, w.protect);
 	mad_set_field(pi, 0, IB_PORT_MKEY_LEASE_F, w.lease);
 	if (same(&w, &held))
 		return 0;
 	/* a port that does not keep these fields (ibsim) reads as it did after our last write */
-	uint64_t guid = g->f->ports[port].guid;
-	const struct mkey_memory *last = g->mkey_written ? g_hash_table_lookup(g->mkey_written, &guid) : NULL;
 	return !(last && same(&last->written, &w) && same(&last->answered, &held));
 }
 

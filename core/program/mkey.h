@@ -11,7 +11,8 @@
 #include "program/pass.h"
 
 /* Puts the wanted M_Key, ProtectBits and lease period into pi (a PortInfo to be written to
- * management port `port`); 1 when the port holds something else. A port that reads as it
+ * management port `port`); 1 when the port holds something else. With protection off, a port
+ * we never keyed keeps the fields it holds (0: nothing to write); one we keyed is cleared. A port that reads as it
  * answered our last write of exactly these (ibsim keeps no M_Key) is taken as holding them. */
 int mkey_port_fields(struct pass *g, uint32_t port, uint8_t *pi);
 /* Our Set of pi to `port` was taken (answer: its GetResp data): SMPs to it present the key it

@@ -24,7 +24,7 @@ import daemon_util as du  # noqa: E402
 
 SMINFO_STANDBY, SMINFO_MASTER = 2, 3
 POLL_S = 60
-tap = h.start(plan=21, timeout=600, need=("sminfo", "smpquery", "opensm"))
+tap = h.start(plan=20, timeout=600, need=("sminfo", "smpquery", "opensm"))
 net = h.need_fabric(tap, "ftree-small.net")
 if h.sm_override():
     tap.skip_all("IBSM_SM_CMD set: this test is about ibsm's own handover")
