@@ -53,9 +53,12 @@ static void on_ack_sent(struct transport *t, const struct smp_req *r, int status
 			const uint8_t *data, void *ctx)
 {
 	(void)t; (void)r; (void)data; (void)ctx;
-	if (status != 0) /* OpenSM steps down on the answer to its HANDOVER and refuses an ACK */
-		LOG_I("SMI-0009", "the old master did not take our ACKNOWLEDGE (%d); taking over all "
-		      "the same", status);
+	char why[64];
+	if (status != 0) { /* OpenSM steps down on the answer to its HANDOVER and refuses an ACK */
+		smp_status_text(status, why, sizeof(why));
+		LOG_I("SMI-0009", "the old master did not take our ACKNOWLEDGE (%s); taking over all "
+		      "the same", why);
+	}
 }
 
 /* HANDOVER to us: accepted while STANDBY from an SM of our domain (1). The old master is sent
@@ -159,7 +162,9 @@ static void on_sminfo(struct transport *t, const struct smp_req *r, int status,
 	(void)t;
 	struct smi_query *q = ctx;
 	if (status != 0) {
-		LOG_V("SMI-0001", "SMInfo query over %u hops: no answer (%d)", r->hops, status);
+		char why[64];
+		smp_status_text(status, why, sizeof(why));
+		LOG_V("SMI-0001", "SMInfo query over %u hops: no answer (%s)", r->hops, why);
 		return;
 	}
 	struct sm *sm = q->sm;
