@@ -193,6 +193,7 @@ static int bind_port(struct sm *sm, struct local_port *lp)
 	sm->dispatch = dispatch_new(sm->t);
 	sminfo_agent_register(sm);
 	traps_agent_register(sm);
+	sm->sa = sa_new(sm->dispatch);
 	sm->prog = programmer_new(sm->t, &sm->stop);
 	phase_log_init(&sm->phases, sm->t, sm->opt->progress);
 	return 0;
@@ -324,6 +325,7 @@ static void sm_release(struct sm *sm)
 		transport_quiesce(sm->t, 2 * sm->opt->timeout_ms);
 	sweep_set_live(sm, NULL);
 	traps_agent_unregister(sm);
+	sa_free(sm->sa);
 	dispatch_free(sm->dispatch);
 	programmer_free(sm->prog);
 	transport_free(sm->t);

@@ -17,12 +17,14 @@
 #include "routing/chain.h"
 #include "routing/result.h"
 #include "routing/ucast_cache.h"
+#include "sa/agent.h"
 
 struct sm {
 	struct sm_options *opt;
 	struct transport *t;           /* NULL offline */
 	struct smdev *dev;
-	struct dispatch *dispatch;     /* SMInfo and trap agents; the SA later */
+	struct dispatch *dispatch;     /* SMInfo, trap and SA agents */
+	struct sa *sa;                 /* the SA agent (NULL offline) */
 	struct phase_log phases;       /* of the sweep in progress */
 	struct routing_chain *chain;   /* engines set up for the configuration in force */
 	struct programmer *prog;       /* what the fabric holds, across sweeps */

@@ -255,8 +255,10 @@ int sweep_heavy(struct sm *sm, GError **err)
 		return -1;
 	if (mastership_phase(sm)) {
 		sm->subnet_up = 0;
+		sa_set_master(sm->sa, 0);
 		return SWEEP_STANDBY;
 	}
+	sa_set_master(sm->sa, 1);
 	struct fabric *f = sm->fabric;
 	if (lid_phase(sm, f, err) < 0)
 		return -1;
@@ -293,6 +295,7 @@ int sweep_heavy(struct sm *sm, GError **err)
 		LOG_E("SWP-0004", "sweep incomplete: %u SMPs failed for good; %u linked ports not ACTIVE",
 		      failures + rep.failures, rep.not_active);
 	sm->subnet_up = complete;
+	sa_publish(sm->sa, f); /* the SA answers from this generation from now on */
 	summarize(sm, f, r->engine);
 	write_dumps(sm, f, r);
 	sweep_set_live(sm, r);

@@ -51,7 +51,8 @@ struct fsma {
 	GArray *faults;            /* struct fsma_fault */
 	GQueue replies;            /* what the SM reads next: answers and injected requests, umad
 	                            * buffers of umad_len bytes, oldest first */
-	GPtrArray *responses;      /* MAD_SIZE copies of what the SM answered */
+	GPtrArray *responses;      /* copies of what the SM answered (the whole MAD, RMPP too) */
+	GArray *response_lens;     /* their lengths (uint32_t) */
 	int umad_len;
 };
 
@@ -139,6 +140,7 @@ struct fsma *fsma_new(const struct fabric *f, uint32_t sm_port)
 	fk->faults = g_array_new(FALSE, TRUE, sizeof(struct fsma_fault));
 	g_queue_init(&fk->replies);
 	fk->responses = g_ptr_array_new_with_free_func(g_free);
+	fk->response_lens = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	fk->umad_len = transport_umad_len();
 	for (uint32_t i = 0; i < fk->n_nodes; i++) {
 		const struct ibsm_node *in = &f->nodes[i];
@@ -191,6 +193,7 @@ void fsma_free(struct fsma *fk)
 	while ((buf = g_queue_pop_head(&fk->replies)))
 		g_free(buf);
 	g_ptr_array_free(fk->responses, TRUE);
+	g_array_free(fk->response_lens, TRUE);
 	g_free(fk);
 }
 
@@ -642,7 +645,11 @@ static int fsma_send(void *ctx, int mgmt_class, void *umad, int len, int timeout
 	struct fsma *fk = ctx;
 	uint8_t *mad = umad_get_mad(umad);
 	if (mad[3] & MAD_METHOD_RESPONSE_BIT) { /* the SM answering a request we injected */
-		g_ptr_array_add(fk->responses, g_memdup2(mad, MAD_SIZE));
+		uint32_t n = len > (int)umad_size() ? (uint32_t)(len - (int)umad_size()) : 0;
+		uint8_t *copy = g_malloc0(n > MAD_SIZE ? n : MAD_SIZE);
+		memcpy(copy, mad, n);
+		g_ptr_array_add(fk->responses, copy);
+		g_array_append_val(fk->response_lens, n);
 		return 0;
 	}
 	serve_request(fk, umad, len);
@@ -848,7 +855,7 @@ void fsma_inject(struct fsma *fk, uint8_t mgmt_class, uint8_t method, uint16_t a
 	uint8_t *mad = umad_get_mad(buf);
 	mad[0] = 1; /* base version */
 	mad[1] = mgmt_class;
-	mad[2] = 1; /* class version */
+	mad[2] = mgmt_class == IB_SA_CLASS ? 2 : 1; /* class version */
 	mad[3] = method;
 	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
 	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
@@ -860,6 +867,19 @@ void fsma_inject(struct fsma *fk, uint8_t mgmt_class, uint8_t method, uint16_t a
 	if (data)
 		memcpy(mad + IB_SMP_DATA_OFFS, data, SMP_DATA_SIZE);
 	g_queue_push_tail(&fk->replies, buf);
+}
+
+void fsma_inject_mad(struct fsma *fk, const uint8_t *mad256)
+{
+	uint8_t *buf = g_malloc0(fk->umad_len);
+	memcpy(umad_get_mad(buf), mad256, MAD_SIZE);
+	g_queue_push_tail(&fk->replies, buf);
+}
+
+uint32_t fsma_response_len(const struct fsma *fk, uint32_t i)
+{
+	g_assert_cmpuint(i, <, fk->response_lens->len);
+	return g_array_index(fk->response_lens, uint32_t, i);
 }
 
 uint32_t fsma_nresponses(const struct fsma *fk)

@@ -163,6 +163,10 @@ void fsma_inject(struct fsma *fk, uint8_t mgmt_class, uint8_t method, uint16_t a
 		 const uint8_t *data, uint64_t tid);
 uint32_t fsma_nresponses(const struct fsma *fk);
 const uint8_t *fsma_response(const struct fsma *fk, uint32_t i);
+/* Its length in bytes (more than one MAD for an RMPP transfer the kernel would segment). */
+uint32_t fsma_response_len(const struct fsma *fk, uint32_t i);
+/* Queues a whole MAD (MAD_SIZE bytes, headers as given) for the SM's port: SA requests. */
+void fsma_inject_mad(struct fsma *fk, const uint8_t *mad256);
 
 /* ---- a test bed ------------------------------------------------------------------------------ */
 struct fsma_bed {

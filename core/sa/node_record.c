@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* node_record.c - NodeRecord (IBA 15.2.5.2): one per switch (its port 0) and one per CA or
+ * router port that has a LID, as OpenSM answers: LID, reserved, the NodeInfo as the SM read
+ * it with that port's GUID and number, the NodeDescription. */
+#include <string.h>
+#include <infiniband/mad.h>
+#include "sa/records.h"
+
+#define NR_SIZE 108
+
+static void node_record(const struct fabric *f, uint32_t node, uint32_t port, GByteArray *out)
+{
+	const struct ibsm_node *n = &f->nodes[node];
+	const struct node_extra *x = &f->nx[node];
+	const struct ibsm_port *p = &f->ports[port];
+	uint8_t rec[NR_SIZE] = { 0 };
+	uint8_t *ni = rec + 4;
+	rec[0] = (uint8_t)(p->lid >> 8);
+	rec[1] = (uint8_t)p->lid;
+	mad_set_field(ni, 0, IB_NODE_BASE_VERS_F, 1);
+	mad_set_field(ni, 0, IB_NODE_CLASS_VERS_F, 1);
+	mad_set_field(ni, 0, IB_NODE_TYPE_F, n->type);
+	mad_set_field(ni, 0, IB_NODE_NPORTS_F, n->nports);
+	mad_set_field64(ni, 0, IB_NODE_SYSTEM_GUID_F, n->sysimg_guid);
+	mad_set_field64(ni, 0, IB_NODE_GUID_F, n->guid);
+	mad_set_field64(ni, 0, IB_NODE_PORT_GUID_F, p->guid);
+	mad_set_field(ni, 0, IB_NODE_PARTITION_CAP_F, x->partition_cap);
+	mad_set_field(ni, 0, IB_NODE_DEVID_F, x->device_id);
+	mad_set_field(ni, 0, IB_NODE_REVISION_F, x->revision);
+	mad_set_field(ni, 0, IB_NODE_LOCAL_PORT_F, n->type == IBSM_SWITCH ? x->local_port : p->num);
+	mad_set_field(ni, 0, IB_NODE_VENDORID_F, x->vendor_id);
+	if (n->desc) /* 64 bytes, NUL-padded, not NUL-terminated when full */
+		memcpy(rec + 44, n->desc, strnlen(n->desc, 64));
+	g_byte_array_append(out, rec, NR_SIZE);
+}
+
+static void build(const struct fabric *f, GByteArray *out)
+{
+	for (uint32_t node = 0; node < f->pub.n_nodes; node++) {
+		const struct ibsm_node *n = &f->nodes[node];
+		if (n->type == IBSM_SWITCH) {
+			if (f->ports[n->port0].lid)
+				node_record(f, node, n->port0, out);
+			continue;
+		}
+		for (uint32_t pn = 1; pn <= n->nports; pn++)
+			if (f->ports[n->port0 + pn].lid)
+				node_record(f, node, n->port0 + pn, out);
+	}
+}
+
+struct sa_kind sa_node_record = {
+	.layout = { .name = "NodeRecord", .attr = 0x11, .size = NR_SIZE, .n = 15,
+		    /* LID, reserved, NodeInfo: BaseVersion, ClassVersion, NodeType, NumPorts,
+		     * SystemImageGUID, NodeGUID, PortGUID, PartitionCap, DeviceID, Revision,
+		     * LocalPortNum, VendorID; NodeDescription */
+		    .width = { 16, 16, 8, 8, 8, 8, 64, 64, 64, 16, 16, 32, 8, 24, 512 } },
+	.build = build,
+};

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* records.h - the SA's records built from one fabric generation: each kind is a layout (its
+ * components, sa/compmask.h) and a builder that appends every record of the generation; the
+ * agent filters them by the request's component mask. */
+#ifndef IBSM_SA_RECORDS_H
+#define IBSM_SA_RECORDS_H
+
+#include <glib.h>
+#include "fabric/model.h"
+#include "sa/compmask.h"
+
+struct sa_kind {
+	struct sa_layout layout;
+	/* appends every record of f (layout.size bytes each) to out */
+	void (*build)(const struct fabric *f, GByteArray *out);
+};
+
+/* The kind serving attribute attr, or NULL. The layouts are checked once (sa_kinds_check). */
+const struct sa_kind *sa_kind_of(uint16_t attr);
+/* 0 when every layout adds up to its record size; else -1 (and the kind's name in *bad). */
+int sa_kinds_check(const char **bad);
+
+#endif

@@ -1,0 +1,169 @@
+/* test_sa.c - the SA agent against a fake port: component-mask matching over record layouts
+ * (byte and sub-byte components, reserved ones, mask bits beyond the layout), and NodeRecord
+ * Get / GetTable answered from a published generation: one record per switch and per CA
+ * port, filtered by LID, GUID or type, the IBA statuses (NO_RECORDS, TOO_MANY_RECORDS,
+ * unsupported attribute, bad class version), the table as one RMPP transfer with the
+ * AttributeOffset of the record, and silence while not master. Judged from the MADs sent. */
+#include <string.h>
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+#include "base/log.h"
+#include "fabric/lid.h"
+#include "fabric_fixture.h"
+#include "fake_sma.h"
+#include "sa/agent.h"
+#include "sa/compmask.h"
+#include "sa/records.h"
+#include "sa/wire.h"
+
+static void test_match(void)
+{
+	struct sa_layout l = { .name = "t", .size = 4, .n = 5, .width = { 4, 4, 8, 1, 15 } };
+	g_assert_cmpint(sa_layout_init(&l), ==, 0);
+	g_assert_cmpuint(l.offset[4], ==, 17);
+	uint8_t a[4] = { 0x12, 0x34, 0x80, 0x05 }, b[4] = { 0x13, 0x34, 0x00, 0x05 };
+	g_assert_true(sa_match(&l, 0, a, b));          /* no component: everything matches */
+	g_assert_true(sa_match(&l, 0x1, a, b));        /* first nibble 1 == 1 */
+	g_assert_false(sa_match(&l, 0x2, a, b));       /* second nibble 2 != 3 */
+	g_assert_true(sa_match(&l, 0x4, a, b));        /* 0x34 */
+	g_assert_false(sa_match(&l, 0x8, a, b));       /* one bit: 1 != 0 */
+	g_assert_true(sa_match(&l, 0x10, a, b));       /* 15 bits */
+	g_assert_true(sa_match(&l, 0x15, a, b));
+	g_assert_false(sa_match(&l, 0x1f, a, b));
+	g_assert_true(sa_match(&l, 1ull << 40, a, b)); /* beyond the layout: reserved, ignored */
+	g_assert_cmphex(sa_bits(a, 4, 8), ==, 0x23);
+	struct sa_layout bad = { .name = "bad", .size = 4, .n = 2, .width = { 16, 8 } };
+	g_assert_cmpint(sa_layout_init(&bad), ==, -1);
+	g_assert_cmpint(sa_kinds_check(NULL), ==, 0);
+	const struct sa_kind *nr = sa_kind_of(0x11);
+	g_assert_nonnull(nr);
+	g_assert_cmpuint(nr->layout.offset[7], ==, 16 * 8); /* NodeGUID: record byte 4 + NodeInfo byte 12 */
+	g_assert_cmpuint(nr->layout.offset[14], ==, 44 * 8);                     /* NodeDescription */
+}
+
+struct sabed {
+	struct fsma_bed b;
+	struct dispatch *d;
+	struct sa *sa;
+};
+
+static void sabed_init(struct sabed *s)
+{
+	struct fabric *shape = fx_line(2, 2, 0);
+	fsma_bed_init(&s->b, shape, fx_ca_port(&shape->pub, 0, 1), 20);
+	fsma_bed_discover(&s->b);
+	s->d = dispatch_new(s->b.t);
+	s->sa = sa_new(s->d);
+	g_assert_nonnull(s->sa);
+	sa_publish(s->sa, s->b.f);
+	sa_set_master(s->sa, 1);
+}
+
+static void sabed_clear(struct sabed *s)
+{
+	sa_free(s->sa);
+	dispatch_free(s->d);
+	fsma_bed_clear(&s->b);
+}
+
+/* Sends an SA request, returns the one response (and its length). */
+static const uint8_t *ask(struct sabed *s, uint8_t method, uint16_t attr, uint64_t mask,
+			  const uint8_t *rec, size_t rec_len, uint32_t *len)
+{
+	uint8_t mad[256] = { 0 };
+	mad[0] = 1;
+	mad[1] = IB_SA_CLASS;
+	mad[2] = 2;
+	mad[3] = method;
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x4242);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
+	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, mask);
+	if (rec)
+		memcpy(mad + IB_SA_DATA_OFFS, rec, rec_len);
+	uint32_t before = fsma_nresponses(s->b.fk);
+	fsma_inject_mad(s->b.fk, mad);
+	transport_poll(s->b.t, 200, 1);
+	if (fsma_nresponses(s->b.fk) == before)
+		return NULL;
+	g_assert_cmpuint(fsma_nresponses(s->b.fk), ==, before + 1);
+	*len = fsma_response_len(s->b.fk, before);
+	const uint8_t *r = fsma_response(s->b.fk, before);
+	g_assert_cmphex(mad_get_field64((void *)r, 0, IB_MAD_TRID_F), ==, 0x4242);
+	g_assert_cmpuint(r[1], ==, IB_SA_CLASS);
+	return r;
+}
+
+static uint16_t status_of(const uint8_t *r)
+{
+	return (uint16_t)mad_get_field((void *)r, 0, IB_MAD_STATUS_F);
+}
+
+static void test_node_records(void)
+{
+	struct sabed s;
+	sabed_init(&s);
+	const struct fabric *f = s.b.f;
+	uint32_t want = f->pub.n_switches; /* switches, plus every CA port with a LID */
+	for (uint32_t p = 0; p < f->pub.n_ports; p++)
+		if (f->nodes[f->ports[p].node].type != IBSM_SWITCH && f->ports[p].num && f->ports[p].lid)
+			want++;
+	g_assert_cmpuint(want, ==, 2 + 4);
+	uint32_t len;
+	/* GetTable, no component: every record, one RMPP transfer, AttributeOffset 112/8 */
+	const uint8_t *r = ask(&s, SA_GETTABLE, 0x11, 0, NULL, 0, &len);
+	g_assert_nonnull(r);
+	g_assert_cmphex(r[3], ==, SA_GETTABLERESP);
+	g_assert_cmphex(status_of(r), ==, 0);
+	g_assert_cmpuint(mad_get_field((void *)r, 0, IB_SA_ATTROFFS_F), ==, 14);
+	g_assert_cmpuint(mad_get_field((void *)r, 0, IB_SA_RMPP_VERS_F), ==, 1);
+	g_assert_cmpuint(mad_get_field((void *)r, 0, IB_SA_RMPP_FLAGS_F) & 1, ==, 1);
+	g_assert_cmpuint(len, ==, IB_SA_DATA_OFFS + want * 112);
+	/* by LID: exactly that port's record; Get and GetTable agree */
+	uint32_t port = fx_ca_port(&f->pub, 1, 1);
+	uint8_t q[108] = { 0 };
+	q[0] = (uint8_t)(f->ports[port].lid >> 8);
+	q[1] = (uint8_t)f->ports[port].lid;
+	r = ask(&s, SA_GET, 0x11, 1, q, sizeof(q), &len);
+	g_assert_cmphex(r[3], ==, SA_GETRESP);
+	g_assert_cmphex(status_of(r), ==, 0);
+	const uint8_t *rec = r + IB_SA_DATA_OFFS;
+	g_assert_cmphex(mad_get_field64((void *)(rec + 4), 0, IB_NODE_PORT_GUID_F), ==, f->ports[port].guid);
+	g_assert_cmphex(mad_get_field64((void *)(rec + 4), 0, IB_NODE_GUID_F), ==, f->nodes[f->ports[port].node].guid);
+	g_assert_cmpuint(mad_get_field((void *)(rec + 4), 0, IB_NODE_LOCAL_PORT_F), ==, 1);
+	g_assert_cmpstr((const char *)rec + 44, ==, f->nodes[f->ports[port].node].desc);
+	/* by NodeType switch: a table of the 2 switches; Get of it: TOO_MANY_RECORDS */
+	uint8_t qt[108] = { 0 };
+	mad_set_field(qt + 4, 0, IB_NODE_TYPE_F, IBSM_SWITCH);
+	r = ask(&s, SA_GETTABLE, 0x11, 1u << 4, qt, sizeof(qt), &len);
+	g_assert_cmpuint(len, ==, IB_SA_DATA_OFFS + 2 * 112);
+	r = ask(&s, SA_GET, 0x11, 1u << 4, qt, sizeof(qt), &len);
+	g_assert_cmphex(status_of(r), ==, SA_ERR_TOO_MANY_RECORDS);
+	/* an unknown GUID: Get says NO_RECORDS, GetTable an empty table */
+	uint8_t qg[108] = { 0 };
+	mad_set_field64(qg + 4, 0, IB_NODE_GUID_F, 0xdeadbeef);
+	r = ask(&s, SA_GET, 0x11, 1u << 7, qg, sizeof(qg), &len);
+	g_assert_cmphex(status_of(r), ==, SA_ERR_NO_RECORDS);
+	r = ask(&s, SA_GETTABLE, 0x11, 1u << 7, qg, sizeof(qg), &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	g_assert_cmpuint(len, ==, 256); /* the header alone, in one MAD */
+	/* an attribute not served; ClassPortInfo */
+	r = ask(&s, SA_GETTABLE, 0x99, 0, NULL, 0, &len);
+	g_assert_cmphex(status_of(r), ==, SA_UNSUP_METHOD_ATTR);
+	r = ask(&s, SA_GET, 0x01, 0, NULL, 0, &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	g_assert_cmpuint(mad_get_field((void *)(r + IB_SA_DATA_OFFS), 0, IB_CPI_CLASSVER_F), ==, 2);
+	/* not master: silence */
+	sa_set_master(s.sa, 0);
+	g_assert_null(ask(&s, SA_GET, 0x01, 0, NULL, 0, &len));
+	g_assert_cmpuint(sa_stats(s.sa)->not_master, ==, 1);
+	sabed_clear(&s);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	log_set_quiet(!g_getenv("IBSM_TEST_LOG"));
+	g_test_add_func("/sa/match", test_match);
+	g_test_add_func("/sa/node_records", test_node_records);
+	return g_test_run();
+}
