@@ -14,6 +14,7 @@ struct sa {
 	struct dispatch *d;
 	struct fabric *f;              /* the published generation (a reference) */
 	int master;
+	uint64_t sm_key;               /* a requester presenting it sees keys in records */
 	struct sa_stats st;
 };
 
@@ -37,7 +38,7 @@ static void answer_records(struct sa *sa, const struct sa_request *rq)
 	}
 	GByteArray *all = g_byte_array_new();
 	if (sa->f)
-		k->build(sa->f, all);
+		k->build(sa->f, rq->sm_key == sa->sm_key, all);
 	size_t size = k->layout.size;
 	uint32_t n = 0;
 	for (size_t off = 0; off + size <= all->len; off += size) {
@@ -121,6 +122,12 @@ void sa_publish(struct sa *sa, struct fabric *f)
 	struct fabric *old = sa->f;
 	sa->f = f ? fabric_ref(f) : NULL;
 	fabric_unref(old);
+}
+
+void sa_set_sm_key(struct sa *sa, uint64_t sm_key)
+{
+	if (sa)
+		sa->sm_key = sm_key;
 }
 
 void sa_set_master(struct sa *sa, int master)

@@ -20,6 +20,8 @@ struct sa *sa_new(struct dispatch *d);
 void sa_free(struct sa *sa);
 /* The generation answers come from from now on (a reference is taken; NULL: none). */
 void sa_publish(struct sa *sa, struct fabric *f);
+/* Our SM_Key: a request presenting it sees the keys in records (M_Key, SM_Key). */
+void sa_set_sm_key(struct sa *sa, uint64_t sm_key);
 /* Master or not: only a master answers. */
 void sa_set_master(struct sa *sa, int master);
 const struct sa_stats *sa_stats(const struct sa *sa);

@@ -38,8 +38,16 @@ static int same_bits(const uint8_t *a, const uint8_t *b, unsigned off, unsigned 
 
 int sa_match(const struct sa_layout *l, uint64_t mask, const uint8_t *query, const uint8_t *rec)
 {
-	for (uint8_t i = 0; i < l->n && mask; i++, mask >>= 1)
-		if ((mask & 1) && !same_bits(query, rec, l->offset[i], l->width[i]))
+	for (uint8_t i = 0; i < l->n && mask; i++, mask >>= 1) {
+		if (!(mask & 1))
+			continue;
+		if ((l->subset >> i) & 1) {
+			uint64_t q = sa_bits(query, l->offset[i], l->width[i]);
+			if ((sa_bits(rec, l->offset[i], l->width[i]) & q) != q)
+				return 0;
+		} else if (!same_bits(query, rec, l->offset[i], l->width[i])) {
 			return 0;
+		}
+	}
 	return 1;
 }

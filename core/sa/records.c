@@ -2,14 +2,15 @@
 /* records.c - the table of record kinds the SA serves (sa/records.h). */
 #include "sa/records.h"
 
-extern struct sa_kind sa_node_record;
+extern struct sa_kind sa_node_record, sa_portinfo_record;
 
-static struct sa_kind *const kinds[] = { &sa_node_record };
+static struct sa_kind *const kinds[] = { &sa_node_record, &sa_portinfo_record };
 
 int sa_kinds_check(const char **bad)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
-		if (sa_layout_init(&kinds[i]->layout) < 0) {
+		if ((kinds[i]->init && kinds[i]->init(&kinds[i]->layout) < 0) ||
+		    sa_layout_init(&kinds[i]->layout) < 0) {
 			if (bad)
 				*bad = kinds[i]->layout.name;
 			return -1;

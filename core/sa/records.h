@@ -11,8 +11,12 @@
 
 struct sa_kind {
 	struct sa_layout layout;
-	/* appends every record of f (layout.size bytes each) to out */
-	void (*build)(const struct fabric *f, GByteArray *out);
+	/* fills layout.n and layout.width when they come from elsewhere (libibmad's field
+	 * table), or NULL */
+	int (*init)(struct sa_layout *l);
+	/* appends every record of f (layout.size bytes each) to out; keys (M_Key, SM_Key) are
+	 * zeroed unless trusted (the requester presented our SM_Key) */
+	void (*build)(const struct fabric *f, int trusted, GByteArray *out);
 };
 
 /* The kind serving attribute attr, or NULL. The layouts are checked once (sa_kinds_check). */

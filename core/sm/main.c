@@ -194,6 +194,7 @@ static int bind_port(struct sm *sm, struct local_port *lp)
 	sminfo_agent_register(sm);
 	traps_agent_register(sm);
 	sm->sa = sa_new(sm->dispatch);
+	sm_apply_mkey(sm); /* the keys again, now that the SA exists */
 	sm->prog = programmer_new(sm->t, &sm->stop);
 	phase_log_init(&sm->phases, sm->t, sm->opt->progress);
 	return 0;

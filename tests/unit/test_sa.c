@@ -39,6 +39,26 @@ static void test_match(void)
 	g_assert_nonnull(nr);
 	g_assert_cmpuint(nr->layout.offset[7], ==, 16 * 8); /* NodeGUID: record byte 4 + NodeInfo byte 12 */
 	g_assert_cmpuint(nr->layout.offset[14], ==, 44 * 8);                     /* NodeDescription */
+	/* PortInfoRecord, its components from libibmad's field table: OpenSM's numbering */
+	const struct sa_kind *pir = sa_kind_of(0x12);
+	g_assert_nonnull(pir);
+	g_assert_cmpuint(pir->layout.offset[3], ==, 32);          /* M_Key */
+	g_assert_cmpuint(pir->layout.width[7], ==, 32);           /* CapabilityMask */
+	g_assert_cmphex(pir->layout.subset, ==, 1ull << 7);
+	g_assert_cmpuint(pir->layout.width[19], ==, 3);           /* reserved, after ProtectBits */
+	g_assert_cmpuint(pir->layout.width[20], ==, 3);           /* LMC */
+	g_assert_cmpuint(pir->layout.width[44], ==, 2);           /* MulticastPKeyTrapSuppression */
+	g_assert_cmpuint(pir->layout.width[45], ==, 5);           /* SubnetTimeOut */
+	g_assert_cmpuint(pir->layout.width[47], ==, 5);           /* RespTimeValue */
+	g_assert_cmpuint(pir->layout.width[53], ==, 16);          /* CapabilityMask2 */
+	g_assert_cmpuint(pir->layout.width[57], ==, 5);           /* LinkSpeedExtEnabled, the last */
+	g_assert_cmpuint(pir->layout.n, ==, 58);
+	/* a subset component: the record has every bit the query asks for */
+	struct sa_layout s1 = { .name = "s", .size = 2, .n = 2, .width = { 8, 8 }, .subset = 1 };
+	g_assert_cmpint(sa_layout_init(&s1), ==, 0);
+	uint8_t rq[2] = { 0x02, 0 }, r1[2] = { 0x4a, 0 }, r2[2] = { 0x48, 0 };
+	g_assert_true(sa_match(&s1, 1, rq, r1));
+	g_assert_false(sa_match(&s1, 1, rq, r2));
 }
 
 struct sabed {
@@ -66,6 +86,8 @@ static void sabed_clear(struct sabed *s)
 	fsma_bed_clear(&s->b);
 }
 
+static uint64_t ask_sm_key; /* the SM_Key the next requests present */
+
 /* Sends an SA request, returns the one response (and its length). */
 static const uint8_t *ask(struct sabed *s, uint8_t method, uint16_t attr, uint64_t mask,
 			  const uint8_t *rec, size_t rec_len, uint32_t *len)
@@ -78,6 +100,7 @@ static const uint8_t *ask(struct sabed *s, uint8_t method, uint16_t attr, uint64
 	mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x4242);
 	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
 	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, mask);
+	mad_set_field64(mad, 0, IB_SA_MKEY_F, ask_sm_key);
 	if (rec)
 		memcpy(mad + IB_SA_DATA_OFFS, rec, rec_len);
 	uint32_t before = fsma_nresponses(s->b.fk);
@@ -159,11 +182,50 @@ static void test_node_records(void)
 	sabed_clear(&s);
 }
 
+/* PortInfoRecords: every switch port under the switch's LID and every CA port; the "is SM"
+ * query (CapabilityMask component, a subset match) finds the SM's port alone; the M_Key is
+ * shown only to a requester presenting our SM_Key. */
+static void test_portinfo_records(void)
+{
+	struct sabed s;
+	sabed_init(&s);
+	struct fabric *f = s.b.f;
+	uint32_t sm = f->pub.sm_port;
+	mad_set_field64(f->px[sm].portinfo, 0, IB_PORT_MKEY_F, 0x1234);
+	mad_set_field(f->px[sm].portinfo, 0, IB_PORT_CAPMASK_F,
+		      mad_get_field(f->px[sm].portinfo, 0, IB_PORT_CAPMASK_F) | 0x2);
+	sa_set_sm_key(s.sa, 0x77);
+	uint32_t len, want = 0;
+	for (uint32_t n = 0; n < f->pub.n_nodes; n++)
+		want += f->nodes[n].type == IBSM_SWITCH ? f->nodes[n].nports + 1u : f->nodes[n].nports;
+	const uint8_t *r = ask(&s, SA_GETTABLE, 0x12, 0, NULL, 0, &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	g_assert_cmpuint(mad_get_field((void *)r, 0, IB_SA_ATTROFFS_F), ==, 9); /* 68 -> 72 bytes */
+	g_assert_cmpuint(len, ==, IB_SA_DATA_OFFS + want * 72);
+	uint8_t q[68] = { 0 };
+	mad_set_field(q + 4, 0, IB_PORT_CAPMASK_F, 0x2); /* IsSM */
+	r = ask(&s, SA_GET, 0x12, 1u << 7, q, sizeof(q), &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	const uint8_t *rec = r + IB_SA_DATA_OFFS;
+	g_assert_cmpuint((unsigned)(rec[0] << 8 | rec[1]), ==, f->ports[sm].lid);
+	g_assert_cmphex(mad_get_field64((void *)(rec + 4), 0, IB_PORT_MKEY_F), ==, 0); /* hidden */
+	ask_sm_key = 0x77;
+	r = ask(&s, SA_GET, 0x12, 1u << 7, q, sizeof(q), &len);
+	g_assert_cmphex(mad_get_field64((void *)(r + IB_SA_DATA_OFFS + 4), 0, IB_PORT_MKEY_F), ==, 0x1234);
+	/* an M_Key component cannot find the key when it is hidden */
+	ask_sm_key = 0;
+	mad_set_field64(q + 4, 0, IB_PORT_MKEY_F, 0x1234);
+	r = ask(&s, SA_GET, 0x12, 1u << 3, q, sizeof(q), &len);
+	g_assert_cmphex(status_of(r), ==, SA_ERR_NO_RECORDS);
+	sabed_clear(&s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	log_set_quiet(!g_getenv("IBSM_TEST_LOG"));
 	g_test_add_func("/sa/match", test_match);
 	g_test_add_func("/sa/node_records", test_node_records);
+	g_test_add_func("/sa/portinfo_records", test_portinfo_records);
 	return g_test_run();
 }

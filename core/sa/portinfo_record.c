@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* portinfo_record.c - PortInfoRecord (IBA 15.2.5.3): EndportLID, PortNum, Options and the
+ * PortInfo as the SM last read or wrote it, for every port of every node (a switch's ports
+ * under the switch's LID, as OpenSM answers). Its components are the PortInfo fields in wire
+ * order with every reserved gap a component of its own; their widths are taken from
+ * libibmad's field table (each field located by writing all ones into a zeroed attribute),
+ * so they cannot drift from the encoding we use everywhere else. The M_Key reads 0 unless the
+ * requester presented our SM_Key. */
+#include <string.h>
+#include <infiniband/mad.h>
+#include "sa/records.h"
+
+#define PIR_SIZE 68   /* LID 2, PortNum 1, Options 1, PortInfo 64 */
+#define PI_BITS 512
+
+static const enum MAD_FIELDS pi_fields[] = {
+	IB_PORT_MKEY_F, IB_PORT_GID_PREFIX_F, IB_PORT_LID_F, IB_PORT_SMLID_F, IB_PORT_CAPMASK_F,
+	IB_PORT_DIAG_F, IB_PORT_MKEY_LEASE_F, IB_PORT_LOCAL_PORT_F, IB_PORT_LINK_WIDTH_ENABLED_F,
+	IB_PORT_LINK_WIDTH_SUPPORTED_F, IB_PORT_LINK_WIDTH_ACTIVE_F, IB_PORT_LINK_SPEED_SUPPORTED_F,
+	IB_PORT_STATE_F, IB_PORT_PHYS_STATE_F, IB_PORT_LINK_DOWN_DEF_F, IB_PORT_MKEY_PROT_BITS_F,
+	IB_PORT_LMC_F, IB_PORT_LINK_SPEED_ACTIVE_F, IB_PORT_LINK_SPEED_ENABLED_F,
+	IB_PORT_NEIGHBOR_MTU_F, IB_PORT_SMSL_F, IB_PORT_VL_CAP_F, IB_PORT_INIT_TYPE_F,
+	IB_PORT_VL_HIGH_LIMIT_F, IB_PORT_VL_ARBITRATION_HIGH_CAP_F, IB_PORT_VL_ARBITRATION_LOW_CAP_F,
+	IB_PORT_INIT_TYPE_REPLY_F, IB_PORT_MTU_CAP_F, IB_PORT_VL_STALL_COUNT_F, IB_PORT_HOQ_LIFE_F,
+	IB_PORT_OPER_VLS_F, IB_PORT_PART_EN_INB_F, IB_PORT_PART_EN_OUTB_F, IB_PORT_FILTER_RAW_INB_F,
+	IB_PORT_FILTER_RAW_OUTB_F, IB_PORT_MKEY_VIOL_F, IB_PORT_PKEY_VIOL_F, IB_PORT_QKEY_VIOL_F,
+	IB_PORT_GUID_CAP_F, IB_PORT_CLIENT_REREG_F, IB_PORT_MCAST_PKEY_SUPR_ENAB_F,
+	IB_PORT_SUBN_TIMEOUT_F, IB_PORT_RESP_TIME_VAL_F, IB_PORT_LOCAL_PHYS_ERR_F,
+	IB_PORT_OVERRUN_ERR_F, IB_PORT_MAX_CREDIT_HINT_F, IB_PORT_LINK_ROUND_TRIP_F,
+	IB_PORT_CAPMASK2_F, IB_PORT_LINK_SPEED_EXT_ACTIVE_F, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F,
+	IB_PORT_LINK_SPEED_EXT_ENABLED_F,
+};
+
+/* [*off, *off + *len) of a field inside the 64-byte PortInfo: the bits set by all ones. */
+static int locate(enum MAD_FIELDS fld, unsigned *off, unsigned *len)
+{
+	uint8_t pi[64] = { 0 };
+	if (fld == IB_PORT_MKEY_F || fld == IB_PORT_GID_PREFIX_F)
+		mad_set_field64(pi, 0, fld, ~0ULL);
+	else
+		mad_set_field(pi, 0, fld, ~0U);
+	int first = -1, last = -1;
+	for (unsigned b = 0; b < PI_BITS; b++) {
+		if ((pi[b / 8] >> (7 - b % 8)) & 1) {
+			if (first < 0)
+				first = (int)b;
+			last = (int)b;
+		}
+	}
+	if (first < 0)
+		return -1;
+	*off = (unsigned)first;
+	*len = (unsigned)(last - first + 1);
+	return 0;
+}
+
+static int init(struct sa_layout *l)
+{
+	l->n = 0;
+	l->width[l->n++] = 16; /* EndportLID */
+	l->width[l->n++] = 8;  /* PortNum */
+	l->width[l->n++] = 8;  /* Options */
+	unsigned at = 0;
+	for (size_t i = 0; i < G_N_ELEMENTS(pi_fields); i++) {
+		unsigned off, len;
+		if (locate(pi_fields[i], &off, &len) < 0 || off < at || l->n + 2 > SA_MAX_COMPONENTS)
+			return -1; /* not in wire order: the table above is wrong */
+		if (off > at)
+			l->width[l->n++] = (uint16_t)(off - at); /* a reserved gap */
+		if (pi_fields[i] == IB_PORT_CAPMASK_F)
+			l->subset |= 1ULL << l->n;
+		l->width[l->n++] = (uint16_t)len;
+		at = off + len;
+	}
+	if (at < PI_BITS)
+		l->width[l->n++] = (uint16_t)(PI_BITS - at);
+	return 0;
+}
+
+static void build(const struct fabric *f, int trusted, GByteArray *out)
+{
+	for (uint32_t node = 0; node < f->pub.n_nodes; node++) {
+		const struct ibsm_node *n = &f->nodes[node];
+		int sw = n->type == IBSM_SWITCH;
+		uint16_t sw_lid = sw ? f->ports[n->port0].lid : 0;
+		for (uint32_t pn = sw ? 0 : 1; pn <= n->nports; pn++) {
+			uint32_t port = n->port0 + pn;
+			if (!f->px[port].have_portinfo || (!sw && !(f->ports[port].flags & IBSM_PORT_PRESENT)))
+				continue;
+			uint16_t lid = sw ? sw_lid : f->ports[port].lid;
+			uint8_t rec[PIR_SIZE] = { 0 };
+			rec[0] = (uint8_t)(lid >> 8);
+			rec[1] = (uint8_t)lid;
+			rec[2] = (uint8_t)pn;
+			memcpy(rec + 4, f->px[port].portinfo, 64);
+			if (!trusted)
+				mad_set_field64(rec + 4, 0, IB_PORT_MKEY_F, 0);
+			g_byte_array_append(out, rec, PIR_SIZE);
+		}
+	}
+}
+
+struct sa_kind sa_portinfo_record = {
+	.layout = { .name = "PortInfoRecord", .attr = 0x12, .size = PIR_SIZE },
+	.init = init,
+	.build = build,
+};
