@@ -12,7 +12,7 @@
 
 struct sa {
 	struct dispatch *d;
-	struct fabric *f;              /* the published generation (a reference) */
+	struct routing_result *r;      /* the published routed generation (a reference) */
 	int master;
 	uint64_t sm_key;               /* a requester presenting it sees keys in records */
 	struct sa_stats st;
@@ -37,8 +37,10 @@ static void answer_records(struct sa *sa, const struct sa_request *rq)
 		return;
 	}
 	GByteArray *all = g_byte_array_new();
-	if (sa->f)
-		k->build(sa->f, rq->sm_key == sa->sm_key, all);
+	if (sa->r) {
+		struct sa_view v = { .f = sa->r->f, .r = sa->r };
+		k->build(&v, rq->sm_key == sa->sm_key, all);
+	}
 	size_t size = k->layout.size;
 	uint32_t n = 0;
 	for (size_t off = 0; off + size <= all->len; off += size) {
@@ -111,17 +113,17 @@ void sa_free(struct sa *sa)
 		return;
 	dispatch_register(sa->d, IB_SA_CLASS, SA_GET, DISPATCH_ANY_ATTR, NULL, NULL);
 	dispatch_register(sa->d, IB_SA_CLASS, SA_GETTABLE, DISPATCH_ANY_ATTR, NULL, NULL);
-	fabric_unref(sa->f);
+	routing_result_unref(sa->r);
 	g_free(sa);
 }
 
-void sa_publish(struct sa *sa, struct fabric *f)
+void sa_publish(struct sa *sa, struct routing_result *r)
 {
 	if (!sa)
 		return;
-	struct fabric *old = sa->f;
-	sa->f = f ? fabric_ref(f) : NULL;
-	fabric_unref(old);
+	struct routing_result *old = sa->r;
+	sa->r = r ? routing_result_ref(r) : NULL;
+	routing_result_unref(old);
 }
 
 void sa_set_sm_key(struct sa *sa, uint64_t sm_key)

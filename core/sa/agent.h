@@ -6,8 +6,8 @@
 #define IBSM_SA_AGENT_H
 
 #include <stdint.h>
-#include "fabric/model.h"
 #include "mad/dispatch.h"
+#include "routing/result.h"
 
 struct sa;
 
@@ -18,8 +18,9 @@ struct sa_stats {
 /* Registers the SA's methods with d. NULL if the record tables are inconsistent (logged). */
 struct sa *sa_new(struct dispatch *d);
 void sa_free(struct sa *sa);
-/* The generation answers come from from now on (a reference is taken; NULL: none). */
-void sa_publish(struct sa *sa, struct fabric *f);
+/* The routed generation answers come from from now on (a reference is taken; NULL: none):
+ * switched in one step, so a request sees one generation whole. */
+void sa_publish(struct sa *sa, struct routing_result *r);
 /* Our SM_Key: a request presenting it sees the keys in records (M_Key, SM_Key). */
 void sa_set_sm_key(struct sa *sa, uint64_t sm_key);
 /* Master or not: only a master answers. */

@@ -34,9 +34,10 @@ static void node_record(const struct fabric *f, uint32_t node, uint32_t port, GB
 	g_byte_array_append(out, rec, NR_SIZE);
 }
 
-static void build(const struct fabric *f, int trusted, GByteArray *out)
+static void build(const struct sa_view *v, int trusted, GByteArray *out)
 {
 	(void)trusted; /* no key in a NodeRecord */
+	const struct fabric *f = v->f;
 	for (uint32_t node = 0; node < f->pub.n_nodes; node++) {
 		const struct ibsm_node *n = &f->nodes[node];
 		if (n->type == IBSM_SWITCH) {

@@ -77,8 +77,9 @@ static int init(struct sa_layout *l)
 	return 0;
 }
 
-static void build(const struct fabric *f, int trusted, GByteArray *out)
+static void build(const struct sa_view *v, int trusted, GByteArray *out)
 {
+	const struct fabric *f = v->f;
 	for (uint32_t node = 0; node < f->pub.n_nodes; node++) {
 		const struct ibsm_node *n = &f->nodes[node];
 		int sw = n->type == IBSM_SWITCH;

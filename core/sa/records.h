@@ -7,7 +7,14 @@
 
 #include <glib.h>
 #include "fabric/model.h"
+#include "routing/result.h"
 #include "sa/compmask.h"
+
+/* What the records are built from: one routed generation, as programmed. */
+struct sa_view {
+	const struct fabric *f;
+	const struct routing_result *r;   /* its routes (the LFTs the switches hold) */
+};
 
 struct sa_kind {
 	struct sa_layout layout;
@@ -16,7 +23,7 @@ struct sa_kind {
 	int (*init)(struct sa_layout *l);
 	/* appends every record of f (layout.size bytes each) to out; keys (M_Key, SM_Key) are
 	 * zeroed unless trusted (the requester presented our SM_Key) */
-	void (*build)(const struct fabric *f, int trusted, GByteArray *out);
+	void (*build)(const struct sa_view *v, int trusted, GByteArray *out);
 };
 
 /* The kind serving attribute attr, or NULL. The layouts are checked once (sa_kinds_check). */

@@ -295,7 +295,7 @@ int sweep_heavy(struct sm *sm, GError **err)
 		LOG_E("SWP-0004", "sweep incomplete: %u SMPs failed for good; %u linked ports not ACTIVE",
 		      failures + rep.failures, rep.not_active);
 	sm->subnet_up = complete;
-	sa_publish(sm->sa, f); /* the SA answers from this generation from now on */
+	sa_publish(sm->sa, r); /* the SA answers from this generation from now on */
 	summarize(sm, f, r->engine);
 	write_dumps(sm, f, r);
 	sweep_set_live(sm, r);

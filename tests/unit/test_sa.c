@@ -75,7 +75,7 @@ static void sabed_init(struct sabed *s)
 	s->d = dispatch_new(s->b.t);
 	s->sa = sa_new(s->d);
 	g_assert_nonnull(s->sa);
-	sa_publish(s->sa, s->b.f);
+	sa_publish(s->sa, s->b.r);
 	sa_set_master(s->sa, 1);
 }
 
@@ -220,6 +220,42 @@ static void test_portinfo_records(void)
 	sabed_clear(&s);
 }
 
+/* LinkRecords: both directions of every link; by FromLID and FromPort exactly one, whose ToLID
+ * and ToPort are the peer's. LFT records: one per 64-LID block of every switch, the entries of
+ * the routes in force. */
+static void test_link_lft_records(void)
+{
+	struct sabed s;
+	sabed_init(&s);
+	const struct fabric *f = s.b.f;
+	uint32_t links = 0;
+	for (uint32_t p = 0; p < f->pub.n_ports; p++)
+		links += f->ports[p].num && f->ports[p].peer != IBSM_NONE;
+	uint32_t len;
+	const uint8_t *r = ask(&s, SA_GETTABLE, 0x20, 0, NULL, 0, &len);
+	g_assert_cmpuint(mad_get_field((void *)r, 0, IB_SA_ATTROFFS_F), ==, 1);
+	g_assert_cmpuint(len, ==, MAX(256u, IB_SA_DATA_OFFS + links * 8));
+	const struct ibsm_node *sw = &f->nodes[f->switches[0].node];
+	uint32_t host = fx_ca_port(&f->pub, 0, 1), swp = f->ports[host].peer;
+	uint16_t sw_lid = f->ports[sw->port0].lid;
+	uint8_t q[8] = { (uint8_t)(sw_lid >> 8), (uint8_t)sw_lid, f->ports[swp].num };
+	r = ask(&s, SA_GET, 0x20, 0x3, q, sizeof(q), &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	const uint8_t *rec = r + IB_SA_DATA_OFFS;
+	g_assert_cmpuint(rec[3], ==, 1);
+	g_assert_cmpuint((unsigned)(rec[4] << 8 | rec[5]), ==, f->ports[host].lid);
+	/* LFT block 0 of the first switch: the routes */
+	uint8_t ql[72] = { (uint8_t)(sw_lid >> 8), (uint8_t)sw_lid, 0, 0 };
+	r = ask(&s, SA_GET, 0x15, 0x3, ql, sizeof(ql), &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	rec = r + IB_SA_DATA_OFFS;
+	const struct routing_result *rr = s.b.r;
+	for (uint32_t l = 1; l < 64 && l < rr->stride; l++)
+		g_assert_cmpuint(rec[8 + l], ==, rr->lft[l]);
+	g_assert_cmpuint(rec[8 + f->ports[host].lid], ==, f->ports[swp].num);
+	sabed_clear(&s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -227,5 +263,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/sa/match", test_match);
 	g_test_add_func("/sa/node_records", test_node_records);
 	g_test_add_func("/sa/portinfo_records", test_portinfo_records);
+	g_test_add_func("/sa/link_lft_records", test_link_lft_records);
 	return g_test_run();
 }
