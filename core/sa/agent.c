@@ -4,6 +4,7 @@
 #include <infiniband/mad.h>
 #include "base/log.h"
 #include "sa/agent.h"
+#include "sa/path_record.h"
 #include "sa/records.h"
 #include "sa/wire.h"
 
@@ -15,6 +16,7 @@ struct sa {
 	struct routing_result *r;      /* the published routed generation (a reference) */
 	int master;
 	uint64_t sm_key;               /* a requester presenting it sees keys in records */
+	struct pr_env pr;              /* what PathRecords need of the configuration */
 	struct sa_stats st;
 };
 
@@ -28,8 +30,38 @@ static void class_port_info(struct sa *sa, const struct sa_request *rq)
 	sa_respond_one(sa->d, rq, SA_GETRESP, cpi, sizeof(cpi));
 }
 
+static void answer_paths(struct sa *sa, const struct sa_request *rq)
+{
+	if (!sa->r) {
+		sa_respond_status(sa->d, rq, SA_ERR_NO_RECORDS);
+		return;
+	}
+	struct sa_view v = { .f = sa->r->f, .r = sa->r };
+	GByteArray *out = g_byte_array_new();
+	uint16_t st = pr_query(&v, &sa->pr, rq->record, rq->comp_mask, rq->method == SA_GETTABLE, out);
+	uint32_t n = out->len / PR_SIZE;
+	if (st) {
+		sa->st.no_records++;
+		sa_respond_status(sa->d, rq, st);
+	} else if (rq->method == SA_GET && n != 1) {
+		sa->st.no_records += n == 0;
+		sa_respond_status(sa->d, rq, n ? SA_ERR_TOO_MANY_RECORDS : SA_ERR_NO_RECORDS);
+	} else if (rq->method == SA_GET) {
+		sa->st.answered++;
+		sa_respond_one(sa->d, rq, SA_GETRESP, out->data, PR_SIZE);
+	} else {
+		sa->st.answered++;
+		sa_respond_table(sa->d, rq, out->data, n, PR_SIZE);
+	}
+	g_byte_array_free(out, TRUE);
+}
+
 static void answer_records(struct sa *sa, const struct sa_request *rq)
 {
+	if (rq->attr == IB_SA_ATTR_PATHRECORD) {
+		answer_paths(sa, rq);
+		return;
+	}
 	const struct sa_kind *k = sa_kind_of(rq->attr);
 	if (!k) {
 		sa->st.unsupported++;
@@ -102,6 +134,9 @@ struct sa *sa_new(struct dispatch *d)
 	}
 	struct sa *sa = g_new0(struct sa, 1);
 	sa->d = d;
+	sa->pr.subnet_prefix = 0xfe80000000000000ULL;
+	sa->pr.packet_life = 18;
+	pr_layout();
 	dispatch_register(d, IB_SA_CLASS, SA_GET, DISPATCH_ANY_ATTR, on_request, sa);
 	dispatch_register(d, IB_SA_CLASS, SA_GETTABLE, DISPATCH_ANY_ATTR, on_request, sa);
 	return sa;
@@ -130,6 +165,14 @@ void sa_set_sm_key(struct sa *sa, uint64_t sm_key)
 {
 	if (sa)
 		sa->sm_key = sm_key;
+}
+
+void sa_set_path_env(struct sa *sa, uint64_t subnet_prefix, uint8_t packet_life)
+{
+	if (sa) {
+		sa->pr.subnet_prefix = subnet_prefix;
+		sa->pr.packet_life = packet_life;
+	}
 }
 
 void sa_set_master(struct sa *sa, int master)

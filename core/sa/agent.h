@@ -23,6 +23,8 @@ void sa_free(struct sa *sa);
 void sa_publish(struct sa *sa, struct routing_result *r);
 /* Our SM_Key: a request presenting it sees the keys in records (M_Key, SM_Key). */
 void sa_set_sm_key(struct sa *sa, uint64_t sm_key);
+/* What PathRecords carry from the configuration: GIDs' subnet prefix, PacketLifeTime. */
+void sa_set_path_env(struct sa *sa, uint64_t subnet_prefix, uint8_t packet_life);
 /* Master or not: only a master answers. */
 void sa_set_master(struct sa *sa, int master);
 const struct sa_stats *sa_stats(const struct sa *sa);

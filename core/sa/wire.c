@@ -30,12 +30,14 @@ int sa_decode(const struct mad_in *m, struct sa_request *rq)
 }
 
 /* A response to rq of `payload` record bytes: a fresh umad whose addressing is the request's
- * (the response goes back to where it came from), the MAD header turned into a response. */
+ * (the response goes back to where it came from), the MAD header turned into a response. A
+ * single MAD is MAD_SIZE bytes; an RMPP transfer (rmpp) has exactly its length, which is how
+ * the receiver counts the records. */
 static uint8_t *response(const struct sa_request *rq, uint8_t method, uint16_t status,
-			 size_t payload, int *len)
+			 size_t payload, int rmpp, int *len)
 {
 	size_t mad_len = IB_SA_DATA_OFFS + payload;
-	if (mad_len < MAD_SIZE)
+	if (mad_len < MAD_SIZE && !rmpp)
 		mad_len = MAD_SIZE;
 	*len = (int)(umad_size() + mad_len);
 	uint8_t *buf = calloc(1, (size_t)*len);
@@ -63,7 +65,7 @@ int sa_respond_status(struct dispatch *d, const struct sa_request *rq, uint16_t 
 {
 	int len;
 	uint8_t method = dispatch_response_method(rq->method);
-	uint8_t *buf = response(rq, method, status, 0, &len);
+	uint8_t *buf = response(rq, method, status, 0, method == SA_GETTABLERESP, &len);
 	if (!buf)
 		return -ENOMEM;
 	if (method == SA_GETTABLERESP) { /* a table answer is an RMPP transfer even when empty */
@@ -79,7 +81,7 @@ int sa_respond_one(struct dispatch *d, const struct sa_request *rq, uint8_t meth
 		   const uint8_t *rec, size_t rec_size)
 {
 	int len;
-	uint8_t *buf = response(rq, method, SA_OK, SA_MAD_DATA, &len);
+	uint8_t *buf = response(rq, method, SA_OK, SA_MAD_DATA, 0, &len);
 	if (!buf)
 		return -ENOMEM;
 	uint8_t *mad = umad_get_mad(buf);
@@ -94,7 +96,7 @@ int sa_respond_table(struct dispatch *d, const struct sa_request *rq, const uint
 {
 	size_t stride = sa_rec_stride(rec_size);
 	int len;
-	uint8_t *buf = response(rq, SA_GETTABLERESP, SA_OK, stride * n, &len);
+	uint8_t *buf = response(rq, SA_GETTABLERESP, SA_OK, stride * n, 1, &len);
 	if (!buf)
 		return -ENOMEM;
 	uint8_t *mad = umad_get_mad(buf);

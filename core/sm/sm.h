@@ -68,6 +68,7 @@ static inline void sm_apply_mkey(struct sm *sm)
 {
 	/* the SA shows keys in its records to a requester presenting our SM_Key (1: OpenSM's) */
 	sa_set_sm_key(sm->sa, sm->opt->sm_key ? sm->opt->sm_key : 0x1ULL);
+	sa_set_path_env(sm->sa, sm->opt->subnet_prefix, sm->opt->packet_life);
 	struct mkey_cfg c = { .secret = sm->opt->m_key, .protect = sm->opt->m_key_protect,
 			      .lease_s = (uint16_t)sm->opt->m_key_lease, .per_port = sm->opt->m_key_per_port };
 	if (sm->t)

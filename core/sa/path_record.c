@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* path_record.c - PathRecord answers (sa/path_record.h). */
+#include <string.h>
+#include <infiniband/mad.h>
+#include "sa/path_record.h"
+#include "sa/wire.h"
+
+#define MAX_HOPS 64
+
+static struct sa_layout layout = {
+	.name = "PathRecord", .attr = 0x35, .size = PR_SIZE, .n = PR_N,
+	.width = { 32, 32, 128, 128, 16, 16, 1, 3, 20, 8, 8, 1, 7, 16, 12, 4, 2, 6, 2, 6, 2, 6, 8, 48 },
+};
+static int layout_ready;
+
+const struct sa_layout *pr_layout(void)
+{
+	if (!layout_ready && sa_layout_init(&layout) == 0)
+		layout_ready = 1;
+	return &layout;
+}
+
+/* IB static rate codes and their bandwidth in 0.5 Gb/s units (IBA 9.11 and later) */
+static const struct { uint8_t code; uint16_t units; } rates[] = {
+	{ 2, 5 }, { 5, 10 }, { 3, 20 }, { 11, 28 }, { 6, 40 }, { 15, 50 }, { 4, 60 }, { 7, 80 },
+	{ 12, 112 }, { 8, 120 }, { 9, 160 }, { 16, 200 }, { 13, 224 }, { 10, 240 }, { 14, 336 },
+	{ 17, 400 }, { 18, 600 },
+};
+
+unsigned pr_rate_units(uint8_t rate)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(rates); i++)
+		if (rates[i].code == rate)
+			return rates[i].units;
+	return 0;
+}
+
+/* The fastest rate code not above `units` (rates[] is sorted by bandwidth); 0 if none. */
+static uint8_t rate_at_most(unsigned units)
+{
+	uint8_t best = 0;
+	for (size_t i = 0; i < G_N_ELEMENTS(rates); i++)
+		if (rates[i].units <= units)
+			best = rates[i].code;
+	return best;
+}
+
+/* A port's link bandwidth in 0.5 Gb/s units: lanes of LinkWidthActive x LinkSpeedActive. */
+static unsigned port_units(const struct ibsm_port *p)
+{
+	unsigned lanes = p->width == 1 ? 1 : p->width == 2 ? 4 : p->width == 4 ? 8 :
+			 p->width == 8 ? 12 : p->width == 16 ? 2 : 1;
+	unsigned speed = p->speed == 2 ? 10 : p->speed == 4 ? 20 : 5;
+	return lanes * speed;
+}
+
+struct path {
+	uint8_t hops, mtu;
+	unsigned units;
+};
+
+static void add_link(const struct fabric *f, uint32_t a, uint32_t b, struct path *p)
+{
+	const struct ibsm_port *x = &f->ports[a], *y = &f->ports[b];
+	uint8_t mtu = x->mtu_cap < y->mtu_cap ? x->mtu_cap : y->mtu_cap;
+	unsigned u = port_units(x) < port_units(y) ? port_units(x) : port_units(y);
+	if (mtu && mtu < p->mtu)
+		p->mtu = mtu;
+	if (u < p->units)
+		p->units = u;
+}
+
+/* The path from end port src to dlid as the switches forward it; 0 when it arrives. */
+static int walk(const struct sa_view *v, uint32_t src, uint16_t dlid, struct path *p)
+{
+	const struct fabric *f = v->f;
+	const struct routing_result *r = v->r;
+	if (!r || dlid > f->pub.max_lid)
+		return -1;
+	uint32_t dst = f->pub.lid_port[dlid];
+	if (dst == IBSM_NONE)
+		return -1;
+	p->hops = 0;
+	p->mtu = 0xff;
+	p->units = ~0u;
+	uint32_t node = f->ports[src].node;
+	if (f->nodes[node].type != IBSM_SWITCH) {
+		if (src == dst)
+			goto done;
+		uint32_t peer = f->ports[src].peer;
+		if (peer == IBSM_NONE)
+			return -1;
+		add_link(f, src, peer, p);
+		if (peer == dst)
+			goto done;
+		node = f->ports[peer].node;
+	}
+	for (int i = 0; i < MAX_HOPS; i++) {
+		const struct ibsm_node *n = &f->nodes[node];
+		if (n->type != IBSM_SWITCH || n->sw == IBSM_NONE || n->sw >= r->n_switches)
+			return -1;
+		if (dst == n->port0)
+			goto done;
+		uint8_t out = r->lft[(size_t)n->sw * r->stride + dlid];
+		if (out == 0 || out > n->nports)
+			return -1;
+		uint32_t egress = n->port0 + out, peer = f->ports[egress].peer;
+		if (peer == IBSM_NONE)
+			return -1;
+		add_link(f, egress, peer, p);
+		p->hops++;
+		if (peer == dst)
+			goto done;
+		node = f->ports[peer].node;
+	}
+	return -1;
+done:
+	/* a switch at either end is reached at its port 0, whose MTU may be smaller */
+	if (f->nodes[f->ports[dst].node].type == IBSM_SWITCH && f->ports[dst].mtu_cap &&
+	    f->ports[dst].mtu_cap < p->mtu)
+		p->mtu = f->ports[dst].mtu_cap;
+	if (f->nodes[f->ports[src].node].type == IBSM_SWITCH && f->ports[src].mtu_cap &&
+	    f->ports[src].mtu_cap < p->mtu)
+		p->mtu = f->ports[src].mtu_cap;
+	if (p->mtu == 0xff)
+		p->mtu = f->ports[src].mtu_cap;
+	if (p->units == ~0u)
+		p->units = port_units(&f->ports[src]);
+	return 0;
+}
+
+/* Selector over ordered values: the value the record carries, or -1 when none qualifies.
+ * 0 greater than want, 1 less than want, 2 exactly want, 3 the largest (have). */
+static int select_ordered(unsigned sel, int have, int want)
+{
+	switch (sel) {
+	case 0: return have > want ? have : -1;
+	case 1: return have < want ? have : want - 1 >= 1 ? want - 1 : -1;
+	case 2: return have >= want ? want : -1;
+	default: return have;
+	}
+}
+
+static uint64_t bits(const uint8_t *q, int comp)
+{
+	const struct sa_layout *l = pr_layout();
+	return sa_bits(q, l->offset[comp], l->width[comp]);
+}
+
+static void put(uint8_t *rec, int comp, uint64_t v)
+{
+	const struct sa_layout *l = pr_layout();
+	unsigned off = l->offset[comp], len = l->width[comp];
+	for (unsigned i = 0; i < len; i++) {
+		unsigned b = off + len - 1 - i;
+		if ((v >> i) & 1)
+			rec[b / 8] |= (uint8_t)(0x80 >> (b % 8));
+		else
+			rec[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
+	}
+}
+
+static uint64_t be64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put_gid(uint8_t *at, uint64_t prefix, uint64_t guid)
+{
+	for (int i = 0; i < 8; i++) {
+		at[i] = (uint8_t)(prefix >> (56 - 8 * i));
+		at[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
+	}
+}
+
+/* The end port a GID names: ours by prefix, then by port GUID. */
+static uint16_t port_of_gid(const struct fabric *f, const struct pr_env *env, const uint8_t *gid,
+			    uint32_t *port)
+{
+	if (be64(gid) != env->subnet_prefix)
+		return SA_ERR_REQ_INVALID_GID;
+	*port = fabric_port_by_guid(f, be64(gid + 8));
+	return *port == IBSM_NONE ? SA_ERR_REQ_INVALID_GID : 0;
+}
+
+/* One end of the query: a port (from its GID and/or LID, which must agree) and the LID asked
+ * for; *any when the query names neither. */
+static uint16_t end_of(const struct sa_view *v, const struct pr_env *env, const uint8_t *q,
+		       uint64_t mask, int gid_comp, int gid_off, int lid_comp, uint32_t *port,
+		       uint16_t *lid, int *any)
+{
+	const struct fabric *f = v->f;
+	*any = 0;
+	*port = IBSM_NONE;
+	*lid = 0;
+	if (mask & (1ULL << gid_comp)) {
+		uint16_t st = port_of_gid(f, env, q + gid_off, port);
+		if (st)
+			return st;
+	}
+	if (mask & (1ULL << lid_comp)) {
+		*lid = (uint16_t)bits(q, lid_comp);
+		uint32_t p = *lid <= f->pub.max_lid ? f->pub.lid_port[*lid] : IBSM_NONE;
+		if (p == IBSM_NONE || (*port != IBSM_NONE && p != *port))
+			return SA_ERR_NO_RECORDS;
+		*port = p;
+	}
+	*any = *port == IBSM_NONE;
+	return 0;
+}
+
+static int end_port(const struct fabric *f, uint32_t p)
+{
+	return f->ports[p].lid && fabric_is_end_port(f, p);
+}
+
+struct query {
+	const struct sa_view *v;
+	const struct pr_env *env;
+	const uint8_t *q;
+	uint64_t mask, plain;      /* plain: the components sa_match compares */
+	unsigned per_pair;
+	uint16_t slid, dlid;       /* asked for (0: any of the port's LMC range) */
+	GByteArray *out;
+};
+
+/* The records of one (src, dst) pair: up to per_pair distinct DLIDs, then SLIDs of the
+ * ports' LMC ranges (or the LIDs the query fixed). */
+static void pair(struct query *qq, uint32_t src, uint32_t dst)
+{
+	const struct fabric *f = qq->v->f;
+	const struct ibsm_port *s = &f->ports[src], *d = &f->ports[dst];
+	unsigned ns = qq->slid ? 1 : 1u << s->lmc, nd = qq->dlid ? 1 : 1u << d->lmc;
+	unsigned made = 0;
+	for (unsigned k = 0; k < ns * nd && made < qq->per_pair; k++) {
+		uint16_t dlid = qq->dlid ? qq->dlid : (uint16_t)(d->lid + k % nd);
+		uint16_t slid = qq->slid ? qq->slid : (uint16_t)(s->lid + k / nd);
+		struct path p, back;
+		if (walk(qq->v, src, dlid, &p) < 0)
+			continue;
+		int reversible = walk(qq->v, dst, slid, &back) == 0;
+		const uint8_t *q = qq->q;
+		uint64_t m = qq->mask;
+		if ((m >> PR_REVERSIBLE & 1) && bits(q, PR_REVERSIBLE) && !reversible)
+			continue;
+		/* a port's path to itself crosses no link: PacketLifeTime 0, as OpenSM */
+		int mtu = p.mtu, rate = rate_at_most(p.units), life = src == dst ? 0 : qq->env->packet_life;
+		if (m >> PR_MTU & 1)
+			mtu = select_ordered(m >> PR_MTU_SEL & 1 ? (unsigned)bits(q, PR_MTU_SEL) : 2, mtu,
+					     (int)bits(q, PR_MTU));
+		if (rate && (m >> PR_RATE & 1)) {
+			unsigned sel = m >> PR_RATE_SEL & 1 ? (unsigned)bits(q, PR_RATE_SEL) : 2;
+			uint8_t want_code = (uint8_t)bits(q, PR_RATE);
+			unsigned want = pr_rate_units(want_code);
+			if (!want)
+				rate = -1;
+			else if (sel == 0)
+				rate = p.units > want ? rate : -1;
+			else if (sel == 1)
+				rate = p.units < want ? rate : rate_at_most(want - 1);
+			else if (sel == 2)
+				rate = p.units >= want ? want_code : -1;
+			if (rate == 0)
+				rate = -1;
+		}
+		if (m >> PR_LIFE & 1) {
+			unsigned sel = m >> PR_LIFE_SEL & 1 ? (unsigned)bits(q, PR_LIFE_SEL) : 2;
+			int want = (int)bits(q, PR_LIFE);
+			int ok = sel == 0 ? life > want : sel == 1 ? life < want : sel == 2 ? life == want : 1;
+			if (!ok)
+				life = -1;
+		}
+		if (mtu < 0 || rate < 0 || life < 0)
+			continue;
+		uint8_t rec[PR_SIZE] = { 0 };
+		for (int c = PR_SID_MSB; c <= PR_SID_LSB; c++) /* echoed: rdma_cm asks with them */
+			put(rec, c, bits(q, c));
+		put_gid(rec + 8, qq->env->subnet_prefix, d->guid);
+		put_gid(rec + 24, qq->env->subnet_prefix, s->guid);
+		put(rec, PR_DLID, dlid);
+		put(rec, PR_SLID, slid);
+		if (m >> PR_FLOW & 1)
+			put(rec, PR_FLOW, bits(q, PR_FLOW));
+		if (m >> PR_TCLASS & 1)
+			put(rec, PR_TCLASS, bits(q, PR_TCLASS));
+		if (m >> PR_HOPLIMIT & 1)
+			put(rec, PR_HOPLIMIT, bits(q, PR_HOPLIMIT));
+		put(rec, PR_REVERSIBLE, (uint64_t)reversible);
+		put(rec, PR_PKEY, 0xffff); /* the default partition (partitions: next) */
+		put(rec, PR_SL, routing_path_sl(qq->v->r, 0, slid, dlid));
+		put(rec, PR_MTU_SEL, 2);
+		put(rec, PR_MTU, (uint64_t)mtu);
+		put(rec, PR_RATE_SEL, 2);
+		put(rec, PR_RATE, (uint64_t)rate);
+		put(rec, PR_LIFE_SEL, 2);
+		put(rec, PR_LIFE, (uint64_t)life);
+		if ((m >> PR_PKEY & 1) && (bits(q, PR_PKEY) & 0x7fff) == 0x7fff)
+			put(rec, PR_PKEY, bits(q, PR_PKEY)); /* limited or full default: both fine */
+		if (!sa_match(pr_layout(), qq->plain, q, rec))
+			continue;
+		g_byte_array_append(qq->out, rec, PR_SIZE);
+		made++;
+	}
+}
+
+uint16_t pr_query(const struct sa_view *v, const struct pr_env *env, const uint8_t *query,
+		  uint64_t mask, int table, GByteArray *out)
+{
+	const struct fabric *f = v->f;
+	struct query qq = { .v = v, .env = env, .q = query, .mask = mask, .out = out };
+	uint32_t src, dst;
+	int any_src, any_dst;
+	uint16_t st = end_of(v, env, query, mask, PR_SGID, 24, PR_SLID, &src, &qq.slid, &any_src);
+	if (!st)
+		st = end_of(v, env, query, mask, PR_DGID, 8, PR_DLID, &dst, &qq.dlid, &any_dst);
+	if (st)
+		return st;
+	if (!table && (any_src || any_dst)) /* a GetTable naming neither end: every pair, as OpenSM */
+		return SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
+	qq.per_pair = 1;
+	if (table && (mask >> PR_NUMBPATH & 1) && bits(query, PR_NUMBPATH))
+		qq.per_pair = (unsigned)bits(query, PR_NUMBPATH);
+	/* components compared on the record as built; the others were applied above */
+	qq.plain = mask & ~((1ULL << PR_NUMBPATH) | (1ULL << PR_REVERSIBLE) | (1ULL << PR_MTU_SEL) |
+			    (1ULL << PR_MTU) | (1ULL << PR_RATE_SEL) | (1ULL << PR_RATE) |
+			    (1ULL << PR_LIFE_SEL) | (1ULL << PR_LIFE));
+	for (uint32_t s = any_src ? 0 : src; s < (any_src ? f->pub.n_ports : src + 1); s++) {
+		if (any_src && !end_port(f, s))
+			continue;
+		for (uint32_t d = any_dst ? 0 : dst; d < (any_dst ? f->pub.n_ports : dst + 1); d++)
+			if (!any_dst || end_port(f, d))
+				pair(&qq, s, d);
+	}
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* path_record.h - PathRecord (IBA 15.2.5.16): the path between two end ports of the published
+ * generation as the switches forward it (a walk over the routes in force), with the minimum
+ * MTU and rate over its links, the SL the routing engine gives it, and the MTU, rate and
+ * packet-lifetime selectors of the query (greater than, less than, exactly, largest). */
+#ifndef IBSM_SA_PATH_RECORD_H
+#define IBSM_SA_PATH_RECORD_H
+
+#include <glib.h>
+#include <stdint.h>
+#include "sa/records.h"
+
+#define PR_SIZE 64
+
+/* Component numbers (IBA order; the numbering OpenSM and clients use) */
+enum {
+	PR_SID_MSB, PR_SID_LSB, PR_DGID, PR_SGID, PR_DLID, PR_SLID, PR_RAW, PR_RESV0, PR_FLOW,
+	PR_HOPLIMIT, PR_TCLASS, PR_REVERSIBLE, PR_NUMBPATH, PR_PKEY, PR_QOS, PR_SL, PR_MTU_SEL,
+	PR_MTU, PR_RATE_SEL, PR_RATE, PR_LIFE_SEL, PR_LIFE, PR_PREFERENCE, PR_RESV2, PR_N
+};
+
+struct pr_env {
+	uint64_t subnet_prefix;
+	uint8_t packet_life;       /* PacketLifeTime of every path (OpenSM's packet_life_time) */
+};
+
+/* Answers a PathRecord query (the request's record and mask) into out (PR_SIZE bytes each):
+ * every (source, destination) pair the query names, at most max_per_pair paths each (NumbPath
+ * for GetTable, 1 for Get). Returns 0, or the SA status (insufficient components, an unknown
+ * GID, ...). */
+uint16_t pr_query(const struct sa_view *v, const struct pr_env *env, const uint8_t *query,
+		  uint64_t mask, int table, GByteArray *out);
+/* The layout (for component matching in tests). */
+const struct sa_layout *pr_layout(void);
+/* IB rate code -> bandwidth in units of 0.5 Gb/s (0: unknown code). */
+unsigned pr_rate_units(uint8_t rate);
+
+#endif
