@@ -13,6 +13,7 @@
 #include "fake_sma.h"
 #include "sa/agent.h"
 #include "sa/compmask.h"
+#include "sa/path_record.h"
 #include "sa/records.h"
 #include "sa/wire.h"
 
@@ -67,16 +68,22 @@ struct sabed {
 	struct sa *sa;
 };
 
-static void sabed_init(struct sabed *s)
+static void sabed_init_lmc(struct sabed *s, uint8_t lmc)
 {
 	struct fabric *shape = fx_line(2, 2, 0);
 	fsma_bed_init(&s->b, shape, fx_ca_port(&shape->pub, 0, 1), 20);
+	s->b.lmc = lmc;
 	fsma_bed_discover(&s->b);
 	s->d = dispatch_new(s->b.t);
 	s->sa = sa_new(s->d);
 	g_assert_nonnull(s->sa);
 	sa_publish(s->sa, s->b.r);
 	sa_set_master(s->sa, 1);
+}
+
+static void sabed_init(struct sabed *s)
+{
+	sabed_init_lmc(s, 0);
 }
 
 static void sabed_clear(struct sabed *s)
@@ -256,6 +263,156 @@ static void test_link_lft_records(void)
 	sabed_clear(&s);
 }
 
+/* ---- PathRecord ------------------------------------------------------------------------------ */
+
+static void pr_put(uint8_t *rec, int comp, uint64_t v)
+{
+	const struct sa_layout *l = pr_layout();
+	for (unsigned i = 0; i < l->width[comp]; i++) {
+		unsigned b = l->offset[comp] + l->width[comp] - 1 - i;
+		if ((v >> i) & 1)
+			rec[b / 8] |= (uint8_t)(0x80 >> (b % 8));
+	}
+}
+
+static uint64_t pr_get(const uint8_t *rec, int comp)
+{
+	const struct sa_layout *l = pr_layout();
+	return sa_bits(rec, l->offset[comp], l->width[comp]);
+}
+
+static void put_gid(uint8_t *rec, int comp, uint64_t guid)
+{
+	uint8_t *at = rec + (comp == PR_DGID ? 8 : 24);
+	for (int i = 0; i < 8; i++) {
+		at[i] = (uint8_t)(0xfe80000000000000ULL >> (56 - 8 * i));
+		at[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
+	}
+}
+
+/* A query from host 0 to host 3 (across both switches) by GUIDs, plus the extra components. */
+static uint32_t pr_ask(struct sabed *s, uint8_t method, const uint8_t *q, uint64_t mask,
+		       uint16_t *status, GByteArray *recs)
+{
+	const struct fabric *f = s->b.f;
+	uint8_t rec[64];
+	memcpy(rec, q, 64);
+	put_gid(rec, PR_SGID, f->ports[fx_ca_port(&f->pub, 0, 1)].guid);
+	put_gid(rec, PR_DGID, f->ports[fx_ca_port(&f->pub, 3, 1)].guid);
+	uint32_t len;
+	const uint8_t *r = ask(s, method, 0x35, mask | 1u << PR_SGID | 1u << PR_DGID, rec, 64, &len);
+	*status = status_of(r);
+	uint32_t n = method == SA_GET ? (*status ? 0 : 1) : (len - IB_SA_DATA_OFFS) / 64;
+	if (recs)
+		g_byte_array_append(recs, r + IB_SA_DATA_OFFS, n * 64);
+	return n;
+}
+
+static void test_path_records(void)
+{
+	struct sabed s;
+	sabed_init(&s);
+	const struct fabric *f = s.b.f;
+	uint32_t a = fx_ca_port(&f->pub, 0, 1), b = fx_ca_port(&f->pub, 3, 1);
+	uint8_t q[64] = { 0 };
+	uint16_t st;
+	GByteArray *recs = g_byte_array_new();
+	g_assert_cmpuint(pr_ask(&s, SA_GET, q, 0, &st, recs), ==, 1);
+	const uint8_t *r = recs->data;
+	g_assert_cmpuint(pr_get(r, PR_SLID), ==, f->ports[a].lid);
+	g_assert_cmpuint(pr_get(r, PR_DLID), ==, f->ports[b].lid);
+	g_assert_cmpuint(pr_get(r, PR_REVERSIBLE), ==, 1);
+	g_assert_cmphex(pr_get(r, PR_PKEY), ==, 0xffff);
+	g_assert_cmpuint(pr_get(r, PR_MTU_SEL), ==, 2);
+	g_assert_cmpuint(pr_get(r, PR_MTU), ==, 5);          /* 4096 on every link of the fixture */
+	g_assert_cmpuint(pr_get(r, PR_RATE), ==, 3);         /* 4x 2.5 Gb/s: 10 Gb/s */
+	g_assert_cmpuint(pr_get(r, PR_LIFE), ==, 18);
+	/* MTU selectors against a 4096 path: > 2048 yes, > 4096 no, < 4096 gives 2048, exactly
+	 * 1024 gives 1024, largest gives 4096 */
+	struct { unsigned sel, mtu; int n; unsigned got; } mt[] = {
+		{ 0, 4, 1, 5 }, { 0, 5, 0, 0 }, { 1, 5, 1, 4 }, { 2, 3, 1, 3 }, { 3, 1, 1, 5 },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(mt); i++) {
+		uint8_t qm[64] = { 0 };
+		pr_put(qm, PR_MTU_SEL, mt[i].sel);
+		pr_put(qm, PR_MTU, mt[i].mtu);
+		g_byte_array_set_size(recs, 0);
+		g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, qm, 1u << PR_MTU_SEL | 1u << PR_MTU, &st, recs), ==,
+				 (unsigned)mt[i].n);
+		if (mt[i].n)
+			g_assert_cmpuint(pr_get(recs->data, PR_MTU), ==, mt[i].got);
+	}
+	/* rate: exactly 5 Gb/s (code 5) on a 10 Gb/s path gives 5; greater than 10 none; less than
+	 * 40 gives the path's 10 */
+	struct { unsigned sel, rate; int n; unsigned got; } rt[] = {
+		{ 2, 5, 1, 5 }, { 0, 3, 0, 0 }, { 1, 7, 1, 3 }, { 2, 7, 0, 0 },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(rt); i++) {
+		uint8_t qr[64] = { 0 };
+		pr_put(qr, PR_RATE_SEL, rt[i].sel);
+		pr_put(qr, PR_RATE, rt[i].rate);
+		g_byte_array_set_size(recs, 0);
+		g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, qr, 1u << PR_RATE_SEL | 1u << PR_RATE, &st, recs), ==,
+				 (unsigned)rt[i].n);
+		if (rt[i].n)
+			g_assert_cmpuint(pr_get(recs->data, PR_RATE), ==, rt[i].got);
+	}
+	/* packet lifetime 18: less than 19 yes, greater than 18 no */
+	uint8_t ql[64] = { 0 };
+	pr_put(ql, PR_LIFE_SEL, 1);
+	pr_put(ql, PR_LIFE, 19);
+	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, ql, 1u << PR_LIFE_SEL | 1u << PR_LIFE, &st, NULL), ==, 1);
+	memset(ql, 0, sizeof(ql));
+	pr_put(ql, PR_LIFE_SEL, 0);
+	pr_put(ql, PR_LIFE, 18);
+	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, ql, 1u << PR_LIFE_SEL | 1u << PR_LIFE, &st, NULL), ==, 0);
+	/* an SL other than the engine's: no record; a full default P_Key: echoed */
+	uint8_t qs[64] = { 0 };
+	pr_put(qs, PR_SL, 3);
+	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, qs, 1u << PR_SL, &st, NULL), ==, 0);
+	/* statuses: a DGID of no port; a Get naming one end only */
+	uint8_t qg[64] = { 0 };
+	put_gid(qg, PR_DGID, 0xdead);
+	put_gid(qg, PR_SGID, f->ports[a].guid);
+	uint32_t len;
+	const uint8_t *resp = ask(&s, SA_GET, 0x35, 1u << PR_DGID | 1u << PR_SGID, qg, 64, &len);
+	g_assert_cmphex(status_of(resp), ==, SA_ERR_REQ_INVALID_GID);
+	resp = ask(&s, SA_GET, 0x35, 1u << PR_SGID, qg, 64, &len);
+	g_assert_cmphex(status_of(resp), ==, SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+	/* a GetTable from one source: a path to every end port with a LID (itself included) */
+	resp = ask(&s, SA_GETTABLE, 0x35, 1u << PR_SGID, qg, 64, &len);
+	g_assert_cmphex(status_of(resp), ==, 0);
+	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 64, ==, 4 + 2);
+	g_byte_array_free(recs, TRUE);
+	sabed_clear(&s);
+}
+
+/* LMC 2: NumbPath 4 gives four paths with distinct DLIDs first; 16 gives every SLID/DLID
+ * combination, and not more. */
+static void test_path_numbpath_lmc(void)
+{
+	struct sabed s;
+	sabed_init_lmc(&s, 2);
+	uint8_t q[64] = { 0 };
+	uint16_t st;
+	GByteArray *recs = g_byte_array_new();
+	pr_put(q, PR_NUMBPATH, 4);
+	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, q, 1u << PR_NUMBPATH, &st, recs), ==, 4);
+	GHashTable *dlids = g_hash_table_new(NULL, NULL);
+	for (guint i = 0; i < recs->len / 64; i++) {
+		g_hash_table_add(dlids, GUINT_TO_POINTER(pr_get(recs->data + i * 64, PR_DLID)));
+		g_assert_cmpuint(pr_get(recs->data + i * 64, PR_SLID), ==,
+				 s.b.f->ports[fx_ca_port(&s.b.f->pub, 0, 1)].lid);
+	}
+	g_assert_cmpuint(g_hash_table_size(dlids), ==, 4);
+	memset(q, 0, sizeof(q));
+	pr_put(q, PR_NUMBPATH, 64);
+	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, q, 1u << PR_NUMBPATH, &st, NULL), ==, 16);
+	g_hash_table_destroy(dlids);
+	g_byte_array_free(recs, TRUE);
+	sabed_clear(&s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -264,5 +421,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sa/node_records", test_node_records);
 	g_test_add_func("/sa/portinfo_records", test_portinfo_records);
 	g_test_add_func("/sa/link_lft_records", test_link_lft_records);
+	g_test_add_func("/sa/path_records", test_path_records);
+	g_test_add_func("/sa/path_numbpath_lmc", test_path_numbpath_lmc);
 	return g_test_run();
 }
