@@ -20,81 +20,74 @@ struct sa {
 	struct sa_stats st;
 };
 
-static void class_port_info(struct sa *sa, const struct sa_request *rq)
+static void class_port_info(struct sa_answer *a)
 {
 	uint8_t cpi[72] = { 0 };
 	mad_set_field(cpi, 0, IB_CPI_BASEVER_F, 1);
 	mad_set_field(cpi, 0, IB_CPI_CLASSVER_F, SA_CLASS_VERSION);
 	mad_set_field(cpi, 0, IB_CPI_RESP_TIME_VALUE_F, SA_RESP_TIME_VALUE);
-	sa->st.answered++;
-	sa_respond_one(sa->d, rq, SA_GETRESP, cpi, sizeof(cpi));
+	g_byte_array_append(a->recs, cpi, sizeof(cpi));
+	a->rec_size = sizeof(cpi);
 }
 
-static void answer_paths(struct sa *sa, const struct sa_request *rq)
+void sa_compute(struct sa *sa, const struct sa_request *rq, struct sa_answer *a)
 {
-	if (!sa->r) {
-		sa_respond_status(sa->d, rq, SA_ERR_NO_RECORDS);
+	a->status = 0;
+	a->table = rq->method == SA_GETTABLE;
+	a->rec_size = 0;
+	g_byte_array_set_size(a->recs, 0);
+	if (rq->attr == ATTR_CLASS_PORT_INFO && rq->method == SA_GET) {
+		class_port_info(a);
 		return;
 	}
-	struct sa_view v = { .f = sa->r->f, .r = sa->r };
-	GByteArray *out = g_byte_array_new();
-	uint16_t st = pr_query(&v, &sa->pr, rq->record, rq->comp_mask, rq->method == SA_GETTABLE, out);
-	uint32_t n = out->len / PR_SIZE;
-	if (st) {
-		sa->st.no_records++;
-		sa_respond_status(sa->d, rq, st);
-	} else if (rq->method == SA_GET && n != 1) {
-		sa->st.no_records += n == 0;
-		sa_respond_status(sa->d, rq, n ? SA_ERR_TOO_MANY_RECORDS : SA_ERR_NO_RECORDS);
-	} else if (rq->method == SA_GET) {
-		sa->st.answered++;
-		sa_respond_one(sa->d, rq, SA_GETRESP, out->data, PR_SIZE);
-	} else {
-		sa->st.answered++;
-		sa_respond_table(sa->d, rq, out->data, n, PR_SIZE);
-	}
-	g_byte_array_free(out, TRUE);
-}
-
-static void answer_records(struct sa *sa, const struct sa_request *rq)
-{
+	struct sa_view v = { .f = sa->r ? sa->r->f : NULL, .r = sa->r };
 	if (rq->attr == IB_SA_ATTR_PATHRECORD) {
-		answer_paths(sa, rq);
-		return;
-	}
-	const struct sa_kind *k = sa_kind_of(rq->attr);
-	if (!k) {
-		sa->st.unsupported++;
-		sa_respond_status(sa->d, rq, SA_UNSUP_METHOD_ATTR);
-		return;
-	}
-	GByteArray *all = g_byte_array_new();
-	if (sa->r) {
-		struct sa_view v = { .f = sa->r->f, .r = sa->r };
-		k->build(&v, rq->sm_key == sa->sm_key, all);
-	}
-	size_t size = k->layout.size;
-	uint32_t n = 0;
-	for (size_t off = 0; off + size <= all->len; off += size) {
-		if (!sa_match(&k->layout, rq->comp_mask, rq->record, all->data + off))
-			continue;
-		if ((size_t)n * size != off)
-			memmove(all->data + (size_t)n * size, all->data + off, size);
-		n++;
-	}
-	if (rq->method == SA_GET) {
-		if (n != 1) {
-			sa->st.no_records += n == 0;
-			sa_respond_status(sa->d, rq, n ? SA_ERR_TOO_MANY_RECORDS : SA_ERR_NO_RECORDS);
-		} else {
-			sa->st.answered++;
-			sa_respond_one(sa->d, rq, SA_GETRESP, all->data, size);
-		}
+		a->rec_size = PR_SIZE;
+		if (v.f)
+			a->status = pr_query(&v, &sa->pr, rq->record, rq->comp_mask, a->table, a->recs);
 	} else {
-		sa->st.answered++;
-		sa_respond_table(sa->d, rq, all->data, n, size);
+		const struct sa_kind *k = sa_kind_of(rq->attr);
+		if (!k) {
+			a->status = SA_UNSUP_METHOD_ATTR;
+			return;
+		}
+		a->rec_size = k->layout.size;
+		GByteArray *all = a->recs;
+		if (v.f)
+			k->build(&v, rq->sm_key == sa->sm_key, all);
+		size_t size = k->layout.size, n = 0;
+		for (size_t off = 0; off + size <= all->len; off += size) {
+			if (!sa_match(&k->layout, rq->comp_mask, rq->record, all->data + off))
+				continue;
+			if (n * size != off)
+				memmove(all->data + n * size, all->data + off, size);
+			n++;
+		}
+		g_byte_array_set_size(all, (guint)(n * size));
 	}
-	g_byte_array_free(all, TRUE);
+	if (a->status)
+		g_byte_array_set_size(a->recs, 0);
+	else if (!a->table && a->recs->len != a->rec_size)
+		a->status = a->recs->len ? SA_ERR_TOO_MANY_RECORDS : SA_ERR_NO_RECORDS;
+}
+
+static void answer(struct sa *sa, const struct sa_request *rq)
+{
+	struct sa_answer a = { .recs = g_byte_array_new() };
+	sa_compute(sa, rq, &a);
+	if (a.status == SA_UNSUP_METHOD_ATTR)
+		sa->st.unsupported++;
+	else if (a.status)
+		sa->st.no_records++;
+	else
+		sa->st.answered++;
+	if (a.status)
+		sa_respond_status(sa->d, rq, a.status);
+	else if (a.table)
+		sa_respond_table(sa->d, rq, a.recs->data, a.recs->len / (guint)a.rec_size, a.rec_size);
+	else
+		sa_respond_one(sa->d, rq, SA_GETRESP, a.recs->data, a.rec_size);
+	g_byte_array_free(a.recs, TRUE);
 }
 
 static void on_request(struct dispatch *d, const struct mad_in *m, void *ctx)
@@ -118,11 +111,7 @@ static void on_request(struct dispatch *d, const struct mad_in *m, void *ctx)
 		sa_respond_status(sa->d, &rq, (uint16_t)rc);
 		return;
 	}
-	if (rq.attr == ATTR_CLASS_PORT_INFO && rq.method == SA_GET) {
-		class_port_info(sa, &rq);
-		return;
-	}
-	answer_records(sa, &rq);
+	answer(sa, &rq);
 }
 
 struct sa *sa_new(struct dispatch *d)
@@ -137,6 +126,8 @@ struct sa *sa_new(struct dispatch *d)
 	sa->pr.subnet_prefix = 0xfe80000000000000ULL;
 	sa->pr.packet_life = 18;
 	pr_layout();
+	if (!d) /* computing answers only (tests, fuzzing) */
+		return sa;
 	dispatch_register(d, IB_SA_CLASS, SA_GET, DISPATCH_ANY_ATTR, on_request, sa);
 	dispatch_register(d, IB_SA_CLASS, SA_GETTABLE, DISPATCH_ANY_ATTR, on_request, sa);
 	return sa;
@@ -146,8 +137,10 @@ void sa_free(struct sa *sa)
 {
 	if (!sa)
 		return;
-	dispatch_register(sa->d, IB_SA_CLASS, SA_GET, DISPATCH_ANY_ATTR, NULL, NULL);
-	dispatch_register(sa->d, IB_SA_CLASS, SA_GETTABLE, DISPATCH_ANY_ATTR, NULL, NULL);
+	if (sa->d) {
+		dispatch_register(sa->d, IB_SA_CLASS, SA_GET, DISPATCH_ANY_ATTR, NULL, NULL);
+		dispatch_register(sa->d, IB_SA_CLASS, SA_GETTABLE, DISPATCH_ANY_ATTR, NULL, NULL);
+	}
 	routing_result_unref(sa->r);
 	g_free(sa);
 }

@@ -5,6 +5,7 @@
 #ifndef IBSM_SA_AGENT_H
 #define IBSM_SA_AGENT_H
 
+#include <glib.h>
 #include <stdint.h>
 #include "mad/dispatch.h"
 #include "routing/result.h"
@@ -15,7 +16,17 @@ struct sa_stats {
 	uint64_t requests, answered, not_master, bad, no_records, unsupported;
 };
 
-/* Registers the SA's methods with d. NULL if the record tables are inconsistent (logged). */
+/* What a request is answered with: a status, or the records (rec_size bytes each; a Get's
+ * one record, a GetTable's table). recs is the caller's. */
+struct sa_answer {
+	uint16_t status;
+	int table;
+	size_t rec_size;
+	GByteArray *recs;
+};
+
+/* Registers the SA's methods with d (d NULL: an SA that only computes answers, for tests and
+ * fuzzing). NULL if the record tables are inconsistent (logged). */
 struct sa *sa_new(struct dispatch *d);
 void sa_free(struct sa *sa);
 /* The routed generation answers come from from now on (a reference is taken; NULL: none):
@@ -28,5 +39,8 @@ void sa_set_path_env(struct sa *sa, uint64_t subnet_prefix, uint8_t packet_life)
 /* Master or not: only a master answers. */
 void sa_set_master(struct sa *sa, int master);
 const struct sa_stats *sa_stats(const struct sa *sa);
+struct sa_request;
+/* The answer to a decoded request from the published generation (no MAD sent). */
+void sa_compute(struct sa *sa, const struct sa_request *rq, struct sa_answer *a);
 
 #endif

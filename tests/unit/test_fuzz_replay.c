@@ -5,6 +5,7 @@
 #include <string.h>
 #include "../fuzz/fuzz_netfile.c"
 #include "../fuzz/fuzz_partitions.c"
+#include "../fuzz/fuzz_sa.c"
 
 static int replay_dir(const char *dir, int (*target)(const uint8_t *, size_t))
 {
@@ -67,11 +68,38 @@ static void test_partitions_corpus(void)
 	g_string_free(many, TRUE);
 }
 
+/* SA requests: the corpus, then requests of every method and attribute with every single
+ * component bit and all of them, whole and cut short. */
+static void test_sa_corpus(void)
+{
+	int n = replay_dir(TEST_SRCDIR "/tests/fuzz/corpus/sa", fuzz_sa);
+	g_test_message("%d inputs replayed", n);
+	g_assert_cmpint(n, >=, 5);
+	static const uint8_t methods[] = { 0x01, 0x02, 0x12, 0x14, 0x15, 0x81, 0x92 };
+	static const uint16_t attrs[] = { 0x01, 0x11, 0x12, 0x15, 0x20, 0x35, 0x38, 0x99, 0xffff };
+	uint8_t mad[256];
+	for (size_t mi = 0; mi < G_N_ELEMENTS(methods); mi++)
+		for (size_t ai = 0; ai < G_N_ELEMENTS(attrs); ai++)
+			for (int bit = -1; bit <= 64; bit++) {
+				memset(mad, bit < 0 ? 0 : 0xA5, sizeof(mad));
+				mad[0] = 1;
+				mad[1] = 3;
+				mad[2] = 2;
+				mad[3] = methods[mi];
+				mad_set_field(mad, 0, IB_MAD_ATTRID_F, attrs[ai]);
+				mad_set_field64(mad, 0, IB_SA_COMPMASK_F,
+						bit < 0 ? 0 : bit == 64 ? ~0ULL : 1ULL << bit);
+				fuzz_sa(mad, sizeof(mad));
+				fuzz_sa(mad, 40 + (size_t)(bit & 0x3f));
+			}
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/fuzz/netfile/corpus", test_netfile_corpus);
 	g_test_add_func("/fuzz/netfile/edge_inputs", test_netfile_edge_inputs);
 	g_test_add_func("/fuzz/partitions/corpus", test_partitions_corpus);
+	g_test_add_func("/fuzz/sa/corpus", test_sa_corpus);
 	return g_test_run();
 }
