@@ -17,6 +17,7 @@ struct sa {
 	int master;
 	uint64_t sm_key;               /* a requester presenting it sees keys in records */
 	struct pr_env pr;              /* what PathRecords need of the configuration */
+	struct sa_self self;           /* this SM, for SMInfoRecord */
 	struct sa_stats st;
 };
 
@@ -40,7 +41,8 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, struct sa_answer *a)
 		class_port_info(a);
 		return;
 	}
-	struct sa_view v = { .f = sa->r ? sa->r->f : NULL, .r = sa->r };
+	struct sa_view v = { .f = sa->r ? sa->r->f : NULL, .r = sa->r, .self = sa->self };
+	v.self.sm_key = sa->sm_key;
 	if (rq->attr == IB_SA_ATTR_PATHRECORD) {
 		a->rec_size = PR_SIZE;
 		if (v.f)
@@ -165,6 +167,15 @@ void sa_set_path_env(struct sa *sa, uint64_t subnet_prefix, uint8_t packet_life)
 	if (sa) {
 		sa->pr.subnet_prefix = subnet_prefix;
 		sa->pr.packet_life = packet_life;
+	}
+}
+
+void sa_set_self(struct sa *sa, uint8_t priority, uint8_t state, uint32_t act_count)
+{
+	if (sa) {
+		sa->self.priority = priority;
+		sa->self.state = state;
+		sa->self.act_count = act_count;
 	}
 }
 

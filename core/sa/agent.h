@@ -36,6 +36,8 @@ void sa_publish(struct sa *sa, struct routing_result *r);
 void sa_set_sm_key(struct sa *sa, uint64_t sm_key);
 /* What PathRecords carry from the configuration: GIDs' subnet prefix, PacketLifeTime. */
 void sa_set_path_env(struct sa *sa, uint64_t subnet_prefix, uint8_t packet_life);
+/* This SM's priority, state and ActCount, as SMInfoRecord shows them. */
+void sa_set_self(struct sa *sa, uint8_t priority, uint8_t state, uint32_t act_count);
 /* Master or not: only a master answers. */
 void sa_set_master(struct sa *sa, int master);
 const struct sa_stats *sa_stats(const struct sa *sa);

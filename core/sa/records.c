@@ -2,10 +2,11 @@
 /* records.c - the table of record kinds the SA serves (sa/records.h). */
 #include "sa/records.h"
 
-extern struct sa_kind sa_node_record, sa_portinfo_record, sa_link_record, sa_lft_record;
+extern struct sa_kind sa_node_record, sa_portinfo_record, sa_link_record, sa_lft_record,
+	sa_guidinfo_record, sa_sminfo_record;
 
 static struct sa_kind *const kinds[] = { &sa_node_record, &sa_portinfo_record, &sa_link_record,
-					 &sa_lft_record };
+					 &sa_lft_record, &sa_guidinfo_record, &sa_sminfo_record };
 
 int sa_kinds_check(const char **bad)
 {

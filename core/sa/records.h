@@ -10,10 +10,18 @@
 #include "routing/result.h"
 #include "sa/compmask.h"
 
-/* What the records are built from: one routed generation, as programmed. */
+/* This SM as SMInfo shows it (sm/ tells the SA). */
+struct sa_self {
+	uint64_t sm_key;
+	uint32_t act_count;
+	uint8_t priority, state;
+};
+
+/* What the records are built from: one routed generation, as programmed, and this SM. */
 struct sa_view {
 	const struct fabric *f;
 	const struct routing_result *r;   /* its routes (the LFTs the switches hold) */
+	struct sa_self self;
 };
 
 struct sa_kind {

@@ -259,6 +259,7 @@ int sweep_heavy(struct sm *sm, GError **err)
 		return SWEEP_STANDBY;
 	}
 	sa_set_master(sm->sa, 1);
+	sa_set_self(sm->sa, sm->opt->sm_priority, sm->state, sm->act_count);
 	struct fabric *f = sm->fabric;
 	if (lid_phase(sm, f, err) < 0)
 		return -1;

@@ -413,6 +413,44 @@ static void test_path_numbpath_lmc(void)
 	sabed_clear(&s);
 }
 
+/* GUIDInfoRecord: block 0 of every end port, GUID0 the port GUID. SMInfoRecord: this SM, the
+ * SM_Key only to a requester presenting it. */
+static void test_guidinfo_sminfo_records(void)
+{
+	struct sabed s;
+	sabed_init(&s);
+	const struct fabric *f = s.b.f;
+	uint32_t ends = 0;
+	for (uint32_t p = 0; p < f->pub.n_ports; p++)
+		ends += f->ports[p].lid && fabric_is_end_port(f, p);
+	uint32_t len;
+	const uint8_t *r = ask(&s, SA_GETTABLE, 0x30, 0, NULL, 0, &len);
+	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 72, ==, ends);
+	uint32_t port = fx_ca_port(&f->pub, 2, 1);
+	uint8_t q[72] = { 0 };
+	mad_set_field64(q, 0, IB_SA_GIR_GUID0_F, f->ports[port].guid);
+	r = ask(&s, SA_GET, 0x30, 1u << 4, q, sizeof(q), &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	g_assert_cmpuint((unsigned)(r[IB_SA_DATA_OFFS] << 8 | r[IB_SA_DATA_OFFS + 1]), ==, f->ports[port].lid);
+	sa_set_sm_key(s.sa, 0x99);
+	sa_set_self(s.sa, 7, 3, 42);
+	ask_sm_key = 0;
+	r = ask(&s, SA_GET, 0x18, 0, NULL, 0, &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	const uint8_t *smi = r + IB_SA_DATA_OFFS + 4;
+	g_assert_cmphex(mad_get_field64((void *)smi, 0, IB_SMINFO_GUID_F), ==, f->ports[f->pub.sm_port].guid);
+	g_assert_cmphex(mad_get_field64((void *)smi, 0, IB_SMINFO_KEY_F), ==, 0);
+	g_assert_cmpuint(mad_get_field((void *)smi, 0, IB_SMINFO_PRIO_F), ==, 7);
+	g_assert_cmpuint(mad_get_field((void *)smi, 0, IB_SMINFO_STATE_F), ==, 3);
+	g_assert_cmpuint(mad_get_field((void *)smi, 0, IB_SMINFO_ACT_F), ==, 42);
+	g_assert_cmpuint(mad_get_field((void *)r, 0, IB_SA_ATTROFFS_F), ==, 4); /* 25 -> 32 bytes */
+	ask_sm_key = 0x99;
+	r = ask(&s, SA_GET, 0x18, 0, NULL, 0, &len);
+	g_assert_cmphex(mad_get_field64((void *)(r + IB_SA_DATA_OFFS + 4), 0, IB_SMINFO_KEY_F), ==, 0x99);
+	ask_sm_key = 0;
+	sabed_clear(&s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -421,6 +459,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sa/node_records", test_node_records);
 	g_test_add_func("/sa/portinfo_records", test_portinfo_records);
 	g_test_add_func("/sa/link_lft_records", test_link_lft_records);
+	g_test_add_func("/sa/guidinfo_sminfo_records", test_guidinfo_sminfo_records);
 	g_test_add_func("/sa/path_records", test_path_records);
 	g_test_add_func("/sa/path_numbpath_lmc", test_path_numbpath_lmc);
 	return g_test_run();
