@@ -483,3 +483,12 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	g->sets += st->blocks_written;
 	return st->blocks_written;
 }
+
+const uint16_t *pkey_memory_table(const struct pkey_memory *m, const struct fabric *f, uint32_t port,
+				  uint32_t *cap)
+{
+	struct held_key k = target_key(f, port);
+	const struct pkey_held *h = g_hash_table_lookup(m->held, &k);
+	*cap = h ? h->cap : 0;
+	return h ? h->keys : NULL;
+}

@@ -44,6 +44,10 @@ uint32_t pkey_attr_mod(const struct fabric *f, uint32_t port, uint32_t block);
 
 struct pkey_memory *pkey_memory_new(void);
 void pkey_memory_free(struct pkey_memory *m);
+/* The table port id `port` of f holds as the last pass left it (*cap entries), or NULL when
+ * that is not known. */
+const uint16_t *pkey_memory_table(const struct pkey_memory *m, const struct fabric *f, uint32_t port,
+				  uint32_t *cap);
 /* Forgets what every table holds (another SM may have written them while we were not master). */
 void pkey_memory_forget(struct pkey_memory *m);
 

@@ -49,6 +49,12 @@ void programmer_forget(struct programmer *p)
 	g_hash_table_remove_all(p->mkey_written);
 }
 
+const uint16_t *programmer_pkey_table(const struct programmer *p, const struct fabric *f,
+				      uint32_t port, uint32_t *cap)
+{
+	return pkey_memory_table(p->pkey, f, port, cap);
+}
+
 static void drain(struct pass *g)
 {
 	transport_drain(g->t, g->stop);

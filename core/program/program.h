@@ -21,6 +21,10 @@ struct programmer *programmer_new(struct transport *t, volatile int *stop);
 void programmer_free(struct programmer *p);
 /* Forgets what the fabric holds: call it on becoming master (another SM may have written). */
 void programmer_forget(struct programmer *p);
+/* The P_Key table port id `port` of f holds as the last pass left it (*cap entries; NULL:
+ * not known), for the SA's snapshot. */
+const uint16_t *programmer_pkey_table(const struct programmer *p, const struct fabric *f,
+				      uint32_t port, uint32_t *cap);
 
 struct program_report {
 	uint32_t writes;           /* Sets that change the fabric (PortInfo, SwitchInfo, LFT, P_Key) */

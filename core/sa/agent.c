@@ -14,6 +14,7 @@
 struct sa {
 	struct dispatch *d;
 	struct routing_result *r;      /* the published routed generation (a reference) */
+	struct sa_pkeys *pk;           /* its P_Key tables (owned) */
 	int master;
 	uint64_t sm_key;               /* a requester presenting it sees keys in records */
 	struct pr_env pr;              /* what PathRecords need of the configuration */
@@ -41,7 +42,7 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, struct sa_answer *a)
 		class_port_info(a);
 		return;
 	}
-	struct sa_view v = { .f = sa->r ? sa->r->f : NULL, .r = sa->r, .self = sa->self };
+	struct sa_view v = { .f = sa->r ? sa->r->f : NULL, .r = sa->r, .pk = sa->pk, .self = sa->self };
 	v.self.sm_key = sa->sm_key;
 	if (rq->attr == IB_SA_ATTR_PATHRECORD) {
 		a->rec_size = PR_SIZE;
@@ -144,16 +145,22 @@ void sa_free(struct sa *sa)
 		dispatch_register(sa->d, IB_SA_CLASS, SA_GETTABLE, DISPATCH_ANY_ATTR, NULL, NULL);
 	}
 	routing_result_unref(sa->r);
+	sa_pkeys_free(sa->pk);
 	g_free(sa);
 }
 
-void sa_publish(struct sa *sa, struct routing_result *r)
+void sa_publish(struct sa *sa, struct routing_result *r, struct sa_pkeys *pk)
 {
-	if (!sa)
+	if (!sa) {
+		sa_pkeys_free(pk);
 		return;
+	}
 	struct routing_result *old = sa->r;
+	struct sa_pkeys *old_pk = sa->pk;
 	sa->r = r ? routing_result_ref(r) : NULL;
+	sa->pk = pk;
 	routing_result_unref(old);
+	sa_pkeys_free(old_pk);
 }
 
 void sa_set_sm_key(struct sa *sa, uint64_t sm_key)

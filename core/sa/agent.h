@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "mad/dispatch.h"
 #include "routing/result.h"
+#include "sa/pkeys.h"
 
 struct sa;
 
@@ -29,9 +30,10 @@ struct sa_answer {
  * fuzzing). NULL if the record tables are inconsistent (logged). */
 struct sa *sa_new(struct dispatch *d);
 void sa_free(struct sa *sa);
-/* The routed generation answers come from from now on (a reference is taken; NULL: none):
- * switched in one step, so a request sees one generation whole. */
-void sa_publish(struct sa *sa, struct routing_result *r);
+/* The routed generation answers come from from now on (a reference is taken; NULL: none)
+ * and its P_Key tables (taken over; NULL: not known): switched in one step, so a request
+ * sees one generation whole. */
+void sa_publish(struct sa *sa, struct routing_result *r, struct sa_pkeys *pk);
 /* Our SM_Key: a request presenting it sees the keys in records (M_Key, SM_Key). */
 void sa_set_sm_key(struct sa *sa, uint64_t sm_key);
 /* What PathRecords carry from the configuration: GIDs' subnet prefix, PacketLifeTime. */

@@ -275,6 +275,11 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 		}
 		if (mtu < 0 || rate < 0 || life < 0)
 			continue;
+		/* a partition both ends are in, one of them as a full member (the asked one) */
+		uint16_t pkey = sa_pkeys_shared(qq->v->pk, src, dst,
+						m >> PR_PKEY & 1 ? (uint16_t)bits(q, PR_PKEY) : 0);
+		if (!pkey)
+			continue;
 		uint8_t rec[PR_SIZE] = { 0 };
 		for (int c = PR_SID_MSB; c <= PR_SID_LSB; c++) /* echoed: rdma_cm asks with them */
 			put(rec, c, bits(q, c));
@@ -289,7 +294,7 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 		if (m >> PR_HOPLIMIT & 1)
 			put(rec, PR_HOPLIMIT, bits(q, PR_HOPLIMIT));
 		put(rec, PR_REVERSIBLE, (uint64_t)reversible);
-		put(rec, PR_PKEY, 0xffff); /* the default partition (partitions: next) */
+		put(rec, PR_PKEY, pkey);
 		put(rec, PR_SL, routing_path_sl(qq->v->r, 0, slid, dlid));
 		put(rec, PR_MTU_SEL, 2);
 		put(rec, PR_MTU, (uint64_t)mtu);
@@ -297,8 +302,6 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 		put(rec, PR_RATE, (uint64_t)rate);
 		put(rec, PR_LIFE_SEL, 2);
 		put(rec, PR_LIFE, (uint64_t)life);
-		if ((m >> PR_PKEY & 1) && (bits(q, PR_PKEY) & 0x7fff) == 0x7fff)
-			put(rec, PR_PKEY, bits(q, PR_PKEY)); /* limited or full default: both fine */
 		if (!sa_match(pr_layout(), qq->plain, q, rec))
 			continue;
 		g_byte_array_append(qq->out, rec, PR_SIZE);
@@ -324,7 +327,8 @@ uint16_t pr_query(const struct sa_view *v, const struct pr_env *env, const uint8
 	if (table && (mask >> PR_NUMBPATH & 1) && bits(query, PR_NUMBPATH))
 		qq.per_pair = (unsigned)bits(query, PR_NUMBPATH);
 	/* components compared on the record as built; the others were applied above */
-	qq.plain = mask & ~((1ULL << PR_NUMBPATH) | (1ULL << PR_REVERSIBLE) | (1ULL << PR_MTU_SEL) |
+	qq.plain = mask & ~((1ULL << PR_NUMBPATH) | (1ULL << PR_REVERSIBLE) | (1ULL << PR_PKEY) |
+			    (1ULL << PR_MTU_SEL) |
 			    (1ULL << PR_MTU) | (1ULL << PR_RATE_SEL) | (1ULL << PR_RATE) |
 			    (1ULL << PR_LIFE_SEL) | (1ULL << PR_LIFE));
 	for (uint32_t s = any_src ? 0 : src; s < (any_src ? f->pub.n_ports : src + 1); s++) {

@@ -9,6 +9,7 @@
 #include "fabric/model.h"
 #include "routing/result.h"
 #include "sa/compmask.h"
+#include "sa/pkeys.h"
 
 /* This SM as SMInfo shows it (sm/ tells the SA). */
 struct sa_self {
@@ -21,6 +22,7 @@ struct sa_self {
 struct sa_view {
 	const struct fabric *f;
 	const struct routing_result *r;   /* its routes (the LFTs the switches hold) */
+	const struct sa_pkeys *pk;        /* its P_Key tables (NULL: not known) */
 	struct sa_self self;
 };
 

@@ -216,6 +216,12 @@ static int discover_phase(struct sm *sm, GError **err)
 	return (int)ds.failures;
 }
 
+/* The P_Key table a port holds, from the programmer's memory (for the SA's copy). */
+static const uint16_t *pkey_table(const void *ctx, const struct fabric *f, uint32_t port, uint32_t *cap)
+{
+	return programmer_pkey_table(ctx, f, port, cap);
+}
+
 /* Master or standby: 1 when another SM is master (or a better one is discovering). */
 static int mastership_phase(struct sm *sm)
 {
@@ -296,7 +302,9 @@ int sweep_heavy(struct sm *sm, GError **err)
 		LOG_E("SWP-0004", "sweep incomplete: %u SMPs failed for good; %u linked ports not ACTIVE",
 		      failures + rep.failures, rep.not_active);
 	sm->subnet_up = complete;
-	sa_publish(sm->sa, r); /* the SA answers from this generation from now on */
+	/* the SA answers from this generation (and a copy of its P_Key tables) from now on */
+	if (sm->sa)
+		sa_publish(sm->sa, r, sa_pkeys_new(f, pkey_table, sm->prog));
 	summarize(sm, f, r->engine);
 	write_dumps(sm, f, r);
 	sweep_set_live(sm, r);

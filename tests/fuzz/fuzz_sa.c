@@ -70,7 +70,7 @@ static struct sa *setup(void)
 	sa = sa_new(NULL);
 	if (!sa)
 		abort();
-	sa_publish(sa, r);
+	sa_publish(sa, r, NULL);
 	routing_result_unref(r);
 	fabric_unref(f);
 	return sa;

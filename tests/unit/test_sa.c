@@ -77,7 +77,7 @@ static void sabed_init_lmc(struct sabed *s, uint8_t lmc)
 	s->d = dispatch_new(s->b.t);
 	s->sa = sa_new(s->d);
 	g_assert_nonnull(s->sa);
-	sa_publish(s->sa, s->b.r);
+	sa_publish(s->sa, s->b.r, NULL);
 	sa_set_master(s->sa, 1);
 }
 
@@ -451,6 +451,79 @@ static void test_guidinfo_sminfo_records(void)
 	sabed_clear(&s);
 }
 
+/* ---- partitions ------------------------------------------------------------------------------- */
+
+/* Tables by host index: host 0 full member of 0x0001, hosts 1 and 3 limited members, host 2
+ * in 0x0002 only; switch ports unknown. */
+static const uint16_t *test_table(const void *ctx, const struct fabric *f, uint32_t port, uint32_t *cap)
+{
+	(void)ctx;
+	static const uint16_t t0[] = { 0x8001, 0xffff }, t1[] = { 0x0001 }, t2[] = { 0x8002 },
+			      t3[] = { 0x0001, 0x7fff };
+	static const uint16_t *tables[] = { t0, t1, t2, t3 };
+	static const uint32_t caps[] = { 2, 1, 1, 2 };
+	for (uint32_t h = 0; h < 4; h++) {
+		if (fx_ca_port(&f->pub, h, 1) == port) {
+			*cap = caps[h];
+			return tables[h];
+		}
+	}
+	*cap = 0;
+	return NULL;
+}
+
+/* PathRecords exist only between ports that share a partition with one full member; the
+ * P_Key is the one asked for or the first the source holds. P_KeyTableRecords show the
+ * tables. */
+static void test_path_partitions(void)
+{
+	struct sabed s;
+	sabed_init(&s);
+	const struct fabric *f = s.b.f;
+	sa_publish(s.sa, s.b.r, sa_pkeys_new(f, test_table, NULL));
+	uint32_t h[4];
+	for (uint32_t i = 0; i < 4; i++)
+		h[i] = fx_ca_port(&f->pub, i, 1);
+	struct { uint32_t a, b; uint16_t want, got; } cases[] = {
+		{ 0, 3, 0, 0x8001 },       /* full and limited share 0x0001 */
+		{ 3, 0, 0, 0x0001 },       /* as the source holds it */
+		{ 1, 3, 0, 0 },            /* two limited members: no path */
+		{ 0, 2, 0, 0 },            /* nothing shared */
+		{ 0, 3, 0x7fff, 0xffff },  /* the default partition: full and limited */
+		{ 0, 3, 0x0002, 0 },       /* asked for a partition they do not share */
+	};
+	for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+		uint8_t q[64] = { 0 };
+		put_gid(q, PR_SGID, f->ports[h[cases[c].a]].guid);
+		put_gid(q, PR_DGID, f->ports[h[cases[c].b]].guid);
+		uint64_t mask = 1u << PR_SGID | 1u << PR_DGID;
+		if (cases[c].want) {
+			pr_put(q, PR_PKEY, cases[c].want);
+			mask |= 1u << PR_PKEY;
+		}
+		uint32_t len;
+		const uint8_t *r = ask(&s, SA_GET, 0x35, mask, q, 64, &len);
+		if (!cases[c].got) {
+			g_assert_cmphex(status_of(r), ==, SA_ERR_NO_RECORDS);
+		} else {
+			g_assert_cmphex(status_of(r), ==, 0);
+			g_assert_cmphex(pr_get(r + IB_SA_DATA_OFFS, PR_PKEY), ==, cases[c].got);
+		}
+	}
+	/* the tables as P_KeyTableRecords: host 3's one block */
+	uint8_t qk[72] = { (uint8_t)(f->ports[h[3]].lid >> 8), (uint8_t)f->ports[h[3]].lid };
+	uint32_t len;
+	const uint8_t *r = ask(&s, SA_GETTABLE, 0x33, 1, qk, sizeof(qk), &len);
+	g_assert_cmpuint(len, ==, IB_SA_DATA_OFFS + 72);
+	const uint8_t *rec = r + IB_SA_DATA_OFFS;
+	g_assert_cmpuint(rec[4], ==, 1);
+	g_assert_cmphex((unsigned)(rec[8] << 8 | rec[9]), ==, 0x0001);
+	g_assert_cmphex((unsigned)(rec[10] << 8 | rec[11]), ==, 0x7fff);
+	r = ask(&s, SA_GETTABLE, 0x33, 0, NULL, 0, &len);
+	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 72, ==, 4);
+	sabed_clear(&s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -462,5 +535,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/sa/guidinfo_sminfo_records", test_guidinfo_sminfo_records);
 	g_test_add_func("/sa/path_records", test_path_records);
 	g_test_add_func("/sa/path_numbpath_lmc", test_path_numbpath_lmc);
+	g_test_add_func("/sa/path_partitions", test_path_partitions);
 	return g_test_run();
 }

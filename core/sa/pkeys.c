@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* pkeys.c - the SA's copy of the P_Key tables (sa/pkeys.h). */
+#include <glib.h>
+#include <string.h>
+#include "sa/pkeys.h"
+
+struct sa_pkeys {
+	uint32_t n_ports;
+	uint32_t *off;      /* [n_ports + 1]: keys[off[p] .. off[p + 1]) */
+	uint8_t *known;     /* [n_ports] */
+	uint16_t *keys;
+};
+
+struct sa_pkeys *sa_pkeys_new(const struct fabric *f, sa_pkey_table_fn table, const void *ctx)
+{
+	struct sa_pkeys *k = g_new0(struct sa_pkeys, 1);
+	k->n_ports = f->pub.n_ports;
+	k->off = g_new0(uint32_t, k->n_ports + 1);
+	k->known = g_new0(uint8_t, k->n_ports);
+	GArray *all = g_array_new(FALSE, FALSE, sizeof(uint16_t));
+	for (uint32_t p = 0; p < k->n_ports; p++) {
+		uint32_t cap = 0;
+		const uint16_t *t = table ? table(ctx, f, p, &cap) : NULL;
+		k->off[p] = all->len;
+		if (t) {
+			k->known[p] = 1;
+			g_array_append_vals(all, t, cap);
+		}
+	}
+	k->off[k->n_ports] = all->len;
+	k->keys = (uint16_t *)g_array_free(all, FALSE);
+	return k;
+}
+
+void sa_pkeys_free(struct sa_pkeys *k)
+{
+	if (!k)
+		return;
+	g_free(k->off);
+	g_free(k->known);
+	g_free(k->keys);
+	g_free(k);
+}
+
+const uint16_t *sa_pkeys_of(const struct sa_pkeys *k, uint32_t port, uint32_t *n)
+{
+	if (!k || port >= k->n_ports || !k->known[port]) {
+		*n = 0;
+		return NULL;
+	}
+	*n = k->off[port + 1] - k->off[port];
+	return k->keys + k->off[port];
+}
+
+/* The entry of t (n keys) with the low 15 bits of key, or 0. */
+static uint16_t find(const uint16_t *t, uint32_t n, uint16_t key)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if ((t[i] & 0x7fff) == (key & 0x7fff) && (t[i] & 0x7fff))
+			return t[i];
+	return 0;
+}
+
+uint16_t sa_pkeys_shared(const struct sa_pkeys *k, uint32_t a, uint32_t b, uint16_t want)
+{
+	uint32_t na, nb;
+	const uint16_t *ta = sa_pkeys_of(k, a, &na), *tb = sa_pkeys_of(k, b, &nb);
+	if (!ta || !tb) /* not programmed by us (yet): the default partition */
+		return want && (want & 0x7fff) != 0x7fff ? 0 : 0xffff;
+	for (uint32_t i = 0; i < na; i++) {
+		uint16_t x = ta[i];
+		if (!(x & 0x7fff) || (want && (x & 0x7fff) != (want & 0x7fff)))
+			continue;
+		uint16_t y = find(tb, nb, x);
+		if (y && ((x | y) & 0x8000))
+			return x;
+	}
+	return 0;
+}

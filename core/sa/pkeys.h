@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* pkeys.h - the P_Key tables of one generation as the SA sees them: a copy, taken when the
+ * generation is published, of what the programming pass left in every port (the programmer's
+ * memory changes with the next sweep; the SA's answers must not). Flat, by port id. */
+#ifndef IBSM_SA_PKEYS_H
+#define IBSM_SA_PKEYS_H
+
+#include <stdint.h>
+#include "fabric/model.h"
+
+struct sa_pkeys;
+
+/* table(ctx, f, port, &cap): the keys port holds (NULL: not known). */
+typedef const uint16_t *(*sa_pkey_table_fn)(const void *ctx, const struct fabric *f, uint32_t port,
+					     uint32_t *cap);
+struct sa_pkeys *sa_pkeys_new(const struct fabric *f, sa_pkey_table_fn table, const void *ctx);
+void sa_pkeys_free(struct sa_pkeys *k);
+/* Port id port's table (*n entries), or NULL when not known. */
+const uint16_t *sa_pkeys_of(const struct sa_pkeys *k, uint32_t port, uint32_t *n);
+/* The P_Key a path between ports a and b may use: want (0: the first one a's table lists)
+ * when both hold it (low 15 bits) and at least one is a full member; returned as a holds it.
+ * 0 when there is none. Ports whose tables are not known share the default partition. */
+uint16_t sa_pkeys_shared(const struct sa_pkeys *k, uint32_t a, uint32_t b, uint16_t want);
+
+#endif
