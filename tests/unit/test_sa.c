@@ -524,6 +524,32 @@ static void test_path_partitions(void)
 	sabed_clear(&s);
 }
 
+/* SwitchInfoRecords: one per switch, its LID and the SwitchInfo fields where libibmad has them. */
+static void test_switchinfo_records(void)
+{
+	struct sabed s;
+	sabed_init(&s);
+	const struct fabric *f = s.b.f;
+	const struct sa_kind *k = sa_kind_of(0x14);
+	g_assert_nonnull(k);
+	g_assert_cmpuint(k->layout.size, >=, 4 + 17);
+	g_assert_cmpuint(k->layout.width[2], ==, 16);  /* LinearFDBCap */
+	g_assert_cmpuint(k->layout.width[5], ==, 16);  /* LinearFDBTop */
+	uint32_t len;
+	const uint8_t *r = ask(&s, SA_GETTABLE, 0x14, 0, NULL, 0, &len);
+	size_t stride = sa_rec_stride(k->layout.size);
+	g_assert_cmpuint(mad_get_field((void *)r, 0, IB_SA_ATTROFFS_F), ==, stride / 8);
+	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / stride, ==, f->pub.n_switches);
+	uint32_t node = f->switches[1].node;
+	uint16_t lid = f->ports[f->nodes[node].port0].lid;
+	uint8_t q[64] = { (uint8_t)(lid >> 8), (uint8_t)lid };
+	r = ask(&s, SA_GET, 0x14, 1, q, sizeof(q), &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	g_assert_cmpuint(mad_get_field((void *)(r + IB_SA_DATA_OFFS + 4), 0, IB_SW_LINEAR_FDB_CAP_F), ==,
+			 mad_get_field((void *)f->nx[node].switchinfo, 0, IB_SW_LINEAR_FDB_CAP_F));
+	sabed_clear(&s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -533,6 +559,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sa/portinfo_records", test_portinfo_records);
 	g_test_add_func("/sa/link_lft_records", test_link_lft_records);
 	g_test_add_func("/sa/guidinfo_sminfo_records", test_guidinfo_sminfo_records);
+	g_test_add_func("/sa/switchinfo_records", test_switchinfo_records);
 	g_test_add_func("/sa/path_records", test_path_records);
 	g_test_add_func("/sa/path_numbpath_lmc", test_path_numbpath_lmc);
 	g_test_add_func("/sa/path_partitions", test_path_partitions);
