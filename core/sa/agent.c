@@ -5,7 +5,9 @@
 #include "base/log.h"
 #include "sa/agent.h"
 #include "sa/path_record.h"
+#include "mad/phase.h"
 #include "sa/records.h"
+#include "sa/service.h"
 #include "sa/wire.h"
 
 #define ATTR_CLASS_PORT_INFO 0x0001
@@ -19,6 +21,7 @@ struct sa {
 	uint64_t sm_key;               /* a requester presenting it sees keys in records */
 	struct pr_env pr;              /* what PathRecords need of the configuration */
 	struct sa_self self;           /* this SM, for SMInfoRecord */
+	struct sa_services *svc;       /* ServiceRecords registered (across generations) */
 	struct sa_stats st;
 };
 
@@ -32,10 +35,44 @@ static void class_port_info(struct sa_answer *a)
 	a->rec_size = sizeof(cpi);
 }
 
-void sa_compute(struct sa *sa, const struct sa_request *rq, struct sa_answer *a)
+/* Does a ServiceGID name a port of the generation (under our subnet prefix)? */
+static int gid_known(const struct sa *sa, const struct fabric *f, const uint8_t *gid)
+{
+	uint64_t prefix = 0, guid = 0;
+	for (int i = 0; i < 8; i++) {
+		prefix = prefix << 8 | gid[i];
+		guid = guid << 8 | gid[8 + i];
+	}
+	return f && prefix == sa->pr.subnet_prefix && fabric_port_by_guid(f, guid) != IBSM_NONE;
+}
+
+/* ServiceRecord Set, Delete, Get, GetTable. */
+static void services(struct sa *sa, const struct sa_request *rq, const struct fabric *f, double now,
+		     struct sa_answer *a)
+{
+	a->rec_size = SR_SIZE;
+	if (rq->method == SA_SET) {
+		uint8_t kept[SR_SIZE];
+		a->status = sa_service_set(sa->svc, rq->record, rq->comp_mask,
+					   gid_known(sa, f, rq->record + 8), now, kept);
+		if (!a->status)
+			g_byte_array_append(a->recs, kept, SR_SIZE);
+	} else if (rq->method == SA_DELETE) {
+		sa_service_delete(sa->svc, rq->record, rq->comp_mask, now, a->recs);
+		if (!a->recs->len)
+			a->status = SA_ERR_NO_RECORDS;
+		else
+			g_byte_array_set_size(a->recs, SR_SIZE); /* the answer carries the first */
+	} else {
+		sa_service_query(sa->svc, rq->record, rq->comp_mask, now, a->recs);
+	}
+}
+
+void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct sa_answer *a)
 {
 	a->status = 0;
 	a->table = rq->method == SA_GETTABLE;
+	a->method = dispatch_response_method(rq->method);
 	a->rec_size = 0;
 	g_byte_array_set_size(a->recs, 0);
 	if (rq->attr == ATTR_CLASS_PORT_INFO && rq->method == SA_GET) {
@@ -44,7 +81,12 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, struct sa_answer *a)
 	}
 	struct sa_view v = { .f = sa->r ? sa->r->f : NULL, .r = sa->r, .pk = sa->pk, .self = sa->self };
 	v.self.sm_key = sa->sm_key;
-	if (rq->attr == IB_SA_ATTR_PATHRECORD) {
+	if (rq->attr == IB_SA_ATTR_SERVICERECORD) {
+		services(sa, rq, v.f, now, a);
+	} else if (rq->method == SA_SET || rq->method == SA_DELETE) {
+		a->status = SA_UNSUP_METHOD_ATTR;
+		return;
+	} else if (rq->attr == IB_SA_ATTR_PATHRECORD) {
 		a->rec_size = PR_SIZE;
 		if (v.f)
 			a->status = pr_query(&v, &sa->pr, rq->record, rq->comp_mask, a->table, a->recs);
@@ -77,7 +119,7 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, struct sa_answer *a)
 static void answer(struct sa *sa, const struct sa_request *rq)
 {
 	struct sa_answer a = { .recs = g_byte_array_new() };
-	sa_compute(sa, rq, &a);
+	sa_compute(sa, rq, phase_now(), &a);
 	if (a.status == SA_UNSUP_METHOD_ATTR)
 		sa->st.unsupported++;
 	else if (a.status)
@@ -89,7 +131,7 @@ static void answer(struct sa *sa, const struct sa_request *rq)
 	else if (a.table)
 		sa_respond_table(sa->d, rq, a.recs->data, a.recs->len / (guint)a.rec_size, a.rec_size);
 	else
-		sa_respond_one(sa->d, rq, SA_GETRESP, a.recs->data, a.rec_size);
+		sa_respond_one(sa->d, rq, a.method, a.recs->data, a.rec_size);
 	g_byte_array_free(a.recs, TRUE);
 }
 
@@ -128,11 +170,14 @@ struct sa *sa_new(struct dispatch *d)
 	sa->d = d;
 	sa->pr.subnet_prefix = 0xfe80000000000000ULL;
 	sa->pr.packet_life = 18;
+	sa->svc = sa_services_new();
 	pr_layout();
 	if (!d) /* computing answers only (tests, fuzzing) */
 		return sa;
 	dispatch_register(d, IB_SA_CLASS, SA_GET, DISPATCH_ANY_ATTR, on_request, sa);
 	dispatch_register(d, IB_SA_CLASS, SA_GETTABLE, DISPATCH_ANY_ATTR, on_request, sa);
+	dispatch_register(d, IB_SA_CLASS, SA_SET, DISPATCH_ANY_ATTR, on_request, sa);
+	dispatch_register(d, IB_SA_CLASS, SA_DELETE, DISPATCH_ANY_ATTR, on_request, sa);
 	return sa;
 }
 
@@ -143,7 +188,10 @@ void sa_free(struct sa *sa)
 	if (sa->d) {
 		dispatch_register(sa->d, IB_SA_CLASS, SA_GET, DISPATCH_ANY_ATTR, NULL, NULL);
 		dispatch_register(sa->d, IB_SA_CLASS, SA_GETTABLE, DISPATCH_ANY_ATTR, NULL, NULL);
+		dispatch_register(sa->d, IB_SA_CLASS, SA_SET, DISPATCH_ANY_ATTR, NULL, NULL);
+		dispatch_register(sa->d, IB_SA_CLASS, SA_DELETE, DISPATCH_ANY_ATTR, NULL, NULL);
 	}
+	sa_services_free(sa->svc);
 	routing_result_unref(sa->r);
 	sa_pkeys_free(sa->pk);
 	g_free(sa);

@@ -21,6 +21,7 @@ struct sa_stats {
  * one record, a GetTable's table). recs is the caller's. */
 struct sa_answer {
 	uint16_t status;
+	uint8_t method;            /* the response's (GetResp, GetTableResp, DeleteResp) */
 	int table;
 	size_t rec_size;
 	GByteArray *recs;
@@ -44,7 +45,8 @@ void sa_set_self(struct sa *sa, uint8_t priority, uint8_t state, uint32_t act_co
 void sa_set_master(struct sa *sa, int master);
 const struct sa_stats *sa_stats(const struct sa *sa);
 struct sa_request;
-/* The answer to a decoded request from the published generation (no MAD sent). */
-void sa_compute(struct sa *sa, const struct sa_request *rq, struct sa_answer *a);
+/* The answer to a decoded request from the published generation (no MAD sent); `now` in
+ * seconds of a monotonic clock (service leases). */
+void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct sa_answer *a);
 
 #endif

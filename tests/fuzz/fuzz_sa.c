@@ -94,7 +94,7 @@ int fuzz_sa(const uint8_t *data, size_t size)
 	struct sa_request rq;
 	if (sa_decode(&m, &rq) == 0) {
 		struct sa_answer a = { .recs = g_byte_array_new() };
-		sa_compute(sa, &rq, &a);
+		sa_compute(sa, &rq, 1.0, &a);
 		if (!a.status && !a.table && a.recs->len != a.rec_size)
 			abort(); /* a Get answers one record or a status */
 		if (!a.status && a.rec_size && a.recs->len % a.rec_size)

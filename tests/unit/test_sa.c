@@ -15,6 +15,7 @@
 #include "sa/compmask.h"
 #include "sa/path_record.h"
 #include "sa/records.h"
+#include "sa/service.h"
 #include "sa/wire.h"
 
 static void test_match(void)
@@ -550,6 +551,96 @@ static void test_switchinfo_records(void)
 	sabed_clear(&s);
 }
 
+/* ---- ServiceRecord ----------------------------------------------------------------------------- */
+
+static void sr_fill(uint8_t *rec, uint64_t id, uint64_t guid, uint32_t lease, const char *name)
+{
+	memset(rec, 0, SR_SIZE);
+	for (int i = 0; i < 8; i++) {
+		rec[i] = (uint8_t)(id >> (56 - 8 * i));
+		rec[8 + i] = (uint8_t)(0xfe80000000000000ULL >> (56 - 8 * i));
+		rec[16 + i] = (uint8_t)(guid >> (56 - 8 * i));
+	}
+	rec[24] = 0xff; /* ServiceP_Key */
+	rec[25] = 0xff;
+	rec[28] = (uint8_t)(lease >> 24);
+	rec[29] = (uint8_t)(lease >> 16);
+	rec[30] = (uint8_t)(lease >> 8);
+	rec[31] = (uint8_t)lease;
+	strncpy((char *)rec + 48, name, 63);
+}
+
+static uint32_t sr_lease(const uint8_t *rec)
+{
+	return (uint32_t)rec[28] << 24 | (uint32_t)rec[29] << 16 | (uint32_t)rec[30] << 8 | rec[31];
+}
+
+/* The registry itself: Set needs ServiceID and ServiceGID, and a GID of the fabric; a second
+ * Set of the same (ID, GID, P_Key) replaces it; Get by name; the lease counts down and the
+ * service is gone when it ends; infinite leases stay; Delete removes what matches. */
+static void test_services(void)
+{
+	struct sa_services *s = sa_services_new();
+	uint8_t rec[SR_SIZE], out[SR_SIZE];
+	uint64_t full = 1u << SR_ID | 1u << SR_GID | 1u << SR_PKEY | 1u << SR_LEASE | 1u << SR_NAME;
+	sr_fill(rec, 0x10, 0x1111, 30, "alpha");
+	g_assert_cmphex(sa_service_set(s, rec, 1u << SR_GID, 1, 0, out), ==, SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+	g_assert_cmphex(sa_service_set(s, rec, full, 0, 0, out), ==, SA_ERR_REQ_INVALID_GID);
+	g_assert_cmphex(sa_service_set(s, rec, full, 1, 100.0, out), ==, 0);
+	g_assert_cmpuint(sr_lease(out), ==, 30);
+	sr_fill(rec, 0x20, 0x1111, SR_LEASE_INFINITE, "beta");
+	g_assert_cmphex(sa_service_set(s, rec, full, 1, 100.0, out), ==, 0);
+	sr_fill(rec, 0x10, 0x1111, 60, "alpha2"); /* the same service again: replaced */
+	g_assert_cmphex(sa_service_set(s, rec, full, 1, 110.0, out), ==, 0);
+	g_assert_cmpuint(sa_services_count(s, 110.0), ==, 2);
+	GByteArray *got = g_byte_array_new();
+	uint8_t q[SR_SIZE] = { 0 };
+	strncpy((char *)q + 48, "alpha2", 63);
+	sa_service_query(s, q, 1u << SR_NAME, 140.5, got);
+	g_assert_cmpuint(got->len, ==, SR_SIZE);
+	g_assert_cmpuint(sr_lease(got->data), ==, 30); /* 60 from 110, at 140.5: 29.5 left, rounded up */
+	g_byte_array_set_size(got, 0);
+	sa_service_query(s, q, 1u << SR_NAME, 170.0, got); /* expired */
+	g_assert_cmpuint(got->len, ==, 0);
+	g_assert_cmpuint(sa_services_count(s, 1e9), ==, 1); /* the infinite one stays */
+	sr_fill(q, 0x20, 0x1111, 0, "");
+	sa_service_delete(s, q, 1u << SR_ID, 1e9, got);
+	g_assert_cmpuint(got->len, ==, SR_SIZE);
+	g_assert_cmpstr((const char *)got->data + 48, ==, "beta");
+	g_assert_cmpuint(sa_services_count(s, 1e9), ==, 0);
+	g_byte_array_free(got, TRUE);
+	sa_services_free(s);
+}
+
+/* Through the agent: Set answered with GetResp and the record, GetTable by ServiceID, Delete
+ * answered with DeleteResp, then NO_RECORDS; Set of another attribute: unsupported. */
+static void test_service_requests(void)
+{
+	struct sabed s;
+	sabed_init(&s);
+	const struct fabric *f = s.b.f;
+	uint8_t rec[SR_SIZE];
+	sr_fill(rec, 0x77, f->ports[fx_ca_port(&f->pub, 2, 1)].guid, SR_LEASE_INFINITE, "svc");
+	uint64_t mask = 1u << SR_ID | 1u << SR_GID | 1u << SR_PKEY | 1u << SR_NAME;
+	uint32_t len;
+	const uint8_t *r = ask(&s, SA_SET, 0x31, mask, rec, SR_SIZE, &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	g_assert_cmphex(r[3], ==, SA_GETRESP);
+	g_assert_cmpstr((const char *)r + IB_SA_DATA_OFFS + 48, ==, "svc");
+	uint8_t q[SR_SIZE] = { 0 };
+	q[7] = 0x77;
+	r = ask(&s, SA_GETTABLE, 0x31, 1u << SR_ID, q, SR_SIZE, &len);
+	g_assert_cmpuint(len, ==, IB_SA_DATA_OFFS + SR_SIZE);
+	r = ask(&s, SA_DELETE, 0x31, 1u << SR_ID, q, SR_SIZE, &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	g_assert_cmphex(r[3], ==, SA_DELETERESP);
+	r = ask(&s, SA_DELETE, 0x31, 1u << SR_ID, q, SR_SIZE, &len);
+	g_assert_cmphex(status_of(r), ==, SA_ERR_NO_RECORDS);
+	r = ask(&s, SA_SET, 0x11, 0, NULL, 0, &len);
+	g_assert_cmphex(status_of(r), ==, SA_UNSUP_METHOD_ATTR);
+	sabed_clear(&s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -563,5 +654,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sa/path_records", test_path_records);
 	g_test_add_func("/sa/path_numbpath_lmc", test_path_numbpath_lmc);
 	g_test_add_func("/sa/path_partitions", test_path_partitions);
+	g_test_add_func("/sa/services", test_services);
+	g_test_add_func("/sa/service_requests", test_service_requests);
 	return g_test_run();
 }
