@@ -35,15 +35,15 @@ static void class_port_info(struct sa_answer *a)
 	a->rec_size = sizeof(cpi);
 }
 
-/* Does a ServiceGID name a port of the generation (under our subnet prefix)? */
+/* Does a ServiceGID name a port of the generation? By its port GUID alone, as OpenSM: clients
+ * (osmtest among them) write the prefix in host byte order. */
 static int gid_known(const struct sa *sa, const struct fabric *f, const uint8_t *gid)
 {
-	uint64_t prefix = 0, guid = 0;
-	for (int i = 0; i < 8; i++) {
-		prefix = prefix << 8 | gid[i];
+	(void)sa;
+	uint64_t guid = 0;
+	for (int i = 0; i < 8; i++)
 		guid = guid << 8 | gid[8 + i];
-	}
-	return f && prefix == sa->pr.subnet_prefix && fabric_port_by_guid(f, guid) != IBSM_NONE;
+	return f && fabric_port_by_guid(f, guid) != IBSM_NONE;
 }
 
 /* ServiceRecord Set, Delete, Get, GetTable. */

@@ -176,13 +176,14 @@ static void put_gid(uint8_t *at, uint64_t prefix, uint64_t guid)
 	}
 }
 
-/* The end port a GID names: ours by prefix, then by port GUID. */
+/* The end port a GID names: by its port GUID, when the prefix is ours or link-local
+ * (fe80::/10, which names this subnet whatever the rest of its prefix says), as OpenSM. */
 static uint16_t port_of_gid(const struct fabric *f, const struct pr_env *env, const uint8_t *gid,
 			    uint32_t *port)
 {
-	if (be64(gid) != env->subnet_prefix)
-		return SA_ERR_REQ_INVALID_GID;
-	*port = fabric_port_by_guid(f, be64(gid + 8));
+	uint64_t prefix = be64(gid);
+	int ours = prefix == env->subnet_prefix || (prefix >> 54) == 0x3fa;
+	*port = ours ? fabric_port_by_guid(f, be64(gid + 8)) : IBSM_NONE;
 	return *port == IBSM_NONE ? SA_ERR_REQ_INVALID_GID : 0;
 }
 
