@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* rmpp.c - RMPP for libibumad programs on the simulated test bed. umad2sim (libumad2sim.so,
+ * which stands in for the kernel's umad device under ibsim) has none: it cuts every MAD to 256
+ * bytes, so an SA GetTable answer (OpenSM sends it with RMPP) reaches saquery or osmtest as its
+ * first segment alone, one record. This LD_PRELOAD shim, put BEFORE libumad2sim.so
+ * (LD_PRELOAD="rmpp.so libumad2sim.so"), sits between libibumad and umad2sim and does what the
+ * kernel's mad_rmpp.c does for an agent registered with a non-zero RMPP version: a send longer
+ * than one MAD is segmented and sent under the receiver's window with retransmission, received
+ * segments are ACKed and reassembled, and the whole message is read in one piece (a too-small
+ * buffer gets -ENOSPC and the length it needs, as user_mad answers).
+ *
+ * It wraps the libc calls libibumad makes on the umad device and umad2sim answers: ioctl
+ * (IB_USER_MAD_REGISTER_AGENT tells which agents run RMPP), write, read, poll and close. A file
+ * descriptor without such an agent is passed through untouched. The protocol itself is
+ * rmpp/rmpp_engine.c (unit-tested in tests/unit/test_rmpp.c); this file is the I/O around it.
+ * Timers run while the program is in poll() or read() on the port (libibumad's umad_recv, and
+ * OpenSM's receiver thread always is): poll waits in slices of at most POLL_SLICE_MS.
+ * RMPP_DEBUG=1 logs each transfer, and the counters at exit, on stderr. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/umad.h>
+#include "rmpp/rmpp_engine.h"
+
+#define MAX_PORTS 16            /* umad file descriptors with an RMPP agent */
+#define POLL_SLICE_MS 100       /* longest wait in poll() before timers are looked at */
+#define UMAD2SIM_FD_FIRST 1024  /* umad2sim's umad descriptors are 1024..2047 */
+#define UMAD2SIM_FD_END 2048
+#define SCRATCH_LEN (sizeof(struct ib_user_mad) + 2048)
+
+/* The kernel's struct ib_user_mad_reg_req (linux/ib_user_mad.h) as libibumad passes it. */
+struct reg_req {
+	uint32_t id;
+	uint32_t method_mask[4];
+	uint8_t qpn, mgmt_class, mgmt_class_version, oui[3], rmpp_version;
+};
+_Static_assert(offsetof(struct reg_req, mgmt_class) == 21, "ib_user_mad_reg_req layout");
+_Static_assert(offsetof(struct reg_req, rmpp_version) == 26, "ib_user_mad_reg_req layout");
+_Static_assert(sizeof(struct reg_req) == 28, "ib_user_mad_reg_req layout (the ioctl number has it)");
+/* umad.h names the struct without defining it: the same numbers from ours */
+#define REGISTER_AGENT _IOWR(IB_IOCTL_MAGIC, 1, struct reg_req)
+#define UNREGISTER_AGENT _IOW(IB_IOCTL_MAGIC, 2, uint32_t)
+_Static_assert(UNREGISTER_AGENT == IB_USER_MAD_UNREGISTER_AGENT, "ioctl numbers");
+
+struct port {
+	int fd;
+	struct rmpp_engine *engine;
+};
+
+static struct port ports[MAX_PORTS];
+static int n_ports;
+/* tracked[fd - UMAD2SIM_FD_FIRST]: the descriptor has an engine. Read without the lock, so
+ * that a call on any other descriptor never takes it: umad2sim's own read()/write() on its
+ * sockets come back through these wrappers while it holds its device lock. */
+static uint8_t tracked[UMAD2SIM_FD_END - UMAD2SIM_FD_FIRST];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t scratch[SCRATCH_LEN]; /* one MAD read from umad2sim, used under the lock */
+static int debug;
+
+static ssize_t (*real_read)(int, void *, size_t);
+static ssize_t (*real_write)(int, const void *, size_t);
+static int (*real_poll)(struct pollfd *, nfds_t, int);
+static int (*real_ioctl)(int, unsigned long, ...);
+static int (*real_close)(int);
+static pthread_once_t resolved = PTHREAD_ONCE_INIT;
+
+static void resolve_real(void)
+{
+	real_read = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	real_write = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+	real_poll = (int (*)(struct pollfd *, nfds_t, int))dlsym(RTLD_NEXT, "poll");
+	real_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+	real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	const char *d = getenv("RMPP_DEBUG");
+	debug = d && *d && strcmp(d, "0");
+}
+
+static void resolve(void)
+{
+	pthread_once(&resolved, resolve_real);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Never through stdio: stderr's write() comes back here. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char line[320];
+	int n = snprintf(line, sizeof(line), "rmpp[%d]: ", (int)getpid());
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	size_t len = strlen(line);
+	line[len++] = '\n';
+	if (real_write(STDERR_FILENO, line, len) < 0)
+		return;
+}
+
+/* The lock, with cancellation held off: OpenSM stops its receiver thread with pthread_cancel
+ * and umad2sim's write and poll are cancellation points. */
+static int enter(void)
+{
+	int old;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	pthread_mutex_lock(&lock);
+	return old;
+}
+
+static void leave(int old)
+{
+	pthread_mutex_unlock(&lock);
+	pthread_setcancelstate(old, NULL);
+}
+
+/* ------------------------------------------------------------------ the engine's I/O */
+
+static int wire_send(void *ctx, const void *umad, size_t len)
+{
+	int fd = (int)(intptr_t)ctx;
+	ssize_t n = real_write(fd, umad, len);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+static void wire_log(void *ctx, const char *line)
+{
+	say("fd %d: %s", (int)(intptr_t)ctx, line);
+}
+
+static struct port *port_of(int fd)
+{
+	for (int i = 0; i < n_ports; i++)
+		if (ports[i].fd == fd)
+			return &ports[i];
+	return NULL;
+}
+
+static struct rmpp_engine *engine_of(int fd)
+{
+	struct port *p = port_of(fd);
+	return p ? p->engine : NULL;
+}
+
+static bool is_tracked(int fd)
+{
+	return fd >= UMAD2SIM_FD_FIRST && fd < UMAD2SIM_FD_END &&
+	       __atomic_load_n(&tracked[fd - UMAD2SIM_FD_FIRST], __ATOMIC_ACQUIRE);
+}
+
+static struct rmpp_engine *engine_new_for(int fd)
+{
+	struct rmpp_engine *e = engine_of(fd);
+	if (e || n_ports == MAX_PORTS || fd < UMAD2SIM_FD_FIRST || fd >= UMAD2SIM_FD_END)
+		return e;
+	struct rmpp_io io = { (void *)(intptr_t)fd, wire_send, debug ? wire_log : NULL };
+	e = rmpp_engine_new(&io, NULL);
+	if (!e)
+		return NULL;
+	ports[n_ports].fd = fd;
+	ports[n_ports].engine = e;
+	n_ports++;
+	__atomic_store_n(&tracked[fd - UMAD2SIM_FD_FIRST], 1, __ATOMIC_RELEASE);
+	return e;
+}
+
+static void print_stats(int fd, const struct rmpp_engine *e)
+{
+	const struct rmpp_stats *s = rmpp_engine_stats(e);
+	say("fd %d: messages sent %llu received %llu; segments sent %llu resent %llu received %llu "
+	    "dropped %llu; ACKs sent %llu received %llu; ABORTs sent %llu received %llu, STOPs %llu; "
+	    "timed out: sends %llu receives %llu", fd,
+	    (unsigned long long)s->messages_sent, (unsigned long long)s->messages_received,
+	    (unsigned long long)s->segments_sent, (unsigned long long)s->segments_resent,
+	    (unsigned long long)s->segments_received, (unsigned long long)s->segments_dropped,
+	    (unsigned long long)s->acks_sent, (unsigned long long)s->acks_received,
+	    (unsigned long long)s->aborts_sent, (unsigned long long)s->aborts_received,
+	    (unsigned long long)s->stops_received, (unsigned long long)s->sends_timed_out,
+	    (unsigned long long)s->receives_timed_out);
+}
+
+static void port_forget(int fd)
+{
+	struct port *p = port_of(fd);
+	if (!p)
+		return;
+	if (debug)
+		print_stats(fd, p->engine);
+	rmpp_engine_free(p->engine);
+	*p = ports[n_ports - 1];
+	n_ports--;
+	__atomic_store_n(&tracked[fd - UMAD2SIM_FD_FIRST], 0, __ATOMIC_RELEASE);
+}
+
+static void __attribute__((destructor)) rmpp_fini(void)
+{
+	if (!debug)
+		return;
+	int old = enter();
+	for (int i = 0; i < n_ports; i++)
+		print_stats(ports[i].fd, ports[i].engine);
+	leave(old);
+}
+
+/* Moves what umad2sim holds for FD into the engine until a message is ready for the program
+ * or umad2sim has nothing more; returns umad2sim's last answer (and its errno in *ERR) when it
+ * ran dry, 0 when a message is ready. */
+static ssize_t pump(int fd, struct rmpp_engine *e, uint64_t now, int *err)
+{
+	while (!rmpp_engine_pending(e)) {
+		ssize_t n = real_read(fd, scratch, sizeof(scratch));
+		if (n <= 0) {
+			*err = errno;
+			return n;
+		}
+		rmpp_engine_receive(e, scratch, (size_t)n, now);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ the wrapped calls */
+
+static void track_agent(int fd, unsigned long request, void *arg)
+{
+	int old = enter();
+	if (request == REGISTER_AGENT) {
+		const struct reg_req *q = arg;
+		if (q->rmpp_version && rmpp_is_rmpp_class(q->mgmt_class)) {
+			struct rmpp_engine *e = engine_new_for(fd);
+			int rc = e ? rmpp_engine_add_agent(e, q->id, q->mgmt_class, q->rmpp_version) : -ENOMEM;
+			if (debug || rc < 0)
+				say("fd %d: agent %u class 0x%02x RMPP version %u: %s", fd, q->id, q->mgmt_class,
+				    q->rmpp_version, rc < 0 ? "NOT handled (no room)" : "RMPP on");
+		}
+	} else {
+		struct rmpp_engine *e = engine_of(fd);
+		if (e)
+			rmpp_engine_remove_agent(e, *(const uint32_t *)arg);
+	}
+	leave(old);
+}
+
+int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	resolve();
+	int rc = real_ioctl(fd, request, arg);
+	if (rc == 0 && arg && fd >= UMAD2SIM_FD_FIRST && fd < UMAD2SIM_FD_END && (request == REGISTER_AGENT ||
+			       request == UNREGISTER_AGENT)) {
+		int saved = errno;
+		track_agent(fd, request, arg);
+		errno = saved;
+	}
+	return rc;
+}
+
+ssize_t write(int fd, const void *buf, size_t count)
+{
+	resolve();
+	if (!is_tracked(fd))
+		return real_write(fd, buf, count);
+	int saved = errno;
+	int old = enter();
+	struct rmpp_engine *e = engine_of(fd);
+	int rc = e ? rmpp_engine_send(e, buf, count, now_ms()) : 1;
+	leave(old);
+	errno = saved;
+	if (rc == 1)
+		return real_write(fd, buf, count);
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return (ssize_t)count;
+}
+
+ssize_t read(int fd, void *buf, size_t count)
+{
+	resolve();
+	if (!is_tracked(fd))
+		return real_read(fd, buf, count);
+	int saved = errno;
+	int old = enter();
+	struct rmpp_engine *e = engine_of(fd);
+	if (!e) {
+		leave(old);
+		errno = saved;
+		return real_read(fd, buf, count);
+	}
+	uint64_t now = now_ms();
+	rmpp_engine_tick(e, now);
+	int err = saved;
+	ssize_t dry = pump(fd, e, now, &err);
+	bool ready = rmpp_engine_pending(e) > 0;
+	ssize_t n = ready ? rmpp_engine_read(e, buf, count) : dry;
+	leave(old);
+	if (!ready) {
+		errno = err;
+		return n;  /* umad2sim's own answer when it has nothing (-EWOULDBLOCK as a value) */
+	}
+	errno = saved;
+	if (n < 0) {
+		errno = (int)-n;  /* -ENOSPC (or -EINVAL), as user_mad's read */
+		return -1;
+	}
+	return n;
+}
+
+/* umad2sim's poll waits on the first umad descriptor of the set alone; so does this one, in
+ * slices, running the timers and pumping between them. */
+int poll(struct pollfd *fds, nfds_t nfds, int timeout)
+{
+	resolve();
+	nfds_t idx = nfds;
+	for (nfds_t i = 0; i < nfds && idx == nfds; i++)
+		if (fds[i].fd >= UMAD2SIM_FD_FIRST && fds[i].fd < UMAD2SIM_FD_END)
+			idx = i;
+	if (idx == nfds || !is_tracked(fds[idx].fd))
+		return real_poll(fds, nfds, timeout);
+	int saved = errno, old;
+	int fd = fds[idx].fd;
+	uint64_t deadline = timeout < 0 ? UINT64_MAX : now_ms() + (uint64_t)timeout;
+	for (;;) {
+		old = enter();
+		struct rmpp_engine *e = engine_of(fd);
+		uint64_t now = now_ms(), next = UINT64_MAX;
+		bool ready = false;
+		if (e) {
+			int err;
+			rmpp_engine_tick(e, now);
+			pump(fd, e, now, &err);
+			ready = rmpp_engine_pending(e) > 0;
+			next = rmpp_engine_next_deadline(e);
+		}
+		leave(old);
+		errno = saved;
+		if (!e)  /* closed meanwhile */
+			return real_poll(fds, nfds, deadline == UINT64_MAX ? -1 :
+					 (int)(deadline > now ? deadline - now : 0));
+		if (ready || now >= deadline) {
+			for (nfds_t i = 0; i < nfds; i++)
+				fds[i].revents = 0;
+			if (ready)
+				fds[idx].revents = POLLIN;
+			return ready ? 1 : 0;
+		}
+		uint64_t wake = now + POLL_SLICE_MS;
+		if (deadline < wake)
+			wake = deadline;
+		if (next < wake)
+			wake = next > now ? next : now;
+		int rc = real_poll(fds, nfds, (int)(wake - now));
+		if (rc < 0)
+			return rc;
+	}
+}
+
+int close(int fd)
+{
+	resolve();
+	if (is_tracked(fd)) {
+		int saved = errno;
+		int old = enter();
+		port_forget(fd);
+		leave(old);
+		errno = saved;
+	}
+	return real_close(fd);
+}
