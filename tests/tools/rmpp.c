@@ -15,7 +15,8 @@
  * rmpp/rmpp_engine.c (unit-tested in tests/unit/test_rmpp.c); this file is the I/O around it.
  * Timers run while the program is in poll() or read() on the port (libibumad's umad_recv, and
  * OpenSM's receiver thread always is): poll waits in slices of at most POLL_SLICE_MS.
- * RMPP_DEBUG=1 logs each transfer, and the counters at exit, on stderr. */
+ * RMPP_DEBUG=1 logs each transfer, and the counters at exit, on stderr; RMPP_DEBUG=2 also
+ * every MAD to and from umad2sim. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
@@ -29,6 +30,7 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <infiniband/umad.h>
 #include "rmpp/rmpp_engine.h"
 
@@ -66,6 +68,7 @@ static uint8_t tracked[UMAD2SIM_FD_END - UMAD2SIM_FD_FIRST];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t scratch[SCRATCH_LEN]; /* one MAD read from umad2sim, used under the lock */
 static int debug;
+static uint32_t segment_bytes = RMPP_UMAD2SIM_BYTES;
 
 static ssize_t (*real_read)(int, void *, size_t);
 static ssize_t (*real_write)(int, const void *, size_t);
@@ -82,7 +85,10 @@ static void resolve_real(void)
 	real_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
 	real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
 	const char *d = getenv("RMPP_DEBUG");
-	debug = d && *d && strcmp(d, "0");
+	debug = d && *d ? atoi(d) : 0;
+	const char *b = getenv("RMPP_SEGMENT_BYTES");
+	if (b && *b)
+		segment_bytes = (uint32_t)strtoul(b, NULL, 0);
 }
 
 static void resolve(void)
@@ -131,9 +137,26 @@ static void leave(int old)
 
 /* ------------------------------------------------------------------ the engine's I/O */
 
+/* RMPP_DEBUG=2: one line per MAD the program or the engine hands to umad2sim, and per MAD
+ * read from it. */
+static void trace_mad(int fd, const char *dir, const void *umad, size_t len)
+{
+	if (debug < 2 || len < sizeof(struct ib_user_mad) + RMPP_HDR_END)
+		return;
+	const struct ib_user_mad *u = umad;
+	const uint8_t *m = u->data;
+	say("fd %d: %s agent %u lid %u status %u: class 0x%02x method 0x%02x attr 0x%04x tid "
+	    "0x%02x%02x%02x%02x%02x%02x%02x%02x rmpp v%u type %u flags 0x%x seg %u paylen/newwin %u, "
+	    "%zu bytes", fd, dir, u->agent_id, ntohs(u->addr.lid), u->status, m[1], m[3],
+	    m[16] << 8 | m[17], m[8], m[9], m[10], m[11], m[12], m[13], m[14], m[15], m[24], m[25],
+	    m[26] & 7u, (unsigned)(m[28] << 24 | m[29] << 16 | m[30] << 8 | m[31]),
+	    (unsigned)(m[32] << 24 | m[33] << 16 | m[34] << 8 | m[35]), len - sizeof(*u));
+}
+
 static int wire_send(void *ctx, const void *umad, size_t len)
 {
 	int fd = (int)(intptr_t)ctx;
+	trace_mad(fd, "wire <-", umad, len);
 	ssize_t n = real_write(fd, umad, len);
 	return n == (ssize_t)len ? 0 : -EIO;
 }
@@ -169,7 +192,10 @@ static struct rmpp_engine *engine_new_for(int fd)
 	if (e || n_ports == MAX_PORTS || fd < UMAD2SIM_FD_FIRST || fd >= UMAD2SIM_FD_END)
 		return e;
 	struct rmpp_io io = { (void *)(intptr_t)fd, wire_send, debug ? wire_log : NULL };
-	e = rmpp_engine_new(&io, NULL);
+	struct rmpp_config cfg;
+	rmpp_config_default(&cfg);
+	cfg.segment_bytes = segment_bytes;
+	e = rmpp_engine_new(&io, &cfg);
 	if (!e)
 		return NULL;
 	ports[n_ports].fd = fd;
@@ -184,14 +210,15 @@ static void print_stats(int fd, const struct rmpp_engine *e)
 	const struct rmpp_stats *s = rmpp_engine_stats(e);
 	say("fd %d: messages sent %llu received %llu; segments sent %llu resent %llu received %llu "
 	    "dropped %llu; ACKs sent %llu received %llu; ABORTs sent %llu received %llu, STOPs %llu; "
-	    "timed out: sends %llu receives %llu", fd,
+	    "timed out: sends %llu receives %llu; requests resent %llu timed out %llu", fd,
 	    (unsigned long long)s->messages_sent, (unsigned long long)s->messages_received,
 	    (unsigned long long)s->segments_sent, (unsigned long long)s->segments_resent,
 	    (unsigned long long)s->segments_received, (unsigned long long)s->segments_dropped,
 	    (unsigned long long)s->acks_sent, (unsigned long long)s->acks_received,
 	    (unsigned long long)s->aborts_sent, (unsigned long long)s->aborts_received,
 	    (unsigned long long)s->stops_received, (unsigned long long)s->sends_timed_out,
-	    (unsigned long long)s->receives_timed_out);
+	    (unsigned long long)s->receives_timed_out, (unsigned long long)s->requests_resent,
+	    (unsigned long long)s->requests_timed_out);
 }
 
 static void port_forget(int fd)
@@ -228,6 +255,7 @@ static ssize_t pump(int fd, struct rmpp_engine *e, uint64_t now, int *err)
 			*err = errno;
 			return n;
 		}
+		trace_mad(fd, "wire ->", scratch, (size_t)n);
 		rmpp_engine_receive(e, scratch, (size_t)n, now);
 	}
 	return 0;
@@ -283,8 +311,10 @@ ssize_t write(int fd, const void *buf, size_t count)
 	int rc = e ? rmpp_engine_send(e, buf, count, now_ms()) : 1;
 	leave(old);
 	errno = saved;
-	if (rc == 1)
+	if (rc == 1) {
+		trace_mad(fd, "wire <-", buf, count);
 		return real_write(fd, buf, count);
+	}
 	if (rc < 0) {
 		errno = -rc;
 		return -1;

@@ -36,11 +36,12 @@ struct send_xfer {                 /* one message being segmented */
 	uint8_t umad[UMAD_HDR];    /* the application's header: agent, address, retries */
 	uint8_t *mad;              /* the whole message */
 	size_t mad_len;
-	unsigned hdr_len, seg_data;
-	uint32_t seg_count, pad;
+	unsigned hdr_len, seg_data;    /* seg_data: data bytes per segment */
+	uint32_t seg_count, pad, unit; /* unit: what PayloadLength counts per segment */
 	uint32_t seg_sent;         /* highest segment sent since the last (re)start */
 	uint32_t last_ack, newwin;
 	uint32_t retries_left, max_retries, timeout_ms;
+	uint32_t response_timeout_ms;  /* a request: wait this long for the response, then fail */
 	uint8_t rmpp_version;
 	uint64_t deadline;
 };
@@ -56,6 +57,15 @@ struct recv_xfer {                 /* one message being reassembled (or just fin
 	uint32_t newwin, last_ack;
 	bool complete;
 	uint64_t expires;          /* unfinished: abort; finished: forget */
+};
+
+struct request {                   /* a request of ours waiting for its response */
+	struct request *next;
+	struct xfer_key key;
+	uint8_t umad[UMAD_HDR + RMPP_MAD_SIZE]; /* the request, to resend it */
+	size_t len;                /* 0: sent with RMPP, not resent */
+	uint32_t retries_left, timeout_ms;
+	uint64_t deadline;
 };
 
 struct message {                   /* queued for the application */
@@ -77,6 +87,7 @@ struct rmpp_engine {
 	struct agent agents[MAX_AGENTS];
 	struct send_xfer *sends;
 	struct recv_xfer *recvs;
+	struct request *requests;
 	struct message *head, *tail;
 };
 
@@ -169,6 +180,7 @@ void rmpp_config_default(struct rmpp_config *cfg)
 	cfg->ack_timeout_ms = 2000;
 	cfg->recv_timeout_ms = 40000;
 	cfg->linger_ms = 10000;
+	cfg->segment_bytes = RMPP_MAD_SIZE;
 }
 
 struct rmpp_engine *rmpp_engine_new(const struct rmpp_io *io, const struct rmpp_config *cfg)
@@ -183,6 +195,8 @@ struct rmpp_engine *rmpp_engine_new(const struct rmpp_io *io, const struct rmpp_
 		rmpp_config_default(&e->cfg);
 	if (e->cfg.window == 0)
 		e->cfg.window = 1;
+	if (e->cfg.segment_bytes > RMPP_MAD_SIZE || e->cfg.segment_bytes < 64 + 8)
+		e->cfg.segment_bytes = RMPP_MAD_SIZE;  /* room for the largest class header and data */
 	return e;
 }
 
@@ -220,6 +234,11 @@ void rmpp_engine_free(struct rmpp_engine *e)
 		struct recv_xfer *r = e->recvs;
 		e->recvs = r->next;
 		recv_free(r);
+	}
+	while (e->requests) {
+		struct request *q = e->requests;
+		e->requests = q->next;
+		free(q);
 	}
 	while (e->head) {
 		struct message *m = e->head;
@@ -341,6 +360,82 @@ static void nack(struct rmpp_engine *e, const void *template, uint8_t status)
 	send_control(e, template, RMPP_TYPE_ABORT, status, 0, 0);
 }
 
+/* ------------------------------------------------------------------ requests */
+
+/* The kernel's ib_response_mad(): a response method, or TrapRepress. */
+static bool is_response(const uint8_t *mad)
+{
+	return (mad[MAD_OFF_METHOD] & METHOD_RESPONSE) || mad[MAD_OFF_METHOD] == 0x07;
+}
+
+static struct request **find_request(struct rmpp_engine *e, const struct xfer_key *k)
+{
+	for (struct request **p = &e->requests; *p; p = &(*p)->next)
+		if (same_key(&(*p)->key, k))
+			return p;
+	return NULL;
+}
+
+/* UMAD (LEN bytes, 0: sent with RMPP, not resendable) now waits TIMEOUT_MS for its response. */
+static void request_wait(struct rmpp_engine *e, const void *umad, size_t len, uint32_t timeout_ms,
+			 uint32_t retries, uint64_t now)
+{
+	struct xfer_key k = key_of(umad);
+	struct request **old = find_request(e, &k);
+	struct request *q = old ? *old : calloc(1, sizeof(*q));
+	if (!q)
+		return;
+	if (!old) {
+		q->next = e->requests;
+		e->requests = q;
+	}
+	q->key = k;
+	q->len = len < sizeof(q->umad) ? len : sizeof(q->umad);
+	memcpy(q->umad, umad, len ? q->len : UMAD_HDR + MAD_COMMON_HDR);
+	q->retries_left = len ? retries : 0;
+	q->timeout_ms = timeout_ms;
+	q->deadline = now + timeout_ms;
+}
+
+/* A response for the application: the request it answers waits no more. */
+static void request_answered(struct rmpp_engine *e, const void *umad)
+{
+	if (!e->requests || !is_response((const uint8_t *)umad + UMAD_HDR))
+		return;
+	struct xfer_key k = key_of(umad);
+	struct request **p = find_request(e, &k);
+	if (p) {
+		struct request *q = *p;
+		*p = q->next;
+		free(q);
+	}
+}
+
+static void request_timeout(struct rmpp_engine *e, struct request *q, uint64_t now)
+{
+	if (q->retries_left) {
+		q->retries_left--;
+		q->deadline = now + q->timeout_ms;
+		e->stats.requests_resent++;
+		if (e->io.send(e->io.ctx, q->umad, q->len) < 0)
+			elog(e, "request tid 0x%08x: resend failed", q->key.tid_low);
+		return;
+	}
+	struct ib_user_mad u;
+	memcpy(&u, q->umad, UMAD_HDR);
+	u.status = ETIMEDOUT_STATUS;
+	u.length = UMAD_HDR + MAD_COMMON_HDR;
+	enqueue(e, &u, UMAD_HDR, q->umad + UMAD_HDR, MAD_COMMON_HDR);
+	e->stats.requests_timed_out++;
+	elog(e, "request tid 0x%08x class 0x%02x to lid %u: no response, timed out", q->key.tid_low,
+	     q->key.mgmt_class, q->key.peer_lid);
+	struct request **p = find_request(e, &q->key);
+	if (p) {
+		*p = q->next;
+		free(q);
+	}
+}
+
 /* ------------------------------------------------------------------ sending */
 
 static struct send_xfer *find_send(struct rmpp_engine *e, const struct xfer_key *k)
@@ -381,11 +476,11 @@ static int send_segment(struct rmpp_engine *e, struct send_xfer *s, uint32_t n)
 	uint32_t paylen = 0;
 	if (n == 1) {
 		flags |= RMPP_FLAG_FIRST;
-		paylen = s->seg_count * RMPP_SEG_PAYLOAD - s->pad;
+		paylen = s->seg_count * s->unit - s->pad;
 	}
 	if (n == s->seg_count) {
 		flags |= RMPP_FLAG_LAST;
-		paylen = RMPP_SEG_PAYLOAD - s->pad;
+		paylen = s->unit - s->pad;
 	}
 	mad[RMPP_OFF_VERSION] = s->rmpp_version;
 	mad[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
@@ -420,9 +515,16 @@ int rmpp_engine_send(struct rmpp_engine *e, const void *umad, size_t len, uint64
 	const uint8_t *mad = (const uint8_t *)umad + UMAD_HDR;
 	const struct agent *a = find_agent(e, u->agent_id);
 	uint8_t type = mad[RMPP_OFF_TYPE];
-	if (!a || !rmpp_is_rmpp_class(mad[MAD_OFF_CLASS]) || !(rmpp_flags(mad) & RMPP_FLAG_ACTIVE) ||
-	    (type != RMPP_TYPE_DATA && type != 0))
-		return 1;  /* not segmented: the kernel sends an ACK/STOP/ABORT of ours as one MAD */
+	if (!a)
+		return 1;
+	bool request = !is_response(mad) && u->timeout_ms;
+	if (!rmpp_is_rmpp_class(mad[MAD_OFF_CLASS]) || !(rmpp_flags(mad) & RMPP_FLAG_ACTIVE) ||
+	    (type != RMPP_TYPE_DATA && type != 0)) {
+		/* one MAD (the kernel also sends an ACK/STOP/ABORT of the program's so) */
+		if (request)
+			request_wait(e, umad, len, u->timeout_ms, u->retries, now);
+		return 1;
+	}
 	struct send_xfer *s = calloc(1, sizeof(*s));
 	size_t mad_len = len - UMAD_HDR;
 	if (!s || !(s->mad = malloc(mad_len))) {
@@ -435,7 +537,8 @@ int rmpp_engine_send(struct rmpp_engine *e, const void *umad, size_t len, uint64
 	s->key = key_of(umad);
 	s->rmpp_version = a->rmpp_version;
 	s->hdr_len = rmpp_data_offset(mad[MAD_OFF_CLASS]);
-	s->seg_data = RMPP_MAD_SIZE - s->hdr_len;
+	s->seg_data = e->cfg.segment_bytes - s->hdr_len;
+	s->unit = e->cfg.segment_bytes - RMPP_HDR_END;
 	if (mad_len < s->hdr_len) {
 		send_free(s);
 		return -EINVAL;
@@ -447,6 +550,7 @@ int rmpp_engine_send(struct rmpp_engine *e, const void *umad, size_t len, uint64
 	s->max_retries = s->retries_left = u->retries;
 	s->timeout_ms = u->timeout_ms && u->timeout_ms < e->cfg.ack_timeout_ms ? u->timeout_ms :
 										  e->cfg.ack_timeout_ms;
+	s->response_timeout_ms = request ? u->timeout_ms : 0;
 	struct send_xfer *old = find_send(e, &s->key);
 	if (old)
 		drop_send(e, old);
@@ -495,6 +599,12 @@ static void receive_ack(struct rmpp_engine *e, const void *umad, uint64_t now)
 	if (s->last_ack == s->seg_count) {
 		elog(e, "send tid 0x%08x done: %u segments acknowledged", s->key.tid_low, s->seg_count);
 		e->stats.messages_sent++;
+		if (s->response_timeout_ms) {
+			uint8_t hdr[UMAD_HDR + MAD_COMMON_HDR];
+			memcpy(hdr, s->umad, UMAD_HDR);
+			memcpy(hdr + UMAD_HDR, s->mad, MAD_COMMON_HDR);
+			request_wait(e, hdr, 0, s->response_timeout_ms, 0, now);
+		}
 		drop_send(e, s);
 		return;
 	}
@@ -557,13 +667,30 @@ static void ack(struct rmpp_engine *e, struct recv_xfer *r, const void *template
 	send_control(e, template, RMPP_TYPE_ACK, 0, r->seg_num, r->newwin);
 }
 
+/* PayloadLength per segment of a finished transfer of N segments: the first segment's
+ * (the total) less the last one's, over N - 1. A full segment counts RMPP_SEG_PAYLOAD; a
+ * sender that fills less of each MAD (rmpp_config.segment_bytes) counts less. */
+static uint32_t recv_unit(const struct recv_xfer *r, unsigned hdr_len)
+{
+	uint32_t n = r->seg_num;
+	if (n < 2)
+		return RMPP_SEG_PAYLOAD;
+	uint32_t first = get_be32(r->seg[0] + RMPP_OFF_PAYLEN);
+	uint32_t last = get_be32(r->seg[n - 1] + RMPP_OFF_PAYLEN);
+	if (first <= last || (first - last) % (n - 1))
+		return RMPP_SEG_PAYLOAD;
+	uint32_t unit = (first - last) / (n - 1);
+	return unit > hdr_len - RMPP_HDR_END && unit <= RMPP_SEG_PAYLOAD ? unit : RMPP_SEG_PAYLOAD;
+}
+
 /* The message of a finished transfer, as the kernel hands it up: the first segment's headers,
  * then every segment's data; its length from the last segment's PayloadLength. */
 static int recv_deliver(struct rmpp_engine *e, struct recv_xfer *r)
 {
 	uint8_t mgmt_class = r->seg[0][MAD_OFF_CLASS];
-	unsigned hdr_len = rmpp_data_offset(mgmt_class), seg_data = RMPP_MAD_SIZE - hdr_len;
-	int64_t pad = RMPP_SEG_PAYLOAD - (int64_t)get_be32(r->seg[r->seg_num - 1] + RMPP_OFF_PAYLEN);
+	unsigned hdr_len = rmpp_data_offset(mgmt_class);
+	uint32_t unit = recv_unit(r, hdr_len), seg_data = unit - (hdr_len - RMPP_HDR_END);
+	int64_t pad = (int64_t)unit - (int64_t)get_be32(r->seg[r->seg_num - 1] + RMPP_OFF_PAYLEN);
 	if (pad < 0 || pad > (int64_t)seg_data)
 		pad = 0;
 	size_t mad_len = hdr_len + (size_t)r->seg_num * seg_data - (size_t)pad;
@@ -589,6 +716,7 @@ static int recv_deliver(struct rmpp_engine *e, struct recv_xfer *r)
 	else
 		e->head = m;
 	e->tail = m;
+	request_answered(e, m->data);
 	e->stats.messages_received++;
 	elog(e, "received tid 0x%08x class 0x%02x from lid %u: %zu bytes in %u segments",
 	     r->key.tid_low, r->key.mgmt_class, r->key.peer_lid, mad_len, r->seg_num);
@@ -709,8 +837,11 @@ int rmpp_engine_receive(struct rmpp_engine *e, const void *umad, size_t len, uin
 	const uint8_t *mad = (const uint8_t *)umad + UMAD_HDR;
 	const struct agent *a = len >= UMAD_HDR + RMPP_MAD_SIZE && umad_of(umad)->status == 0 ?
 					find_agent(e, umad_of(umad)->agent_id) : NULL;
-	if (!a || !rmpp_is_rmpp_class(mad[MAD_OFF_CLASS]) || !(rmpp_flags(mad) & RMPP_FLAG_ACTIVE))
+	if (!a || !rmpp_is_rmpp_class(mad[MAD_OFF_CLASS]) || !(rmpp_flags(mad) & RMPP_FLAG_ACTIVE)) {
+		if (a)
+			request_answered(e, umad);
 		return enqueue(e, umad, len, NULL, 0) < 0 ? 0 : 1;
+	}
 	if (mad[RMPP_OFF_VERSION] != RMPP_VERSION) {
 		struct xfer_key k = key_of(umad);
 		struct recv_xfer *r = find_recv(e, &k);
@@ -783,6 +914,11 @@ void rmpp_engine_tick(struct rmpp_engine *e, uint64_t now)
 		if (now >= r->expires)
 			recv_expire(e, r);
 	}
+	for (struct request *q = e->requests, *next; q; q = next) {
+		next = q->next;
+		if (now >= q->deadline)
+			request_timeout(e, q, now);
+	}
 }
 
 uint64_t rmpp_engine_next_deadline(const struct rmpp_engine *e)
@@ -794,6 +930,9 @@ uint64_t rmpp_engine_next_deadline(const struct rmpp_engine *e)
 	for (const struct recv_xfer *r = e->recvs; r; r = r->next)
 		if (r->expires < next)
 			next = r->expires;
+	for (const struct request *q = e->requests; q; q = q->next)
+		if (q->deadline < next)
+			next = q->deadline;
 	return next;
 }
 
@@ -803,6 +942,8 @@ unsigned rmpp_engine_transfers(const struct rmpp_engine *e)
 	for (const struct send_xfer *s = e->sends; s; s = s->next)
 		n++;
 	for (const struct recv_xfer *r = e->recvs; r; r = r->next)
+		n++;
+	for (const struct request *q = e->requests; q; q = q->next)
 		n++;
 	return n;
 }

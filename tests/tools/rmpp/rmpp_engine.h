@@ -18,7 +18,8 @@
 
 #define RMPP_MAD_SIZE 256      /* one MAD on the wire */
 #define RMPP_HDR_END 36        /* common MAD header (24) + RMPP header (12) */
-#define RMPP_SEG_PAYLOAD 220   /* what PayloadLength counts per segment: all after the RMPP header */
+#define RMPP_SEG_PAYLOAD 220   /* what PayloadLength counts per full segment: all after the
+				* RMPP header (the class header of every segment included) */
 
 /* RMPP header (MAD bytes 24..35) */
 #define RMPP_OFF_VERSION 24
@@ -48,7 +49,11 @@ struct rmpp_config {
 				    * or the send's own timeout when it is shorter) */
 	uint32_t recv_timeout_ms;  /* receiver: an unfinished transfer is aborted (kernel: 40000) */
 	uint32_t linger_ms;        /* receiver: a finished one still re-ACKs duplicates (10000) */
+	uint32_t segment_bytes;    /* sender: bytes of each MAD its segments fill (kernel: all
+				    * 256). umad2sim hands a receiver only the first 224 bytes of
+				    * a MAD intact, so rmpp.c fills 224 (RMPP_UMAD2SIM_BYTES) */
 };
+#define RMPP_UMAD2SIM_BYTES 224
 
 struct rmpp_io {
 	void *ctx;
@@ -62,7 +67,8 @@ struct rmpp_io {
 struct rmpp_stats {
 	uint64_t segments_sent, segments_resent, acks_sent, acks_received, aborts_sent,
 		 aborts_received, stops_received, segments_received, segments_dropped,
-		 messages_sent, messages_received, sends_timed_out, receives_timed_out;
+		 messages_sent, messages_received, sends_timed_out, receives_timed_out,
+		 requests_resent, requests_timed_out;
 };
 
 struct rmpp_engine;
@@ -81,7 +87,12 @@ void rmpp_engine_remove_agent(struct rmpp_engine *e, uint32_t agent_id);
 
 /* What the application writes (umad header + MAD, LEN bytes). Returns 0 when the engine took
  * it (an RMPP DATA message of an RMPP agent: it is segmented and sent under the window), 1
- * when the caller is to pass it to the wire unchanged, or a negative errno. */
+ * when the caller is to pass it to the wire unchanged, or a negative errno.
+ *
+ * A request of an RMPP agent sent with a timeout (umad timeout_ms) then waits for its
+ * response as in the kernel's MAD layer: resent up to umad retries times, one timeout apart
+ * (a request sent with RMPP is not resent), then the application reads a notice with umad
+ * status ETIMEDOUT and the request's MAD header (user_mad's). umad2sim has no timeouts. */
 int rmpp_engine_send(struct rmpp_engine *e, const void *umad, size_t len, uint64_t now);
 
 /* One MAD from the wire (umad header + MAD, LEN bytes). ACK/STOP/ABORT and DATA segments of an
@@ -102,7 +113,8 @@ size_t rmpp_engine_pending(const struct rmpp_engine *e);
 void rmpp_engine_tick(struct rmpp_engine *e, uint64_t now);
 /* The next time rmpp_engine_tick has something to do, UINT64_MAX if none. */
 uint64_t rmpp_engine_next_deadline(const struct rmpp_engine *e);
-/* Transfers in progress (sending, receiving, finished but lingering). */
+/* Transfers in progress (sending, receiving, finished but lingering) and requests waiting
+ * for their response. */
 unsigned rmpp_engine_transfers(const struct rmpp_engine *e);
 const struct rmpp_stats *rmpp_engine_stats(const struct rmpp_engine *e);
 
