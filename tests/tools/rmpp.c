@@ -29,10 +29,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <link.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <infiniband/mad.h>
 #include <infiniband/umad.h>
 #include "rmpp/rmpp_engine.h"
+#include "rmpp/tail_stash.h"
 
 #define MAX_PORTS 16            /* umad file descriptors with an RMPP agent */
 #define POLL_SLICE_MS 100       /* longest wait in poll() before timers are looked at */
@@ -68,7 +71,8 @@ static uint8_t tracked[UMAD2SIM_FD_END - UMAD2SIM_FD_FIRST];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t scratch[SCRATCH_LEN]; /* one MAD read from umad2sim, used under the lock */
 static int debug;
-static uint32_t segment_bytes = RMPP_UMAD2SIM_BYTES;
+static uint32_t segment_bytes = RMPP_MAD_SIZE;
+static uint64_t tails_restored, tails_missed;  /* under the lock */
 
 static ssize_t (*real_read)(int, void *, size_t);
 static ssize_t (*real_write)(int, const void *, size_t);
@@ -241,7 +245,69 @@ static void __attribute__((destructor)) rmpp_fini(void)
 	int old = enter();
 	for (int i = 0; i < n_ports; i++)
 		print_stats(ports[i].fd, ports[i].engine);
+	if (n_ports || tails_restored || tails_missed)
+		say("MAD ends umad2sim lost: %llu put back, %llu not found",
+		    (unsigned long long)tails_restored, (unsigned long long)tails_missed);
 	leave(old);
+}
+
+/* ------------------------------------------------------------------ umad2sim's lost bytes */
+
+/* umad2sim queues a received MAD in a buffer of struct sim_request's size (288 bytes), umad
+ * header included: the MAD's bytes 224..255 never reach the program, which reads 32 bytes of
+ * umad2sim's heap in their place (a NodeRecord's end, a ServiceRecord's data, every RMPP
+ * segment's last 32 bytes). Its receiver thread does call libibmad's mad_get_field() on the
+ * whole MAD first (to read the class): this wrapper keeps the end of each such MAD of an RMPP
+ * class aside (rmpp/tail_stash.c), and pump() writes it back into what umad2sim hands over. */
+static uint32_t (*real_mad_get_field)(void *, int, enum MAD_FIELDS);
+static uintptr_t umad2sim_lo, umad2sim_hi;  /* umad2sim's code */
+static pthread_once_t umad2sim_found = PTHREAD_ONCE_INIT;
+
+static int find_umad2sim_code(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, "libumad2sim"))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			umad2sim_lo = info->dlpi_addr + ph->p_vaddr;
+			umad2sim_hi = umad2sim_lo + ph->p_memsz;
+		}
+	}
+	return 1;
+}
+
+static void find_umad2sim(void)
+{
+	real_mad_get_field = (uint32_t (*)(void *, int, enum MAD_FIELDS))dlsym(RTLD_NEXT, "mad_get_field");
+	dl_iterate_phdr(find_umad2sim_code, NULL);
+}
+
+uint32_t mad_get_field(void *buf, int base_offs, enum MAD_FIELDS field)
+{
+	pthread_once(&umad2sim_found, find_umad2sim);
+	if (field == IB_MAD_MGMTCLASS_F && base_offs == 0 && buf) {
+		uintptr_t caller = (uintptr_t)__builtin_return_address(0);
+		if (caller >= umad2sim_lo && caller < umad2sim_hi &&
+		    rmpp_is_rmpp_class(((const uint8_t *)buf)[1]))
+			tail_stash_put(buf);
+	}
+	return real_mad_get_field ? real_mad_get_field(buf, base_offs, field) : 0;
+}
+
+/* UMAD (LEN bytes, as umad2sim handed it over) gets its MAD's end back. */
+static void restore_tail(uint8_t *umad, size_t len)
+{
+	const size_t hdr = sizeof(struct ib_user_mad);
+	if (len <= hdr + TAIL_STASH_KEPT || ((const struct ib_user_mad *)umad)->status ||
+	    !rmpp_is_rmpp_class(umad[hdr + 1]))
+		return;
+	if (tail_stash_restore(umad + hdr, len - hdr))
+		tails_restored++;
+	else
+		tails_missed++;
 }
 
 /* Moves what umad2sim holds for FD into the engine until a message is ready for the program
@@ -255,6 +321,7 @@ static ssize_t pump(int fd, struct rmpp_engine *e, uint64_t now, int *err)
 			*err = errno;
 			return n;
 		}
+		restore_tail(scratch, (size_t)n);
 		trace_mad(fd, "wire ->", scratch, (size_t)n);
 		rmpp_engine_receive(e, scratch, (size_t)n, now);
 	}

@@ -835,12 +835,20 @@ static void receive_stop(struct rmpp_engine *e, const void *umad, uint8_t type)
 int rmpp_engine_receive(struct rmpp_engine *e, const void *umad, size_t len, uint64_t now)
 {
 	const uint8_t *mad = (const uint8_t *)umad + UMAD_HDR;
-	const struct agent *a = len >= UMAD_HDR + RMPP_MAD_SIZE && umad_of(umad)->status == 0 ?
+	const struct agent *a = len >= UMAD_HDR + MAD_COMMON_HDR && umad_of(umad)->status == 0 ?
 					find_agent(e, umad_of(umad)->agent_id) : NULL;
-	if (!a || !rmpp_is_rmpp_class(mad[MAD_OFF_CLASS]) || !(rmpp_flags(mad) & RMPP_FLAG_ACTIVE)) {
+	if (!a || !rmpp_is_rmpp_class(mad[MAD_OFF_CLASS]) || len < UMAD_HDR + RMPP_HDR_END ||
+	    !(rmpp_flags(mad) & RMPP_FLAG_ACTIVE)) {
 		if (a)
 			request_answered(e, umad);
 		return enqueue(e, umad, len, NULL, 0) < 0 ? 0 : 1;
+	}
+	uint8_t padded[UMAD_HDR + RMPP_MAD_SIZE];
+	if (len < sizeof(padded)) {  /* a short MAD: what it lacks reads as zeros */
+		memset(padded, 0, sizeof(padded));
+		memcpy(padded, umad, len);
+		umad = padded;
+		mad = padded + UMAD_HDR;
 	}
 	if (mad[RMPP_OFF_VERSION] != RMPP_VERSION) {
 		struct xfer_key k = key_of(umad);
