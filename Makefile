@@ -105,7 +105,7 @@ test-plugins: $(TPLUGIN_SO) $(TTOOL_SO)
 
 # ---- unit tests (GTest, TAP), built in whatever tree B is (make check: the sanitized one) ----
 # UNIT_EXTRA_<test>: sources outside the core a test links (a test tool's engine).
-UNIT_EXTRA_test_rmpp = tests/tools/rmpp/rmpp_engine.c
+UNIT_EXTRA_test_rmpp = tests/tools/rmpp/rmpp_engine.c tests/tools/rmpp/tail_stash.c
 $(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $$(UNIT_EXTRA_$$*) $(B)/libibsmcore.a | $(B)/gen/ibsm_paths.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -Itests/unit $(OPT) $(PKG_CFLAGS) $(CFLAGS) \
