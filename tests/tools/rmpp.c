@@ -7,16 +7,22 @@
  * kernel's mad_rmpp.c does for an agent registered with a non-zero RMPP version: a send longer
  * than one MAD is segmented and sent under the receiver's window with retransmission, received
  * segments are ACKed and reassembled, and the whole message is read in one piece (a too-small
- * buffer gets -ENOSPC and the length it needs, as user_mad answers).
+ * buffer gets -ENOSPC and the length it needs, as user_mad answers). STOP and ABORT drop a
+ * transfer. For those agents it also does the MAD layer's request timeouts (umad2sim has none:
+ * a request the SA leaves unanswered would be waited for forever, as osmtest -f v does).
  *
  * It wraps the libc calls libibumad makes on the umad device and umad2sim answers: ioctl
- * (IB_USER_MAD_REGISTER_AGENT tells which agents run RMPP), write, read, poll and close. A file
- * descriptor without such an agent is passed through untouched. The protocol itself is
- * rmpp/rmpp_engine.c (unit-tested in tests/unit/test_rmpp.c); this file is the I/O around it.
- * Timers run while the program is in poll() or read() on the port (libibumad's umad_recv, and
- * OpenSM's receiver thread always is): poll waits in slices of at most POLL_SLICE_MS.
+ * (IB_USER_MAD_REGISTER_AGENT tells which agents run RMPP), write, read, poll and close, on
+ * umad2sim's descriptors (1024..2047) with such an agent; every other call goes straight
+ * through, without a lock (umad2sim's own socket I/O comes back through these wrappers). And it
+ * wraps libibmad's mad_get_field() to give back the last 32 bytes of each MAD, which umad2sim
+ * loses (see restore_tail). The protocol itself is rmpp/rmpp_engine.c (unit-tested in
+ * tests/unit/test_rmpp.c, as rmpp/tail_stash.c); this file is the I/O around it. Timers run
+ * while the program is in poll() or read() on the port (libibumad's umad_recv, and OpenSM's
+ * receiver thread always is): poll waits in slices of at most POLL_SLICE_MS.
  * RMPP_DEBUG=1 logs each transfer, and the counters at exit, on stderr; RMPP_DEBUG=2 also
- * every MAD to and from umad2sim. */
+ * every MAD to and from umad2sim. RMPP_SEGMENT_BYTES=224 makes segments fill only the part of
+ * a MAD umad2sim delivers intact, should the lost bytes not come back (receivers take either). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
@@ -111,7 +117,7 @@ static uint64_t now_ms(void)
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
-	char line[320];
+	char line[512];
 	int n = snprintf(line, sizeof(line), "rmpp[%d]: ", (int)getpid());
 	va_list ap;
 	va_start(ap, fmt);
@@ -432,7 +438,7 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 			idx = i;
 	if (idx == nfds || !is_tracked(fds[idx].fd))
 		return real_poll(fds, nfds, timeout);
-	int saved = errno, old;
+	int saved = errno, old, failures = 0;
 	int fd = fds[idx].fd;
 	uint64_t deadline = timeout < 0 ? UINT64_MAX : now_ms() + (uint64_t)timeout;
 	for (;;) {
@@ -464,9 +470,13 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 			wake = deadline;
 		if (next < wake)
 			wake = next > now ? next : now;
+		/* umad2sim answers -1 when woken with nothing queued: another thread's read() took
+		 * it. Look again, unless it keeps saying so. */
 		int rc = real_poll(fds, nfds, (int)(wake - now));
-		if (rc < 0)
+		if (rc < 0 && ++failures > 100)
 			return rc;
+		if (rc >= 0)
+			failures = 0;
 	}
 }
 

@@ -50,8 +50,9 @@ struct rmpp_config {
 	uint32_t recv_timeout_ms;  /* receiver: an unfinished transfer is aborted (kernel: 40000) */
 	uint32_t linger_ms;        /* receiver: a finished one still re-ACKs duplicates (10000) */
 	uint32_t segment_bytes;    /* sender: bytes of each MAD its segments fill (kernel: all
-				    * 256). umad2sim hands a receiver only the first 224 bytes of
-				    * a MAD intact, so rmpp.c fills 224 (RMPP_UMAD2SIM_BYTES) */
+				    * 256; PayloadLength counts accordingly, and a receiver takes
+				    * the size from it). umad2sim delivers only the first 224
+				    * (RMPP_UMAD2SIM_BYTES) intact unless rmpp.c restores the rest */
 };
 #define RMPP_UMAD2SIM_BYTES 224
 
