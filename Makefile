@@ -99,7 +99,7 @@ $(B)/tests/plugins/%.so: tests/plugins/%.c
 # A tool's helpers, if any, are in tests/tools/NAME/ (rmpp: its protocol engine).
 $(B)/tests/tools/%.so: tests/tools/%.c $$(wildcard tests/tools/$$*/*.c tests/tools/$$*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -g $(WARN) $(DEPFL) -D_GNU_SOURCE -fPIC -Itests/tools $(OPT) $(CFLAGS) -shared -o $@ $< \
+	$(CC) -std=gnu11 -g $(WARN) $(DEPFL) -D_GNU_SOURCE -fPIC $(OPT) $(CFLAGS) -shared -o $@ $< \
 	  $(wildcard tests/tools/$*/*.c) -ldl $(LDFLAGS)
 test-plugins: $(TPLUGIN_SO) $(TTOOL_SO)
 
