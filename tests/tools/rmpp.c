@@ -364,8 +364,8 @@ int ioctl(int fd, unsigned long request, ...)
 	va_end(ap);
 	resolve();
 	int rc = real_ioctl(fd, request, arg);
-	if (rc == 0 && arg && fd >= UMAD2SIM_FD_FIRST && fd < UMAD2SIM_FD_END && (request == REGISTER_AGENT ||
-			       request == UNREGISTER_AGENT)) {
+	bool umad_fd = fd >= UMAD2SIM_FD_FIRST && fd < UMAD2SIM_FD_END;
+	if (rc == 0 && arg && umad_fd && (request == REGISTER_AGENT || request == UNREGISTER_AGENT)) {
 		int saved = errno;
 		track_agent(fd, request, arg);
 		errno = saved;
