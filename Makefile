@@ -96,18 +96,22 @@ $(B)/tests/plugins/%.so: tests/plugins/%.c
 	$(CC) $(subst -Iinclude,$(if $(filter abi10_%,$*),-Itests/plugins/abi-1.0,-Iinclude),$(PLUGIN_CFLAGS)) \
 	  $(OPT) $(CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $< $(LDFLAGS)
 # Test tools: LD_PRELOAD shims the simulated tests put beside libumad2sim (e.g. an SMP counter).
-$(B)/tests/tools/%.so: tests/tools/%.c
+# A tool's helpers, if any, are in tests/tools/NAME/ (rmpp: its protocol engine).
+$(B)/tests/tools/%.so: tests/tools/%.c $$(wildcard tests/tools/$$*/*.c tests/tools/$$*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -g $(WARN) $(DEPFL) -D_GNU_SOURCE -fPIC $(OPT) $(CFLAGS) -shared -o $@ $< -ldl $(LDFLAGS)
+	$(CC) -std=gnu11 -g $(WARN) $(DEPFL) -D_GNU_SOURCE -fPIC $(OPT) $(CFLAGS) -shared -o $@ $< \
+	  $(wildcard tests/tools/$*/*.c) -ldl $(LDFLAGS)
 test-plugins: $(TPLUGIN_SO) $(TTOOL_SO)
 
 # ---- unit tests (GTest, TAP), built in whatever tree B is (make check: the sanitized one) ----
-$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(B)/libibsmcore.a | $(B)/gen/ibsm_paths.h
+# UNIT_EXTRA_<test>: sources outside the core a test links (a test tool's engine).
+UNIT_EXTRA_test_rmpp = tests/tools/rmpp/rmpp_engine.c tests/tools/rmpp/tail_stash.c
+$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $$(UNIT_EXTRA_$$*) $(B)/libibsmcore.a | $(B)/gen/ibsm_paths.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -Itests/unit $(OPT) $(PKG_CFLAGS) $(CFLAGS) \
 	  -DTEST_SRCDIR='"$(CURDIR)"' -DTEST_PLUGIN_DIR='"$(CURDIR)/$(B)/plugins"' \
 	  -DTEST_TPLUGIN_DIR='"$(CURDIR)/$(B)/tests/plugins"' \
-	  -o $@ $< $(UNIT_HELPERS) $(B)/libibsmcore.a $(PKG_LIBS) $(LDFLAGS)
+	  -o $@ $< $(UNIT_EXTRA_$*) $(UNIT_HELPERS) $(B)/libibsmcore.a $(PKG_LIBS) $(LDFLAGS)
 units: $(UNIT_BIN) $(PLUGIN_SO) test-plugins
 
 # ---- set-up, tests, demo, bench ----

@@ -9,7 +9,7 @@ started here is stopped by its pid, also on an exception, SIGTERM/SIGINT/SIGHUP 
 per-test alarm.
 
 Environment knobs (for development only; `make sim` needs none of them):
-  IBSM_BUILD        build directory holding ibsm and tests/tools/smpcount.so (default <repo>/build)
+  IBSM_BUILD        build directory holding ibsm and tests/tools/{smpcount,rmpp}.so (default <repo>/build)
   IBSM_SM_CMD       command line used instead of <build>/ibsm, e.g. "opensm -e -d 2",
                     to validate the tests themselves against a known-good SM
   IBSM_SIM_FABRICS  directory used instead of <repo>/tests/fabrics
@@ -48,6 +48,12 @@ def ibsm_path():
 def smpcount_path():
     """The SMP counter shim (tests/tools/smpcount.c), built by `make all`."""
     return os.path.join(build_dir(), "tests", "tools", "smpcount.so")
+
+
+def rmpp_path():
+    """The RMPP library (tests/tools/rmpp.c: the kernel's RMPP, which umad2sim lacks), built
+    by `make all`."""
+    return os.path.join(build_dir(), "tests", "tools", "rmpp.so")
 
 
 def sm_override():
@@ -486,13 +492,14 @@ class Sim:
 
     # ---------------------------------------------------------------- clients
 
-    def env(self, host=None, **extra):
-        """Environment of a client attached at HOST (a CA name; default the first CA)."""
+    def env(self, host=None, rmpp=False, **extra):
+        """Environment of a client attached at HOST (a CA name; default the first CA). RMPP:
+        the RMPP library is preloaded before libumad2sim (with_rmpp)."""
         env = dict(os.environ)
         env.update(IBSIM_SOCKNAME=self.sockname, SIM_HOST=host or self.host,
                    LD_PRELOAD=self.umad2sim, OSM_TMP_DIR=self.osmdir, OSM_CACHE_DIR=self.osmdir)
         env.update({k: str(v) for k, v in extra.items()})
-        return env
+        return with_rmpp(env) if rmpp else env
 
     def run(self, argv, host=None, timeout=60, env=None):
         """Run a client (a diag, the SM) attached to this fabric, from the scratch dir."""
@@ -564,6 +571,14 @@ ATTR_NAMES = {NOTICE: "Notice", NODEDESC: "NodeDescription", NODEINFO: "NodeInfo
               LFT: "LinearForwardingTable", RFT: "RandomForwardingTable",
               MFT: "MulticastForwardingTable", SMINFO: "SMInfo"}
 _SMPCOUNT_MAGIC = b"SMPCNT1\n"
+
+
+def with_rmpp(env):
+    """ENV with the RMPP library (tests/tools/rmpp.c) preloaded before libumad2sim: SA answers
+    longer than one MAD (GetTable) reach the client whole, as through the kernel."""
+    env = dict(env)
+    env["LD_PRELOAD"] = " ".join(x for x in (rmpp_path(), env.get("LD_PRELOAD", "")) if x)
+    return env
 
 
 def with_counter(env, path):
