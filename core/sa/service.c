@@ -69,10 +69,12 @@ static void expire(struct sa_services *s, double now)
 	}
 }
 
-/* The record as a client sees it: the lease left, rounded up. */
+/* The record as a client sees it: the lease left, rounded up; the ServiceKey zeroed (key
+ * association is not offered, and OpenSM's clients expect 0 there, as OpenSM answers). */
 static void shown(const struct service *x, double now, uint8_t *out)
 {
 	memcpy(out, x->rec, SR_SIZE);
+	memset(out + sr_layout()->offset[SR_KEY] / 8, 0, 16);
 	if (x->expires) {
 		double left = x->expires - now;
 		set_lease(out, left <= 0 ? 0 : (uint32_t)(left + 0.999));

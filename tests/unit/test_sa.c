@@ -621,12 +621,15 @@ static void test_service_requests(void)
 	const struct fabric *f = s.b.f;
 	uint8_t rec[SR_SIZE];
 	sr_fill(rec, 0x77, f->ports[fx_ca_port(&f->pub, 2, 1)].guid, SR_LEASE_INFINITE, "svc");
-	uint64_t mask = 1u << SR_ID | 1u << SR_GID | 1u << SR_PKEY | 1u << SR_NAME;
+	memset(rec + 32, 0xab, 16); /* a ServiceKey: never shown back (no key association) */
+	uint64_t mask = 1u << SR_ID | 1u << SR_GID | 1u << SR_PKEY | 1u << SR_NAME | 1u << SR_KEY;
 	uint32_t len;
 	const uint8_t *r = ask(&s, SA_SET, 0x31, mask, rec, SR_SIZE, &len);
 	g_assert_cmphex(status_of(r), ==, 0);
 	g_assert_cmphex(r[3], ==, SA_GETRESP);
 	g_assert_cmpstr((const char *)r + IB_SA_DATA_OFFS + 48, ==, "svc");
+	static const uint8_t zero[16];
+	g_assert_cmpint(memcmp(r + IB_SA_DATA_OFFS + 32, zero, 16), ==, 0);
 	uint8_t q[SR_SIZE] = { 0 };
 	q[7] = 0x77;
 	r = ask(&s, SA_GETTABLE, 0x31, 1u << SR_ID, q, SR_SIZE, &len);
