@@ -20,6 +20,7 @@ struct disc {
 	struct model_builder *b;
 	const struct fabric *prev;
 	int reread_desc;
+	int mkeys;                 /* any key to present: protection on, or keys of the last generation */
 	struct discovery_stats st;
 };
 
@@ -73,7 +74,9 @@ static void send_dr(struct disc *d, const struct model_node_in *n, int extra_por
 {
 	struct smp_req r;
 	smp_req_init(&r, IB_MAD_METHOD_GET, attr, mod, on_reply, d, cookie);
-	if (!n) /* our own port: its key from the last generation */
+	if (!d->mkeys) /* no M_Key anywhere: nothing to look up per SMP */
+		r.mkey = 0;
+	else if (!n) /* our own port: its key from the last generation */
 		r.mkey = d->prev && d->prev->pub.sm_port != IBSM_NONE ?
 			 d->prev->px[d->prev->pub.sm_port].mkey : 0;
 	else
@@ -154,7 +157,7 @@ static void got_nodeinfo(struct disc *d, uint32_t parent, uint8_t via_port, cons
 		n->ports[local_port].guid = port_guid;
 		n->ports[local_port].flags |= IBSM_PORT_PRESENT;
 	}
-	n->mkey = held_mkey(d, port_guid);
+	n->mkey = d->mkeys ? held_mkey(d, port_guid) : 0;
 	if (is_local) {
 		n->dr_hops = 0;
 		if (local_port <= nports)
@@ -383,7 +386,8 @@ struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t
 			       const struct fabric *prev, int reread_desc, struct discovery_stats *st,
 			       GError **err)
 {
-	struct disc d = { .t = t, .b = model_builder_new(), .prev = prev, .reread_desc = reread_desc };
+	struct disc d = { .t = t, .b = model_builder_new(), .prev = prev, .reread_desc = reread_desc,
+			  .mkeys = mkey_enabled(transport_mkey(t)) || (prev && prev->any_mkey) };
 	send_dr(&d, NULL, -1, IB_ATTR_NODE_INFO, 0, mk_cookie(LOCAL_NODE, 0, K_NODEINFO));
 	d.st.nodeinfo_sent = 1;
 	transport_drain(t, stop);

@@ -419,17 +419,21 @@ int fabric_port_dr_path(const struct fabric *f, uint32_t port, uint8_t *hops,
 
 void fabric_set_mkeys(struct fabric *f, const struct mkey_cfg *c, const struct fabric *prev)
 {
+	/* no protection and no key before: only a key a port shows can matter (no lookups) */
+	int look = mkey_enabled(c) || (prev && prev->any_mkey);
+	f->any_mkey = 0;
 	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
 		const struct ibsm_port *port = &f->ports[p];
 		int mgmt = f->nodes[port->node].type == IBSM_SWITCH ? port->num == 0 : port->num != 0;
 		uint64_t k = 0;
 		if (mgmt && port->guid) {
-			uint32_t old = prev ? fabric_port_by_guid(prev, port->guid) : IBSM_NONE;
 			uint64_t shown = f->px[p].have_portinfo ?
 					 mad_get_field64(f->px[p].portinfo, 0, IB_PORT_MKEY_F) : 0;
+			uint32_t old = look && !shown && prev ? fabric_port_by_guid(prev, port->guid) : IBSM_NONE;
 			k = shown ? shown : old != IBSM_NONE && prev->px[old].mkey ? prev->px[old].mkey :
-			    mkey_for_guid(c, port->guid);
+			    look ? mkey_for_guid(c, port->guid) : 0;
 		}
 		f->px[p].mkey = k;
+		f->any_mkey |= k != 0;
 	}
 }

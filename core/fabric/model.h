@@ -98,6 +98,7 @@ struct fabric {
 	struct port_extra *px;         /* [n_ports] */
 	GHashTable *node_by_guid;      /* uint64 guid -> node id + 1 */
 	GHashTable *port_by_guid;      /* uint64 port guid -> port id + 1 (CA ports, SP0) */
+	int any_mkey;                  /* some px[].mkey is not 0 (fabric_set_mkeys) */
 	GStringChunk *strings;
 };
 

@@ -69,6 +69,7 @@ void mkey_port_written(struct pass *g, uint32_t port, const uint8_t *pi, const u
 	read_fields(pi, &m->written);
 	read_fields(answer, &m->answered);
 	g->f->px[port].mkey = m->written.key;
+	g->f->any_mkey |= m->written.key != 0;
 	if (!g->mkey_written) {
 		g_free(m);
 		return;
@@ -91,6 +92,7 @@ static void on_probe(struct transport *t, const struct smp_req *r, int status,
 		LOG_I("MKY-0001", "port %u of node 0x%016" PRIx64 " (%s) holds an M_Key we did not give "
 		      "it: written again presenting that key", p->num, n->guid, n->desc);
 		g->f->px[port].mkey = shown;
+		g->f->any_mkey = 1;
 		memcpy(g->f->px[port].portinfo, data, SMP_DATA_SIZE);
 		if (g->end_port)
 			g->end_port(g, port, g->sm_lid);

@@ -2,12 +2,12 @@
 /* portinfo_record.c - PortInfoRecord (IBA 15.2.5.3): EndportLID, PortNum, Options and the
  * PortInfo as the SM last read or wrote it, for every port of every node (a switch's ports
  * under the switch's LID, as OpenSM answers). Its components are the PortInfo fields in wire
- * order with every reserved gap a component of its own; their widths are taken from
- * libibmad's field table (each field located by writing all ones into a zeroed attribute),
- * so they cannot drift from the encoding we use everywhere else. The M_Key reads 0 unless the
+ * order with every reserved gap a component of its own, taken from libibmad's field table
+ * (sa/fields.h). The M_Key reads 0 unless the
  * requester presented our SM_Key. */
 #include <string.h>
 #include <infiniband/mad.h>
+#include "sa/fields.h"
 #include "sa/records.h"
 
 #define PIR_SIZE 68   /* LID 2, PortNum 1, Options 1, PortInfo 64 */
@@ -31,50 +31,15 @@ static const enum MAD_FIELDS pi_fields[] = {
 	IB_PORT_LINK_SPEED_EXT_ENABLED_F,
 };
 
-/* [*off, *off + *len) of a field inside the 64-byte PortInfo: the bits set by all ones. */
-static int locate(enum MAD_FIELDS fld, unsigned *off, unsigned *len)
-{
-	uint8_t pi[64] = { 0 };
-	if (fld == IB_PORT_MKEY_F || fld == IB_PORT_GID_PREFIX_F)
-		mad_set_field64(pi, 0, fld, ~0ULL);
-	else
-		mad_set_field(pi, 0, fld, ~0U);
-	int first = -1, last = -1;
-	for (unsigned b = 0; b < PI_BITS; b++) {
-		if ((pi[b / 8] >> (7 - b % 8)) & 1) {
-			if (first < 0)
-				first = (int)b;
-			last = (int)b;
-		}
-	}
-	if (first < 0)
-		return -1;
-	*off = (unsigned)first;
-	*len = (unsigned)(last - first + 1);
-	return 0;
-}
-
 static int init(struct sa_layout *l)
 {
+	unsigned end;
 	l->n = 0;
 	l->width[l->n++] = 16; /* EndportLID */
 	l->width[l->n++] = 8;  /* PortNum */
 	l->width[l->n++] = 8;  /* Options */
-	unsigned at = 0;
-	for (size_t i = 0; i < G_N_ELEMENTS(pi_fields); i++) {
-		unsigned off, len;
-		if (locate(pi_fields[i], &off, &len) < 0 || off < at || l->n + 2 > SA_MAX_COMPONENTS)
-			return -1; /* not in wire order: the table above is wrong */
-		if (off > at)
-			l->width[l->n++] = (uint16_t)(off - at); /* a reserved gap */
-		if (pi_fields[i] == IB_PORT_CAPMASK_F)
-			l->subset |= 1ULL << l->n;
-		l->width[l->n++] = (uint16_t)len;
-		at = off + len;
-	}
-	if (at < PI_BITS)
-		l->width[l->n++] = (uint16_t)(PI_BITS - at);
-	return 0;
+	return sa_layout_add_fields(l, pi_fields, G_N_ELEMENTS(pi_fields), PI_BITS, IB_PORT_CAPMASK_F,
+				    &end);
 }
 
 static void build(const struct sa_view *v, int trusted, GByteArray *out)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* switchinfo_record.c - SwitchInfoRecord (IBA 15.2.5.4): LID, reserved and the SwitchInfo of
- * every switch as the SM last read it. Components: the SwitchInfo fields in wire order, each
- * located in libibmad's field table (as for PortInfoRecord), reserved gaps included. */
+ * every switch as the SM last read it. Components: the SwitchInfo fields in wire order, from
+ * libibmad's field table (sa/fields.h), reserved gaps included. */
 #include <string.h>
 #include <infiniband/mad.h>
+#include "sa/fields.h"
 #include "sa/records.h"
 
 #define SI_MAX_BYTES 64
@@ -18,43 +19,16 @@ static const enum MAD_FIELDS si_fields[] = {
 
 static size_t si_bytes; /* SwitchInfo bytes in the record: through its last field */
 
-static int locate(enum MAD_FIELDS fld, unsigned *off, unsigned *len)
-{
-	uint8_t si[SI_MAX_BYTES] = { 0 };
-	mad_set_field(si, 0, fld, ~0U);
-	int first = -1, last = -1;
-	for (unsigned b = 0; b < SI_MAX_BYTES * 8; b++) {
-		if ((si[b / 8] >> (7 - b % 8)) & 1) {
-			if (first < 0)
-				first = (int)b;
-			last = (int)b;
-		}
-	}
-	if (first < 0)
-		return -1;
-	*off = (unsigned)first;
-	*len = (unsigned)(last - first + 1);
-	return 0;
-}
-
 static int init(struct sa_layout *l)
 {
+	unsigned end;
 	l->n = 0;
 	l->width[l->n++] = 16; /* LID */
 	l->width[l->n++] = 16; /* reserved */
-	unsigned at = 0;
-	for (size_t i = 0; i < G_N_ELEMENTS(si_fields); i++) {
-		unsigned off, len;
-		if (locate(si_fields[i], &off, &len) < 0 || off < at || l->n + 2 > SA_MAX_COMPONENTS)
-			return -1;
-		if (off > at)
-			l->width[l->n++] = (uint16_t)(off - at);
-		l->width[l->n++] = (uint16_t)len;
-		at = off + len;
-	}
-	if (at % 8)
-		l->width[l->n++] = (uint16_t)(8 - at % 8);
-	si_bytes = (at + 7) / 8;
+	if (sa_layout_add_fields(l, si_fields, G_N_ELEMENTS(si_fields), 0, IB_NO_FIELD, &end) < 0 ||
+	    end / 8 > SI_MAX_BYTES)
+		return -1;
+	si_bytes = end / 8;
 	l->size = 4 + si_bytes;
 	return 0;
 }
