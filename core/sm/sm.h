@@ -19,6 +19,9 @@
 #include "routing/ucast_cache.h"
 #include "sa/agent.h"
 
+/* OpenSM's default SM_Key: SMs that share it recognise each other's SMInfo. */
+#define SM_KEY_DEFAULT 0x0000000000000001ULL
+
 struct sm {
 	struct sm_options *opt;
 	struct transport *t;           /* NULL offline */
@@ -67,7 +70,7 @@ struct sm {
 static inline void sm_apply_mkey(struct sm *sm)
 {
 	/* the SA shows keys in its records to a requester presenting our SM_Key (1: OpenSM's) */
-	sa_set_sm_key(sm->sa, sm->opt->sm_key ? sm->opt->sm_key : 0x1ULL);
+	sa_set_sm_key(sm->sa, sm->opt->sm_key ? sm->opt->sm_key : SM_KEY_DEFAULT);
 	sa_set_path_env(sm->sa, sm->opt->subnet_prefix, sm->opt->packet_life);
 	struct mkey_cfg c = { .secret = sm->opt->m_key, .protect = sm->opt->m_key_protect,
 			      .lease_s = (uint16_t)sm->opt->m_key_lease, .per_port = sm->opt->m_key_per_port };

@@ -6,8 +6,6 @@
 
 #include "sm/sm.h"
 
-/* OpenSM's default SM_Key: SMs that share it recognise each other's SMInfo. */
-#define SM_KEY_DEFAULT 0x0000000000000001ULL
 
 /* Registers the SMInfo Get/Set handlers (both SMI classes) with sm->dispatch. */
 void sminfo_agent_register(struct sm *sm);
