@@ -88,7 +88,8 @@ struct smdev *smdev_open(const char *ca, int port, char *err, size_t errlen)
 	/* SA requests come to the issm holder; umad2sim's receiver thread crashes on a MAD for
 	 * an unregistered class, so the class is registered even before the SA answers */
 	static const int sa_methods[] = { IB_MAD_METHOD_GET, IB_MAD_METHOD_SET, IB_MAD_METHOD_GET_TABLE,
-					  IB_MAD_METHOD_DELETE, IB_MAD_METHOD_REPORT };
+					  IB_MAD_METHOD_DELETE, IB_MAD_METHOD_REPORT,
+					  IB_MAD_METHOD_GETMULTI };
 	long mask[UMAD_METHOD_MASK_BITS / (8 * sizeof(long))];
 	method_mask(mask, smi_methods, G_N_ELEMENTS(smi_methods));
 	d->agent_dr = umad_register(d->fd, IB_SMI_DIRECT_CLASS, 1, 0, mask);

@@ -66,6 +66,10 @@ static void on_unsolicited(struct transport *t, void *umad, int len, void *ctx)
 		.tid = mad_get_field64(mad, 0, IB_MAD_TRID_F),
 	};
 	d->stats.received++;
+	if (umad_status(umad)) { /* one of our sends the kernel gave up on (no response came) */
+		d->stats.dropped++;
+		return;
+	}
 	uint64_t k = key_of(m.mgmt_class, m.method, m.attr);
 	struct handler *h = g_hash_table_lookup(d->table, &k);
 	if (!h) {

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* agent.c - the SA agent: decode, check, answer from the published generation (sa/agent.h). */
 #include <string.h>
+#include <infiniband/umad.h>
 #include <infiniband/mad.h>
 #include "base/log.h"
 #include "sa/agent.h"
+#include "sa/inform.h"
+#include "sa/multipath_record.h"
 #include "sa/path_record.h"
 #include "mad/phase.h"
 #include "sa/records.h"
@@ -22,6 +25,8 @@ struct sa {
 	struct pr_env pr;              /* what PathRecords need of the configuration */
 	struct sa_self self;           /* this SM, for SMInfoRecord */
 	struct sa_services *svc;       /* ServiceRecords registered (across generations) */
+	struct sa_inform *inform;      /* event subscriptions and their Reports */
+	guint report_timer;            /* resends unacknowledged Reports */
 	struct sa_stats st;
 };
 
@@ -68,10 +73,65 @@ static void services(struct sa *sa, const struct sa_request *rq, const struct fa
 	}
 }
 
+/* The port a request came from, in generation f (IBSM_NONE: unknown). */
+static uint32_t requester_port(const struct fabric *f, const struct sa_request *rq)
+{
+	return f && rq->slid && rq->slid <= f->pub.max_lid ? f->pub.lid_port[rq->slid] : IBSM_NONE;
+}
+
+struct visibility {
+	const struct sa *sa;
+	uint32_t requester;
+};
+
+/* May the requester see a subscription of port guid: do they share a partition? */
+static int shares_partition(void *ctx, uint64_t guid)
+{
+	const struct visibility *vis = ctx;
+	const struct fabric *f = vis->sa->r->f;
+	uint32_t p = fabric_port_by_guid(f, guid);
+	return p == IBSM_NONE || vis->requester == IBSM_NONE ||
+	       sa_pkeys_shared(vis->sa->pk, vis->requester, p, 0) != 0;
+}
+
+/* InformInfo Set (subscribe, unsubscribe) and InformInfoRecord Get/GetTable. */
+static void informs(struct sa *sa, const struct sa_request *rq, const struct fabric *f,
+		    struct sa_answer *a)
+{
+	uint32_t port = requester_port(f, rq);
+	int trusted = rq->sm_key == sa->sm_key;
+	if (rq->attr == IB_SA_ATTR_INFORMINFO) {
+		a->rec_size = II_SIZE;
+		if (rq->method != SA_SET) {
+			a->status = SA_UNSUP_METHOD_ATTR;
+			return;
+		}
+		if (port == IBSM_NONE) { /* Reports could not find it */
+			a->status = SA_ERR_REQ_INVALID;
+			return;
+		}
+		struct sa_requester who = { .guid = f->ports[port].guid, .prefix = sa->pr.subnet_prefix,
+					    .lid = rq->slid, .qpn = rq->qpn, .trusted = trusted };
+		uint8_t kept[II_SIZE];
+		a->status = sa_inform_set(sa->inform, rq->record, &who, kept);
+		if (!a->status)
+			g_byte_array_append(a->recs, kept, II_SIZE);
+		return;
+	}
+	a->rec_size = IIR_SIZE;
+	if (rq->method == SA_SET || rq->method == SA_DELETE) {
+		a->status = SA_UNSUP_METHOD_ATTR;
+		return;
+	}
+	struct visibility vis = { .sa = sa, .requester = port };
+	sa_inform_records(sa->inform, rq->record, rq->comp_mask, trusted, f ? shares_partition : NULL,
+			  &vis, a->recs);
+}
+
 void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct sa_answer *a)
 {
 	a->status = 0;
-	a->table = rq->method == SA_GETTABLE;
+	a->table = rq->method == SA_GETTABLE || rq->method == SA_GETMULTI;
 	a->method = dispatch_response_method(rq->method);
 	a->rec_size = 0;
 	g_byte_array_set_size(a->recs, 0);
@@ -83,9 +143,17 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 	v.self.sm_key = sa->sm_key;
 	if (rq->attr == IB_SA_ATTR_SERVICERECORD) {
 		services(sa, rq, v.f, now, a);
-	} else if (rq->method == SA_SET || rq->method == SA_DELETE) {
+	} else if (rq->attr == IB_SA_ATTR_INFORMINFO || rq->attr == IB_SA_ATTR_INFORMINFORECORD) {
+		informs(sa, rq, v.f, a);
+	} else if (rq->method == SA_SET || rq->method == SA_DELETE ||
+		   (rq->method == SA_GETMULTI) != (rq->attr == IB_SA_ATTR_MULTIPATH)) {
 		a->status = SA_UNSUP_METHOD_ATTR;
 		return;
+	} else if (rq->attr == IB_SA_ATTR_MULTIPATH) {
+		a->rec_size = PR_SIZE;
+		if (v.f)
+			a->status = mpr_query(&v, &sa->pr, rq->record, rq->record_len, rq->comp_mask,
+					      a->recs);
 	} else if (rq->attr == IB_SA_ATTR_PATHRECORD) {
 		a->rec_size = PR_SIZE;
 		if (v.f)
@@ -97,6 +165,10 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 			return;
 		}
 		a->rec_size = k->layout.size;
+		if (k->trusted_only && rq->sm_key != sa->sm_key) {
+			a->status = SA_ERR_REQ_INVALID;
+			return;
+		}
 		GByteArray *all = a->recs;
 		if (v.f)
 			k->build(&v, rq->sm_key == sa->sm_key, all);
@@ -129,7 +201,7 @@ static void answer(struct sa *sa, const struct sa_request *rq)
 	if (a.status)
 		sa_respond_status(sa->d, rq, a.status);
 	else if (a.table)
-		sa_respond_table(sa->d, rq, a.recs->data, a.recs->len / (guint)a.rec_size, a.rec_size);
+		sa_respond_table(sa->d, rq, a.method, a.recs->data, a.recs->len / (guint)a.rec_size, a.rec_size);
 	else
 		sa_respond_one(sa->d, rq, a.method, a.recs->data, a.rec_size);
 	g_byte_array_free(a.recs, TRUE);
@@ -151,12 +223,58 @@ static void on_request(struct dispatch *d, const struct mad_in *m, void *ctx)
 		sa->st.not_master++;
 		return;
 	}
+	if (rq.sm_key && rq.sm_key != sa->sm_key) { /* a wrong SM_Key is not answered (as OpenSM; osmtest expects the silence) */
+		sa->st.bad_key++;
+		LOG_V("SA-0003", "SA request from LID %u with a wrong SM_Key dropped", rq.slid);
+		return;
+	}
 	if (rc > 0) {
 		sa->st.bad++;
 		sa_respond_status(sa->d, &rq, (uint16_t)rc);
 		return;
 	}
 	answer(sa, &rq);
+}
+
+#define ATTR_NOTICE 0x0002
+#define REPORT_TICK_MS 100
+
+/* Sends a Report(Notice) to a subscriber (IBA 15.2.3: class 0x03 method Report, QP1). */
+static void send_report(void *ctx, uint16_t lid, uint32_t qpn, uint64_t tid, const uint8_t *notice)
+{
+	struct sa *sa = ctx;
+	if (!sa->d)
+		return;
+	int len = (int)umad_size() + MAD_SIZE;
+	uint8_t *buf = g_malloc0((gsize)len);
+	uint8_t *mad = umad_get_mad(buf);
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, 0);
+	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
+	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SA_CLASS);
+	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, SA_CLASS_VERSION);
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, SA_REPORT);
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, ATTR_NOTICE);
+	memcpy(mad + IB_SA_DATA_OFFS, notice, NOTICE_SIZE);
+	umad_set_addr(buf, lid, (int)qpn, 0, IB_DEFAULT_QP1_QKEY);
+	if (transport_send_raw(dispatch_transport(sa->d), IB_SA_CLASS, buf, len) < 0)
+		LOG_V("SA-0005", "Report to LID %u could not be sent", lid);
+	g_free(buf);
+}
+
+static void on_report_resp(struct dispatch *d, const struct mad_in *m, void *ctx)
+{
+	(void)d;
+	struct sa *sa = ctx;
+	if (m->attr == ATTR_NOTICE)
+		sa_inform_acked(sa->inform, m->tid);
+}
+
+static gboolean report_tick(gpointer ctx)
+{
+	struct sa *sa = ctx;
+	sa_inform_tick(sa->inform, phase_now());
+	return G_SOURCE_CONTINUE;
 }
 
 struct sa *sa_new(struct dispatch *d)
@@ -171,6 +289,7 @@ struct sa *sa_new(struct dispatch *d)
 	sa->pr.subnet_prefix = 0xfe80000000000000ULL;
 	sa->pr.packet_life = 18;
 	sa->svc = sa_services_new();
+	sa->inform = sa_inform_new(send_report, sa);
 	pr_layout();
 	if (!d) /* computing answers only (tests, fuzzing) */
 		return sa;
@@ -178,6 +297,9 @@ struct sa *sa_new(struct dispatch *d)
 	dispatch_register(d, IB_SA_CLASS, SA_GETTABLE, DISPATCH_ANY_ATTR, on_request, sa);
 	dispatch_register(d, IB_SA_CLASS, SA_SET, DISPATCH_ANY_ATTR, on_request, sa);
 	dispatch_register(d, IB_SA_CLASS, SA_DELETE, DISPATCH_ANY_ATTR, on_request, sa);
+	dispatch_register(d, IB_SA_CLASS, SA_GETMULTI, DISPATCH_ANY_ATTR, on_request, sa);
+	dispatch_register(d, IB_SA_CLASS, SA_REPORTRESP, DISPATCH_ANY_ATTR, on_report_resp, sa);
+	sa->report_timer = g_timeout_add(REPORT_TICK_MS, report_tick, sa);
 	return sa;
 }
 
@@ -190,11 +312,105 @@ void sa_free(struct sa *sa)
 		dispatch_register(sa->d, IB_SA_CLASS, SA_GETTABLE, DISPATCH_ANY_ATTR, NULL, NULL);
 		dispatch_register(sa->d, IB_SA_CLASS, SA_SET, DISPATCH_ANY_ATTR, NULL, NULL);
 		dispatch_register(sa->d, IB_SA_CLASS, SA_DELETE, DISPATCH_ANY_ATTR, NULL, NULL);
+		dispatch_register(sa->d, IB_SA_CLASS, SA_GETMULTI, DISPATCH_ANY_ATTR, NULL, NULL);
+		dispatch_register(sa->d, IB_SA_CLASS, SA_REPORTRESP, DISPATCH_ANY_ATTR, NULL, NULL);
 	}
+	if (sa->report_timer)
+		g_source_remove(sa->report_timer);
+	sa_inform_free(sa->inform);
 	sa_services_free(sa->svc);
 	routing_result_unref(sa->r);
 	sa_pkeys_free(sa->pk);
 	g_free(sa);
+}
+
+static void put_gid(uint8_t *gid, uint64_t prefix, uint64_t guid)
+{
+	for (int i = 0; i < 8; i++) {
+		gid[i] = (uint8_t)(prefix >> (56 - 8 * i));
+		gid[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
+	}
+}
+
+/* Our own port's LID and GID: the issuer of the notices the SA raises. */
+static uint16_t issuer(const struct sa *sa, const struct fabric *f, uint8_t *gid)
+{
+	uint32_t p = f->pub.sm_port;
+	memset(gid, 0, 16);
+	if (p == IBSM_NONE)
+		return 0;
+	put_gid(gid, sa->pr.subnet_prefix, f->ports[p].guid);
+	return f->ports[p].lid;
+}
+
+/* May a subscriber hear about subject: do they share a partition in the new generation? */
+static int may_see(void *ctx, uint64_t subscriber, uint64_t subject)
+{
+	const struct sa *sa = ctx;
+	const struct fabric *f = sa->r->f;
+	uint32_t a = fabric_port_by_guid(f, subscriber), b = fabric_port_by_guid(f, subject);
+	return a == IBSM_NONE || b == IBSM_NONE || sa_pkeys_shared(sa->pk, a, b, 0) != 0;
+}
+
+/* Trap 64 (GID in service) or 65 (out of service) for the end port guid (IBA 14.2.5.1: a
+ * subnet-management notice from a class manager; data: 6 reserved bytes and the GID). */
+static void gid_notice(struct sa *sa, const struct fabric *f, uint16_t trap, uint64_t guid, double now)
+{
+	uint8_t details[54] = { 0 }, gid[16], notice[NOTICE_SIZE];
+	put_gid(details + 6, sa->pr.subnet_prefix, guid);
+	uint16_t lid = issuer(sa, f, gid);
+	sa_notice_build(notice, trap, NOTICE_TYPE_SUBNET_MGMT, NOTICE_PRODUCER_CLASS_MANAGER, lid, gid,
+			details);
+	sa_inform_notice(sa->inform, notice, guid, may_see, sa, now);
+}
+
+/* End ports with a LID of a generation, by port GUID. */
+static GHashTable *end_ports(const struct fabric *f)
+{
+	GHashTable *h = g_hash_table_new(g_int64_hash, g_int64_equal);
+	for (uint32_t p = 0; p < f->pub.n_ports; p++)
+		if (f->ports[p].lid && fabric_is_end_port(f, p))
+			g_hash_table_add(h, (gpointer)&f->ports[p].guid);
+	return h;
+}
+
+/* Traps 64 and 65 for the end ports that came or went between two generations. */
+static void gid_notices(struct sa *sa, const struct fabric *old, const struct fabric *now_f)
+{
+	if (!sa_inform_count(sa->inform)) {
+		return;
+	}
+	double now = phase_now();
+	GHashTable *before = end_ports(old), *after = end_ports(now_f);
+	GHashTableIter it;
+	gpointer k;
+	g_hash_table_iter_init(&it, after);
+	while (g_hash_table_iter_next(&it, &k, NULL))
+		if (!g_hash_table_contains(before, k))
+			gid_notice(sa, now_f, 64, *(uint64_t *)k, now);
+	g_hash_table_iter_init(&it, before);
+	while (g_hash_table_iter_next(&it, &k, NULL))
+		if (!g_hash_table_contains(after, k)) {
+			gid_notice(sa, now_f, 65, *(uint64_t *)k, now);
+			sa_inform_forget(sa->inform, *(uint64_t *)k);
+		}
+	g_hash_table_destroy(before);
+	g_hash_table_destroy(after);
+}
+
+void sa_report_trap(struct sa *sa, const uint8_t *smp_notice)
+{
+	if (!sa || !sa->master || !sa->r || !sa_inform_count(sa->inform))
+		return;
+	const struct fabric *f = sa->r->f;
+	uint8_t notice[NOTICE_SIZE];
+	memcpy(notice, smp_notice, 64);
+	uint16_t lid = (uint16_t)(notice[6] << 8 | notice[7]);
+	uint32_t p = lid && lid <= f->pub.max_lid ? f->pub.lid_port[lid] : IBSM_NONE;
+	uint64_t guid = p == IBSM_NONE ? 0 : f->ports[p].guid;
+	if (guid)
+		put_gid(notice + 64, sa->pr.subnet_prefix, guid);
+	sa_inform_notice(sa->inform, notice, guid, may_see, sa, phase_now());
 }
 
 void sa_publish(struct sa *sa, struct routing_result *r, struct sa_pkeys *pk)
@@ -207,6 +423,8 @@ void sa_publish(struct sa *sa, struct routing_result *r, struct sa_pkeys *pk)
 	struct sa_pkeys *old_pk = sa->pk;
 	sa->r = r ? routing_result_ref(r) : NULL;
 	sa->pk = pk;
+	if (old && sa->r && sa->master)
+		gid_notices(sa, old->f, sa->r->f);
 	routing_result_unref(old);
 	sa_pkeys_free(old_pk);
 }

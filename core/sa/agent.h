@@ -14,7 +14,7 @@
 struct sa;
 
 struct sa_stats {
-	uint64_t requests, answered, not_master, bad, no_records, unsupported;
+	uint64_t requests, answered, not_master, bad, bad_key, no_records, unsupported;
 };
 
 /* What a request is answered with: a status, or the records (rec_size bytes each; a Get's
@@ -35,6 +35,9 @@ void sa_free(struct sa *sa);
  * and its P_Key tables (taken over; NULL: not known): switched in one step, so a request
  * sees one generation whole. */
 void sa_publish(struct sa *sa, struct routing_result *r, struct sa_pkeys *pk);
+/* A trap the SM received (its SMP data: the Notice without IssuerGID), reported to the
+ * subscribers it matches. */
+void sa_report_trap(struct sa *sa, const uint8_t *smp_notice);
 /* Our SM_Key: a request presenting it sees the keys in records (M_Key, SM_Key). */
 void sa_set_sm_key(struct sa *sa, uint64_t sm_key);
 /* What PathRecords carry from the configuration: GIDs' subnet prefix, PacketLifeTime. */

@@ -147,7 +147,7 @@ static uint64_t bits(const uint8_t *q, int comp)
 	return sa_bits(q, l->offset[comp], l->width[comp]);
 }
 
-static void put(uint8_t *rec, int comp, uint64_t v)
+void pr_put(uint8_t *rec, int comp, uint64_t v)
 {
 	const struct sa_layout *l = pr_layout();
 	unsigned off = l->offset[comp], len = l->width[comp];
@@ -283,26 +283,26 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 			continue;
 		uint8_t rec[PR_SIZE] = { 0 };
 		for (int c = PR_SID_MSB; c <= PR_SID_LSB; c++) /* echoed: rdma_cm asks with them */
-			put(rec, c, bits(q, c));
+			pr_put(rec, c, bits(q, c));
 		put_gid(rec + 8, qq->env->subnet_prefix, d->guid);
 		put_gid(rec + 24, qq->env->subnet_prefix, s->guid);
-		put(rec, PR_DLID, dlid);
-		put(rec, PR_SLID, slid);
+		pr_put(rec, PR_DLID, dlid);
+		pr_put(rec, PR_SLID, slid);
 		if (m >> PR_FLOW & 1)
-			put(rec, PR_FLOW, bits(q, PR_FLOW));
+			pr_put(rec, PR_FLOW, bits(q, PR_FLOW));
 		if (m >> PR_TCLASS & 1)
-			put(rec, PR_TCLASS, bits(q, PR_TCLASS));
+			pr_put(rec, PR_TCLASS, bits(q, PR_TCLASS));
 		if (m >> PR_HOPLIMIT & 1)
-			put(rec, PR_HOPLIMIT, bits(q, PR_HOPLIMIT));
-		put(rec, PR_REVERSIBLE, (uint64_t)reversible);
-		put(rec, PR_PKEY, pkey);
-		put(rec, PR_SL, routing_path_sl(qq->v->r, 0, slid, dlid));
-		put(rec, PR_MTU_SEL, 2);
-		put(rec, PR_MTU, (uint64_t)mtu);
-		put(rec, PR_RATE_SEL, 2);
-		put(rec, PR_RATE, (uint64_t)rate);
-		put(rec, PR_LIFE_SEL, 2);
-		put(rec, PR_LIFE, (uint64_t)life);
+			pr_put(rec, PR_HOPLIMIT, bits(q, PR_HOPLIMIT));
+		pr_put(rec, PR_REVERSIBLE, (uint64_t)reversible);
+		pr_put(rec, PR_PKEY, pkey);
+		pr_put(rec, PR_SL, routing_path_sl(qq->v->r, 0, slid, dlid));
+		pr_put(rec, PR_MTU_SEL, 2);
+		pr_put(rec, PR_MTU, (uint64_t)mtu);
+		pr_put(rec, PR_RATE_SEL, 2);
+		pr_put(rec, PR_RATE, (uint64_t)rate);
+		pr_put(rec, PR_LIFE_SEL, 2);
+		pr_put(rec, PR_LIFE, (uint64_t)life);
 		if (!sa_match(pr_layout(), qq->plain, q, rec))
 			continue;
 		g_byte_array_append(qq->out, rec, PR_SIZE);

@@ -30,6 +30,8 @@ struct pr_env {
  * GID, ...). */
 uint16_t pr_query(const struct sa_view *v, const struct pr_env *env, const uint8_t *query,
 		  uint64_t mask, int table, GByteArray *out);
+/* Writes component comp of a PathRecord (a query built by MultiPathRecord, or an answer). */
+void pr_put(uint8_t *rec, int comp, uint64_t v);
 /* The layout (for component matching in tests). */
 const struct sa_layout *pr_layout(void);
 /* IB rate code -> bandwidth in units of 0.5 Gb/s (0: unknown code). */

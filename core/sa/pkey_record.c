@@ -34,4 +34,5 @@ struct sa_kind sa_pkey_record = {
 	.layout = { .name = "P_KeyTableRecord", .attr = 0x33, .size = PKR_SIZE, .n = 5,
 		    .width = { 16, 16, 8, 24, 512 } }, /* LID, BlockNum, PortNum, reserved, table */
 	.build = build,
+	.trusted_only = 1,
 };

@@ -3,11 +3,13 @@
 #include "sa/records.h"
 
 extern struct sa_kind sa_node_record, sa_portinfo_record, sa_link_record, sa_lft_record,
-	sa_guidinfo_record, sa_sminfo_record, sa_pkey_record, sa_switchinfo_record;
+	sa_guidinfo_record, sa_sminfo_record, sa_pkey_record, sa_switchinfo_record, sa_sl2vl_record,
+	sa_vlarb_record, sa_mft_record;
 
 static struct sa_kind *const kinds[] = { &sa_node_record, &sa_portinfo_record, &sa_link_record,
 					 &sa_lft_record, &sa_guidinfo_record, &sa_sminfo_record,
-					 &sa_pkey_record, &sa_switchinfo_record };
+					 &sa_pkey_record, &sa_switchinfo_record, &sa_sl2vl_record,
+					 &sa_vlarb_record, &sa_mft_record };
 
 int sa_kinds_check(const char **bad)
 {

@@ -18,11 +18,20 @@ struct sa_self {
 	uint8_t priority, state;
 };
 
+/* The switches' multicast forwarding tables: port masks of MLID 0xC000 + i, 16 ports per
+ * position, at masks[(switch * n_mlids + i) * positions + position]. */
+struct sa_mft {
+	uint32_t n_switches, n_mlids;
+	uint8_t positions;
+	const uint16_t *masks;
+};
+
 /* What the records are built from: one routed generation, as programmed, and this SM. */
 struct sa_view {
 	const struct fabric *f;
 	const struct routing_result *r;   /* its routes (the LFTs the switches hold) */
 	const struct sa_pkeys *pk;        /* its P_Key tables (NULL: not known) */
+	const struct sa_mft *mft;         /* its MFTs (NULL: no multicast group has a member) */
 	struct sa_self self;
 };
 
@@ -34,6 +43,9 @@ struct sa_kind {
 	/* appends every record of f (layout.size bytes each) to out; keys (M_Key, SM_Key) are
 	 * zeroed unless trusted (the requester presented our SM_Key) */
 	void (*build)(const struct sa_view *v, int trusted, GByteArray *out);
+	/* answered only to a requester presenting our SM_Key (else ERR_REQ_INVALID), as OpenSM
+	 * does for P_KeyTableRecord: partition membership is not every port's business */
+	int trusted_only;
 };
 
 /* The kind serving attribute attr, or NULL. The layouts are checked once (sa_kinds_check). */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* wire.c - decoding SA requests and sending their responses (sa/wire.h). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,10 @@ int sa_decode(const struct mad_in *m, struct sa_request *rq)
 	rq->sm_key = mad_get_field64(m->mad, 0, IB_SA_MKEY_F);
 	rq->comp_mask = mad_get_field64(m->mad, 0, IB_SA_COMPMASK_F);
 	rq->record = m->mad + IB_SA_DATA_OFFS;
+	rq->record_len = (size_t)(m->len - (int)umad_size() - IB_SA_DATA_OFFS);
+	const ib_mad_addr_t *a = umad_get_mad_addr((void *)m->umad);
+	rq->slid = ntohs(a->lid);
+	rq->qpn = ntohl(a->qpn) & 0xFFFFFF;
 	return 0;
 }
 
@@ -65,10 +70,11 @@ int sa_respond_status(struct dispatch *d, const struct sa_request *rq, uint16_t 
 {
 	int len;
 	uint8_t method = dispatch_response_method(rq->method);
-	uint8_t *buf = response(rq, method, status, 0, method == SA_GETTABLERESP, &len);
+	int table = method == SA_GETTABLERESP || method == SA_GETMULTIRESP;
+	uint8_t *buf = response(rq, method, status, 0, table, &len);
 	if (!buf)
 		return -ENOMEM;
-	if (method == SA_GETTABLERESP) { /* a table answer is an RMPP transfer even when empty */
+	if (table) { /* a table answer is an RMPP transfer even when empty */
 		uint8_t *mad = umad_get_mad(buf);
 		mad_set_field(mad, 0, IB_SA_RMPP_VERS_F, 1);
 		mad_set_field(mad, 0, IB_SA_RMPP_TYPE_F, RMPP_TYPE_DATA);
@@ -91,12 +97,12 @@ int sa_respond_one(struct dispatch *d, const struct sa_request *rq, uint8_t meth
 	return send_free(d, rq, buf, len);
 }
 
-int sa_respond_table(struct dispatch *d, const struct sa_request *rq, const uint8_t *recs,
-		     uint32_t n, size_t rec_size)
+int sa_respond_table(struct dispatch *d, const struct sa_request *rq, uint8_t method,
+		     const uint8_t *recs, uint32_t n, size_t rec_size)
 {
 	size_t stride = sa_rec_stride(rec_size);
 	int len;
-	uint8_t *buf = response(rq, SA_GETTABLERESP, SA_OK, stride * n, 1, &len);
+	uint8_t *buf = response(rq, method, SA_OK, stride * n, 1, &len);
 	if (!buf)
 		return -ENOMEM;
 	uint8_t *mad = umad_get_mad(buf);

@@ -44,7 +44,10 @@ struct sa_request {
 	uint32_t attr_mod;
 	uint64_t sm_key;
 	uint64_t comp_mask;
-	const uint8_t *record;     /* SA_MAD_DATA bytes */
+	const uint8_t *record;     /* the MAD's data: SA_MAD_DATA bytes, or more (an RMPP request) */
+	size_t record_len;
+	uint16_t slid;             /* the requester's LID and QPN (where the request came from) */
+	uint32_t qpn;
 };
 
 /* Decodes m; 0, or the status to answer with (a wrong class version), or -1 when the MAD is
@@ -56,10 +59,11 @@ int sa_respond_status(struct dispatch *d, const struct sa_request *rq, uint16_t 
 /* Answers a Get (or Set/Delete) with one record of rec_size bytes. */
 int sa_respond_one(struct dispatch *d, const struct sa_request *rq, uint8_t method,
 		   const uint8_t *rec, size_t rec_size);
-/* Answers a GetTable with n records of rec_size bytes each (packed at the AttributeOffset of
- * rec_size rounded up to 8 bytes), as one RMPP transfer. */
-int sa_respond_table(struct dispatch *d, const struct sa_request *rq, const uint8_t *recs,
-		     uint32_t n, size_t rec_size);
+/* Answers a GetTable or GetMulti (method: GetTableResp, GetMultiResp) with n records of
+ * rec_size bytes each (packed at the AttributeOffset of rec_size rounded up to 8 bytes), as
+ * one RMPP transfer. */
+int sa_respond_table(struct dispatch *d, const struct sa_request *rq, uint8_t method,
+		     const uint8_t *recs, uint32_t n, size_t rec_size);
 
 /* AttributeOffset (in 8-byte words) of a record of rec_size bytes. */
 static inline size_t sa_rec_stride(size_t rec_size)

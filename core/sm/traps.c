@@ -5,6 +5,7 @@
 #include <glib.h>
 #include <infiniband/mad.h>
 #include "base/log.h"
+#include "sa/agent.h"
 #include "sm/traps.h"
 
 /* Notice (the trap's SMP data): IsGeneric|Type, ProducerType (24 bits), TrapNumber, IssuerLID */
@@ -46,6 +47,7 @@ static void on_trap(struct dispatch *d, const struct mad_in *m, void *ctx)
 	LOG_I("TRP-0001", "trap %u from LID %u received", number, issuer);
 	dispatch_respond(d, m, IB_MAD_METHOD_TRAP_REPRESS, 0, NULL, 0, 0);
 	counts.represses_sent++;
+	sa_report_trap(sm->sa, notice); /* to the subscribers of this trap */
 	if (number == TRAP_CAPABILITY)
 		sm->reread_desc = 1; /* the description may have changed */
 	if (traps_want_sweep(number, issuer))

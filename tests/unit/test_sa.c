@@ -266,7 +266,7 @@ static void test_link_lft_records(void)
 
 /* ---- PathRecord ------------------------------------------------------------------------------ */
 
-static void pr_put(uint8_t *rec, int comp, uint64_t v)
+static void q_put(uint8_t *rec, int comp, uint64_t v)
 {
 	const struct sa_layout *l = pr_layout();
 	for (unsigned i = 0; i < l->width[comp]; i++) {
@@ -335,8 +335,8 @@ static void test_path_records(void)
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(mt); i++) {
 		uint8_t qm[64] = { 0 };
-		pr_put(qm, PR_MTU_SEL, mt[i].sel);
-		pr_put(qm, PR_MTU, mt[i].mtu);
+		q_put(qm, PR_MTU_SEL, mt[i].sel);
+		q_put(qm, PR_MTU, mt[i].mtu);
 		g_byte_array_set_size(recs, 0);
 		g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, qm, 1u << PR_MTU_SEL | 1u << PR_MTU, &st, recs), ==,
 				 (unsigned)mt[i].n);
@@ -350,8 +350,8 @@ static void test_path_records(void)
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(rt); i++) {
 		uint8_t qr[64] = { 0 };
-		pr_put(qr, PR_RATE_SEL, rt[i].sel);
-		pr_put(qr, PR_RATE, rt[i].rate);
+		q_put(qr, PR_RATE_SEL, rt[i].sel);
+		q_put(qr, PR_RATE, rt[i].rate);
 		g_byte_array_set_size(recs, 0);
 		g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, qr, 1u << PR_RATE_SEL | 1u << PR_RATE, &st, recs), ==,
 				 (unsigned)rt[i].n);
@@ -360,16 +360,16 @@ static void test_path_records(void)
 	}
 	/* packet lifetime 18: less than 19 yes, greater than 18 no */
 	uint8_t ql[64] = { 0 };
-	pr_put(ql, PR_LIFE_SEL, 1);
-	pr_put(ql, PR_LIFE, 19);
+	q_put(ql, PR_LIFE_SEL, 1);
+	q_put(ql, PR_LIFE, 19);
 	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, ql, 1u << PR_LIFE_SEL | 1u << PR_LIFE, &st, NULL), ==, 1);
 	memset(ql, 0, sizeof(ql));
-	pr_put(ql, PR_LIFE_SEL, 0);
-	pr_put(ql, PR_LIFE, 18);
+	q_put(ql, PR_LIFE_SEL, 0);
+	q_put(ql, PR_LIFE, 18);
 	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, ql, 1u << PR_LIFE_SEL | 1u << PR_LIFE, &st, NULL), ==, 0);
 	/* an SL other than the engine's: no record; a full default P_Key: echoed */
 	uint8_t qs[64] = { 0 };
-	pr_put(qs, PR_SL, 3);
+	q_put(qs, PR_SL, 3);
 	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, qs, 1u << PR_SL, &st, NULL), ==, 0);
 	/* statuses: a DGID of no port; a Get naming one end only */
 	uint8_t qg[64] = { 0 };
@@ -397,7 +397,7 @@ static void test_path_numbpath_lmc(void)
 	uint8_t q[64] = { 0 };
 	uint16_t st;
 	GByteArray *recs = g_byte_array_new();
-	pr_put(q, PR_NUMBPATH, 4);
+	q_put(q, PR_NUMBPATH, 4);
 	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, q, 1u << PR_NUMBPATH, &st, recs), ==, 4);
 	GHashTable *dlids = g_hash_table_new(NULL, NULL);
 	for (guint i = 0; i < recs->len / 64; i++) {
@@ -407,7 +407,7 @@ static void test_path_numbpath_lmc(void)
 	}
 	g_assert_cmpuint(g_hash_table_size(dlids), ==, 4);
 	memset(q, 0, sizeof(q));
-	pr_put(q, PR_NUMBPATH, 64);
+	q_put(q, PR_NUMBPATH, 64);
 	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, q, 1u << PR_NUMBPATH, &st, NULL), ==, 16);
 	g_hash_table_destroy(dlids);
 	g_byte_array_free(recs, TRUE);
@@ -499,7 +499,7 @@ static void test_path_partitions(void)
 		put_gid(q, PR_DGID, f->ports[h[cases[c].b]].guid);
 		uint64_t mask = 1u << PR_SGID | 1u << PR_DGID;
 		if (cases[c].want) {
-			pr_put(q, PR_PKEY, cases[c].want);
+			q_put(q, PR_PKEY, cases[c].want);
 			mask |= 1u << PR_PKEY;
 		}
 		uint32_t len;
