@@ -458,7 +458,11 @@ void sa_set_master(struct sa *sa, int master)
 		sa->master = master;
 }
 
-const struct sa_stats *sa_stats(const struct sa *sa)
+const struct sa_stats *sa_stats(struct sa *sa)
 {
+	const struct sa_inform_stats *is = sa_inform_stats(sa->inform);
+	sa->st.reports_sent = is->reports_sent + is->reports_resent;
+	sa->st.reports_acked = is->reports_acked;
+	sa->st.subscriptions = sa_inform_count(sa->inform);
 	return &sa->st;
 }

@@ -15,6 +15,7 @@ struct sa;
 
 struct sa_stats {
 	uint64_t requests, answered, not_master, bad, bad_key, no_records, unsupported;
+	uint64_t reports_sent, reports_acked, subscriptions;
 };
 
 /* What a request is answered with: a status, or the records (rec_size bytes each; a Get's
@@ -46,7 +47,7 @@ void sa_set_path_env(struct sa *sa, uint64_t subnet_prefix, uint8_t packet_life)
 void sa_set_self(struct sa *sa, uint8_t priority, uint8_t state, uint32_t act_count);
 /* Master or not: only a master answers. */
 void sa_set_master(struct sa *sa, int master);
-const struct sa_stats *sa_stats(const struct sa *sa);
+const struct sa_stats *sa_stats(struct sa *sa);
 struct sa_request;
 /* The answer to a decoded request from the published generation (no MAD sent); `now` in
  * seconds of a monotonic clock (service leases). */

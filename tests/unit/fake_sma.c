@@ -3,6 +3,7 @@
  * ibsim's sim_mad.c does, so programming, SMInfo and light-sweep code can be tested without a
  * simulator, judged by what the fabric received and holds. */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <string.h>
 #include <glib.h>
 #include <infiniband/mad.h>
@@ -52,6 +53,7 @@ struct fsma {
 	GQueue replies;            /* what the SM reads next: answers and injected requests, umad
 	                            * buffers of umad_len bytes, oldest first */
 	GPtrArray *responses;      /* copies of what the SM answered (the whole MAD, RMPP too) */
+	GArray *response_dlids;    /* where each went (LID) */
 	GArray *response_lens;     /* their lengths (uint32_t) */
 	int umad_len;
 };
@@ -140,6 +142,7 @@ struct fsma *fsma_new(const struct fabric *f, uint32_t sm_port)
 	fk->faults = g_array_new(FALSE, TRUE, sizeof(struct fsma_fault));
 	g_queue_init(&fk->replies);
 	fk->responses = g_ptr_array_new_with_free_func(g_free);
+	fk->response_dlids = g_array_new(FALSE, FALSE, sizeof(uint16_t));
 	fk->response_lens = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	fk->umad_len = transport_umad_len();
 	for (uint32_t i = 0; i < fk->n_nodes; i++) {
@@ -193,6 +196,7 @@ void fsma_free(struct fsma *fk)
 	while ((buf = g_queue_pop_head(&fk->replies)))
 		g_free(buf);
 	g_ptr_array_free(fk->responses, TRUE);
+	g_array_free(fk->response_dlids, TRUE);
 	g_array_free(fk->response_lens, TRUE);
 	g_free(fk);
 }
@@ -644,12 +648,15 @@ static int fsma_send(void *ctx, int mgmt_class, void *umad, int len, int timeout
 	(void)mgmt_class; (void)timeout_ms;
 	struct fsma *fk = ctx;
 	uint8_t *mad = umad_get_mad(umad);
-	if (mad[3] & MAD_METHOD_RESPONSE_BIT) { /* the SM answering a request we injected */
+	/* the SM answering a request we injected, or the SA reporting to a subscriber */
+	if ((mad[3] & MAD_METHOD_RESPONSE_BIT) || mad[1] == IB_SA_CLASS) {
 		uint32_t n = len > (int)umad_size() ? (uint32_t)(len - (int)umad_size()) : 0;
 		uint8_t *copy = g_malloc0(n > MAD_SIZE ? n : MAD_SIZE);
 		memcpy(copy, mad, n);
 		g_ptr_array_add(fk->responses, copy);
 		g_array_append_val(fk->response_lens, n);
+		uint16_t dlid = ntohs(umad_get_mad_addr(umad)->lid);
+		g_array_append_val(fk->response_dlids, dlid);
 		return 0;
 	}
 	serve_request(fk, umad, len);
@@ -871,9 +878,22 @@ void fsma_inject(struct fsma *fk, uint8_t mgmt_class, uint8_t method, uint16_t a
 
 void fsma_inject_mad(struct fsma *fk, const uint8_t *mad256)
 {
+	fsma_inject_mad_from(fk, mad256, 0, 0);
+}
+
+void fsma_inject_mad_from(struct fsma *fk, const uint8_t *mad256, uint16_t slid, uint32_t qpn)
+{
 	uint8_t *buf = g_malloc0(fk->umad_len);
 	memcpy(umad_get_mad(buf), mad256, MAD_SIZE);
+	umad_get_mad_addr(buf)->lid = htons(slid);
+	umad_get_mad_addr(buf)->qpn = htonl(qpn);
 	g_queue_push_tail(&fk->replies, buf);
+}
+
+uint16_t fsma_response_dlid(const struct fsma *fk, uint32_t i)
+{
+	g_assert_cmpuint(i, <, fk->response_dlids->len);
+	return g_array_index(fk->response_dlids, uint16_t, i);
 }
 
 uint32_t fsma_response_len(const struct fsma *fk, uint32_t i)

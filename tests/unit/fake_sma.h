@@ -167,6 +167,10 @@ const uint8_t *fsma_response(const struct fsma *fk, uint32_t i);
 uint32_t fsma_response_len(const struct fsma *fk, uint32_t i);
 /* Queues a whole MAD (MAD_SIZE bytes, headers as given) for the SM's port: SA requests. */
 void fsma_inject_mad(struct fsma *fk, const uint8_t *mad256);
+/* The same, from the port with LID slid and its QP qpn. */
+void fsma_inject_mad_from(struct fsma *fk, const uint8_t *mad256, uint16_t slid, uint32_t qpn);
+/* The LID the i-th SA MAD sent (response or Report) went to. */
+uint16_t fsma_response_dlid(const struct fsma *fk, uint32_t i);
 
 /* ---- a test bed ------------------------------------------------------------------------------ */
 struct fsma_bed {

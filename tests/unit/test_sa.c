@@ -13,6 +13,8 @@
 #include "fake_sma.h"
 #include "sa/agent.h"
 #include "sa/compmask.h"
+#include "sa/inform.h"
+#include "sa/multipath_record.h"
 #include "sa/path_record.h"
 #include "sa/records.h"
 #include "sa/service.h"
@@ -95,6 +97,8 @@ static void sabed_clear(struct sabed *s)
 }
 
 static uint64_t ask_sm_key; /* the SM_Key the next requests present */
+static uint16_t ask_slid;    /* the LID and QPN they come from */
+static uint32_t ask_qpn;
 
 /* Sends an SA request, returns the one response (and its length). */
 static const uint8_t *ask(struct sabed *s, uint8_t method, uint16_t attr, uint64_t mask,
@@ -112,7 +116,7 @@ static const uint8_t *ask(struct sabed *s, uint8_t method, uint16_t attr, uint64
 	if (rec)
 		memcpy(mad + IB_SA_DATA_OFFS, rec, rec_len);
 	uint32_t before = fsma_nresponses(s->b.fk);
-	fsma_inject_mad(s->b.fk, mad);
+	fsma_inject_mad_from(s->b.fk, mad, ask_slid, ask_qpn);
 	transport_poll(s->b.t, 200, 1);
 	if (fsma_nresponses(s->b.fk) == before)
 		return NULL;
@@ -644,6 +648,274 @@ static void test_service_requests(void)
 	sabed_clear(&s);
 }
 
+
+/* ---- MultiPathRecord ------------------------------------------------------------------------- */
+
+static void mpr_gid(uint8_t *rec, unsigned i, uint64_t guid)
+{
+	uint8_t *at = rec + MPR_FIXED + 16 * i;
+	for (int k = 0; k < 8; k++) {
+		at[k] = (uint8_t)(0xfe80000000000000ULL >> (56 - 8 * k));
+		at[8 + k] = (uint8_t)(guid >> (56 - 8 * k));
+	}
+}
+
+/* GetMulti: one SGID and one DGID give their path; no GID counts, or only SGIDs, are
+ * insufficient; 2 x 2 GIDs with NumbPath 2 give 2 paths (round by round over the pairs);
+ * an unknown GID is INVALID_GID; a Get of MultiPathRecord or a GetMulti of another
+ * attribute is unsupported. LMC 2: NumbPath 4 over one pair gives 4 distinct DLIDs. */
+static void test_multipath(void)
+{
+	for (int lmc = 0; lmc <= 2; lmc += 2) {
+		struct sabed s;
+		sabed_init_lmc(&s, (uint8_t)lmc);
+		const struct fabric *f = s.b.f;
+		uint64_t a = f->ports[fx_ca_port(&f->pub, 0, 1)].guid, b = f->ports[fx_ca_port(&f->pub, 3, 1)].guid;
+		uint64_t counts = 1u << MPR_SGID_COUNT | 1u << MPR_DGID_COUNT;
+		uint8_t rec[200] = { 0 };
+		rec[15] = 1; /* SGIDCount */
+		rec[16] = 1; /* DGIDCount */
+		mpr_gid(rec, 0, a);
+		mpr_gid(rec, 1, b);
+		uint32_t len;
+		const uint8_t *r = ask(&s, SA_GETMULTI, 0x3a, counts, rec, sizeof(rec), &len);
+		g_assert_cmphex(status_of(r), ==, 0);
+		g_assert_cmphex(r[3], ==, SA_GETMULTIRESP);
+		g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 64, ==, 1);
+		g_assert_cmpuint(pr_get(r + IB_SA_DATA_OFFS, PR_SLID), ==, f->ports[fx_ca_port(&f->pub, 0, 1)].lid);
+		r = ask(&s, SA_GETMULTI, 0x3a, 0, rec, sizeof(rec), &len);
+		g_assert_cmphex(status_of(r), ==, SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+		r = ask(&s, SA_GETMULTI, 0x3a, 1u << MPR_SGID_COUNT, rec, sizeof(rec), &len);
+		g_assert_cmphex(status_of(r), ==, SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+		r = ask(&s, SA_GET, 0x3a, counts, rec, sizeof(rec), &len);
+		g_assert_cmphex(status_of(r), ==, SA_UNSUP_METHOD_ATTR);
+		r = ask(&s, SA_GETMULTI, 0x35, 0, rec, sizeof(rec), &len);
+		g_assert_cmphex(status_of(r), ==, SA_UNSUP_METHOD_ATTR);
+		/* 2 x 2, NumbPath 2 */
+		rec[15] = 2;
+		rec[16] = 2;
+		rec[5] = 2; /* Reversible 0, NumbPath 2 */
+		mpr_gid(rec, 0, a);
+		mpr_gid(rec, 1, b);
+		mpr_gid(rec, 2, b);
+		mpr_gid(rec, 3, a);
+		r = ask(&s, SA_GETMULTI, 0x3a, counts | 1u << MPR_NUMBPATH, rec, sizeof(rec), &len);
+		g_assert_cmphex(status_of(r), ==, 0);
+		g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 64, ==, 2);
+		/* the first paths of the first two pairs: a->b, a->a */
+		g_assert_cmpuint(pr_get(r + IB_SA_DATA_OFFS, PR_DLID), ==, f->ports[fx_ca_port(&f->pub, 3, 1)].lid);
+		g_assert_cmpuint(pr_get(r + IB_SA_DATA_OFFS + 64, PR_DLID), ==, f->ports[fx_ca_port(&f->pub, 0, 1)].lid);
+		mpr_gid(rec, 3, 0xdead);
+		r = ask(&s, SA_GETMULTI, 0x3a, counts, rec, sizeof(rec), &len);
+		g_assert_cmphex(status_of(r), ==, SA_ERR_REQ_INVALID_GID);
+		rec[15] = 6; /* 6 + 6 GIDs do not fit */
+		rec[16] = 6;
+		r = ask(&s, SA_GETMULTI, 0x3a, counts, rec, sizeof(rec), &len);
+		g_assert_cmphex(status_of(r), ==, SA_ERR_REQ_INVALID);
+		if (lmc) {
+			rec[15] = 1;
+			rec[16] = 1;
+			rec[5] = 4;
+			mpr_gid(rec, 1, b);
+			r = ask(&s, SA_GETMULTI, 0x3a, counts | 1u << MPR_NUMBPATH, rec, sizeof(rec), &len);
+			g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 64, ==, 4);
+			GHashTable *dlids = g_hash_table_new(NULL, NULL);
+			for (unsigned i = 0; i < 4; i++)
+				g_hash_table_add(dlids, GUINT_TO_POINTER(pr_get(r + IB_SA_DATA_OFFS + 64 * i, PR_DLID)));
+			g_assert_cmpuint(g_hash_table_size(dlids), ==, 4);
+			g_hash_table_destroy(dlids);
+		}
+		sabed_clear(&s);
+	}
+}
+
+/* ---- InformInfo and Reports ------------------------------------------------------------------ */
+
+/* An InformInfo: generic trap `trap` (0xFFFF: all) from every LID, type and producer any. */
+static void ii_fill(uint8_t *ii, uint16_t trap, int subscribe, uint32_t qpn)
+{
+	memset(ii, 0, II_SIZE);
+	ii[16] = ii[17] = 0xff;           /* LIDRangeBegin 0xFFFF: all */
+	ii[22] = 1;                       /* IsGeneric */
+	ii[23] = (uint8_t)subscribe;
+	ii[24] = ii[25] = 0xff;           /* Type: any */
+	ii[26] = (uint8_t)(trap >> 8);
+	ii[27] = (uint8_t)trap;
+	ii[28] = (uint8_t)(qpn >> 16);
+	ii[29] = (uint8_t)(qpn >> 8);
+	ii[30] = (uint8_t)qpn;
+	ii[31] = 16;                      /* RespTimeValue: 4.096 us * 2^16 = 0.27 s */
+	ii[33] = ii[34] = ii[35] = 0xff;  /* ProducerType: any */
+}
+
+struct sent {
+	unsigned n;
+	uint16_t lid;
+	uint64_t tid;
+	uint16_t trap;
+};
+
+static void note_send(void *ctx, uint16_t lid, uint32_t qpn, uint64_t tid, const uint8_t *notice)
+{
+	(void)qpn;
+	struct sent *s = ctx;
+	s->n++;
+	s->lid = lid;
+	s->tid = tid;
+	s->trap = (uint16_t)(notice[4] << 8 | notice[5]);
+}
+
+/* The registry: subscribe and renew (one subscription), unsubscribe needs the QPN it was
+ * made from; security traps need the SM_Key; records hide the QPN from the untrusted; a
+ * notice reaches the subscriptions it matches (trap number, LID range, GID) and not the
+ * others; an unacknowledged Report is resent SA_INFORM_RETRIES times, acknowledged ones are
+ * not; a subscriber that never answers is dropped after SA_INFORM_MAX_FAILS notices. */
+static void test_inform_registry(void)
+{
+	struct sent sent = { 0 };
+	struct sa_inform *in = sa_inform_new(note_send, &sent);
+	struct sa_requester who = { .guid = 0x1111, .prefix = 0xfe80000000000000ULL, .lid = 7, .qpn = 1 };
+	uint8_t ii[II_SIZE], out[II_SIZE];
+	ii_fill(ii, 64, 1, 0);
+	g_assert_cmphex(sa_inform_set(in, ii, &who, out), ==, 0);
+	g_assert_cmphex(sa_inform_set(in, ii, &who, out), ==, 0);        /* again: renewed */
+	g_assert_cmpuint(sa_inform_count(in), ==, 1);
+	ii_fill(ii, 65, 1, 0);
+	g_assert_cmphex(sa_inform_set(in, ii, &who, out), ==, 0);
+	g_assert_cmpuint(sa_inform_count(in), ==, 2);
+	ii_fill(ii, 256, 1, 0);                                          /* a security trap */
+	g_assert_cmphex(sa_inform_set(in, ii, &who, out), ==, SA_ERR_REQ_INVALID);
+	ii_fill(ii, 65, 0, 5);                                           /* not its QPN */
+	g_assert_cmphex(sa_inform_set(in, ii, &who, out), ==, SA_ERR_REQ_INVALID);
+	ii_fill(ii, 65, 0, 1);
+	g_assert_cmphex(sa_inform_set(in, ii, &who, out), ==, 0);
+	g_assert_cmpuint(sa_inform_count(in), ==, 1);
+	g_assert_cmphex(sa_inform_set(in, ii, &who, out), ==, SA_ERR_REQ_INVALID); /* gone already */
+	ii_fill(ii, 64, 2, 0);
+	g_assert_cmphex(sa_inform_set(in, ii, &who, out), ==, SA_ERR_REQ_INVALID);
+	/* records: by SubscriberGID; the QPN only to the trusted */
+	GByteArray *recs = g_byte_array_new();
+	uint8_t q[IIR_SIZE] = { 0 };
+	q[0] = 0xfe;
+	q[1] = 0x80;
+	q[14] = 0x11;
+	q[15] = 0x11;
+	sa_inform_records(in, q, 1, 0, NULL, NULL, recs);
+	g_assert_cmpuint(recs->len, ==, IIR_SIZE);
+	g_assert_cmpuint(recs->data[24 + 30], ==, 0);
+	g_assert_cmpuint(recs->data[24 + 27], ==, 64);
+	g_byte_array_set_size(recs, 0);
+	sa_inform_records(in, q, 1, 1, NULL, NULL, recs);
+	g_assert_cmpuint(recs->data[24 + 30], ==, 1);
+	q[15] = 0x12;
+	g_byte_array_set_size(recs, 0);
+	sa_inform_records(in, q, 1, 1, NULL, NULL, recs);
+	g_assert_cmpuint(recs->len, ==, 0);
+	/* a second subscriber: trap 128 from LIDs 10-20 only */
+	struct sa_requester other = { .guid = 0x2222, .lid = 9, .qpn = 1 };
+	ii_fill(ii, 128, 1, 0);
+	ii[16] = 0;
+	ii[17] = 10;
+	ii[19] = 20;
+	g_assert_cmphex(sa_inform_set(in, ii, &other, out), ==, 0);
+	uint8_t notice[NOTICE_SIZE];
+	sa_notice_build(notice, 64, 3, 4, 1, NULL, NULL);
+	sa_inform_notice(in, notice, 0, NULL, NULL, 0.0);
+	g_assert_cmpuint(sent.n, ==, 1);
+	g_assert_cmpuint(sent.lid, ==, 7);
+	g_assert_cmpuint(sent.trap, ==, 64);
+	sa_inform_acked(in, sent.tid);
+	g_assert_cmpuint(sa_inform_tick(in, 100.0), ==, 0); /* acknowledged: not sent again */
+	g_assert_cmpuint(sent.n, ==, 1);
+	sa_notice_build(notice, 128, 1, 2, 30, NULL, NULL);   /* from LID 30: out of range */
+	sa_inform_notice(in, notice, 0, NULL, NULL, 0.0);
+	g_assert_cmpuint(sent.n, ==, 1);
+	sa_notice_build(notice, 128, 1, 2, 15, NULL, NULL);
+	sa_inform_notice(in, notice, 0, NULL, NULL, 0.0);
+	g_assert_cmpuint(sent.n, ==, 2);
+	g_assert_cmpuint(sent.lid, ==, 9);
+	sa_notice_build(notice, 65, 3, 4, 1, NULL, NULL);     /* nobody subscribed to 65 any more */
+	sa_inform_notice(in, notice, 0, NULL, NULL, 0.0);
+	g_assert_cmpuint(sent.n, ==, 2);
+	/* the trap-128 subscriber never answers: resent, then given up; after
+	 * SA_INFORM_MAX_FAILS notices it is dropped */
+	double t = 1.0;
+	sa_notice_build(notice, 128, 1, 2, 15, NULL, NULL);
+	for (unsigned k = 0; k < SA_INFORM_MAX_FAILS; k++) {
+		if (k) {
+			sa_inform_notice(in, notice, 0, NULL, NULL, t);
+		}
+		for (int i = 0; i <= SA_INFORM_RETRIES + 1; i++) {
+			t += 5.0;
+			sa_inform_tick(in, t);
+		}
+	}
+	g_assert_cmpuint(sent.n, ==, 2 + SA_INFORM_MAX_FAILS * (1 + SA_INFORM_RETRIES) - 1);
+	g_assert_cmpuint(sa_inform_count(in), ==, 1);
+	g_assert_cmpuint(sa_inform_stats(in)->dropped_subscribers, ==, 1);
+	sa_inform_forget(in, 0x1111);
+	g_assert_cmpuint(sa_inform_count(in), ==, 0);
+	g_byte_array_free(recs, TRUE);
+	sa_inform_free(in);
+}
+
+/* Through the agent: a Set(InformInfo) from a port of the fabric is answered with GetResp;
+ * from an unknown LID it is refused; InformInfoRecord GetTable lists it; a trap the SM
+ * receives becomes a Report(Notice) to the subscriber's LID, resent until its ReportResp. */
+static void test_inform_requests(void)
+{
+	struct sabed s;
+	sabed_init(&s);
+	const struct fabric *f = s.b.f;
+	uint16_t lid = f->ports[fx_ca_port(&f->pub, 2, 1)].lid;
+	uint8_t ii[II_SIZE];
+	ii_fill(ii, 0xFFFF, 1, 0);
+	uint32_t len;
+	ask_slid = 0xbeef;
+	const uint8_t *r = ask(&s, SA_SET, 0x03, 0, ii, II_SIZE, &len);
+	g_assert_cmphex(status_of(r), ==, SA_ERR_REQ_INVALID);
+	ask_slid = lid;
+	ask_qpn = 1;
+	r = ask(&s, SA_SET, 0x03, 0, ii, II_SIZE, &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	g_assert_cmphex(r[3], ==, SA_GETRESP);
+	r = ask(&s, SA_GET, 0x03, 0, ii, II_SIZE, &len);
+	g_assert_cmphex(status_of(r), ==, SA_UNSUP_METHOD_ATTR);
+	uint8_t q[IIR_SIZE] = { 0 };
+	r = ask(&s, SA_GETTABLE, 0xF3, 0, q, IIR_SIZE, &len);
+	g_assert_cmpuint(len, ==, IB_SA_DATA_OFFS + IIR_SIZE);
+	r = ask(&s, SA_SET, 0xF3, 0, q, IIR_SIZE, &len);
+	g_assert_cmphex(status_of(r), ==, SA_UNSUP_METHOD_ATTR);
+	/* a trap 128 from the first switch */
+	uint8_t smp_notice[64] = { 0x81, 0, 0, 2, 0, 128, 0, 0 };
+	uint16_t sw_lid = f->ports[f->nodes[f->switches[0].node].port0].lid;
+	smp_notice[6] = (uint8_t)(sw_lid >> 8);
+	smp_notice[7] = (uint8_t)sw_lid;
+	uint32_t before = fsma_nresponses(s.b.fk);
+	sa_report_trap(s.sa, smp_notice);
+	g_assert_cmpuint(fsma_nresponses(s.b.fk), ==, before + 1);
+	const uint8_t *rep = fsma_response(s.b.fk, before);
+	g_assert_cmphex(rep[3], ==, SA_REPORT);
+	g_assert_cmphex(mad_get_field((void *)rep, 0, IB_MAD_ATTRID_F), ==, 0x0002);
+	g_assert_cmpuint(rep[IB_SA_DATA_OFFS + 5], ==, 128);
+	g_assert_cmpuint(fsma_response_dlid(s.b.fk, before), ==, lid);
+	/* the IssuerGID is the switch's */
+	g_assert_cmphex(rep[IB_SA_DATA_OFFS + 64 + 15], ==,
+			(uint8_t)f->ports[f->nodes[f->switches[0].node].port0].guid);
+	/* its ReportResp */
+	uint8_t resp[256] = { 1, IB_SA_CLASS, 2, SA_REPORTRESP };
+	mad_set_field64(resp, 0, IB_MAD_TRID_F, mad_get_field64((void *)rep, 0, IB_MAD_TRID_F));
+	mad_set_field(resp, 0, IB_MAD_ATTRID_F, 0x0002);
+	g_assert_cmpuint(sa_stats(s.sa)->reports_acked, ==, 0);
+	fsma_inject_mad_from(s.b.fk, resp, lid, 1);
+	transport_poll(s.b.t, 100, 1);
+	g_assert_cmpuint(sa_stats(s.sa)->reports_acked, ==, 1);
+	g_assert_cmpuint(sa_stats(s.sa)->subscriptions, ==, 1);
+	ask_slid = 0;
+	ask_qpn = 0;
+	sabed_clear(&s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -659,5 +931,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/sa/path_partitions", test_path_partitions);
 	g_test_add_func("/sa/services", test_services);
 	g_test_add_func("/sa/service_requests", test_service_requests);
+	g_test_add_func("/sa/multipath", test_multipath);
+	g_test_add_func("/sa/inform_registry", test_inform_registry);
+	g_test_add_func("/sa/inform_requests", test_inform_requests);
 	return g_test_run();
 }
