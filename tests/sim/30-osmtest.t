@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""30-osmtest.t - OpenSM's own SA test suite judges ibsm's SA, and OpenSM 3.3.23's under the
+same conditions beside it. osmtest (Debian opensm) runs its flows against the SA with the RMPP
+test library on both ends (tests/tools/rmpp.c; umad2sim has no RMPP):
+  c  create an inventory of every node, port, link and path (GetTable of each record kind);
+  v  validate it: every record again by Get and GetTable by each key, MultiPathRecord by
+     GetMulti (2 x 2 GIDs with NumbPath 2, and the error cases), GUIDInfo, P_KeyTable with
+     and without the SM_Key, SwitchInfo, LFT and MFT records, LinkRecords, SMInfoRecord Set
+     (refused) and GetTable by LID, GUID, priority and state, InformInfo subscribe /
+     unsubscribe (and the refused cases) and InformInfoRecords;
+  s  ServiceRecords: register, by name, by ID, by key, leases that expire, delete;
+  e  event forwarding (with this build of osmtest: ClassPortInfo only);
+  f  100 000 single PortInfoRecord queries, one at a time (the fat tree only: a minute).
+on the demo fat tree and on a 4x4 torus for ibsm, on the fat tree for OpenSM."""
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as h  # noqa: E402
+
+NAMES = {"c": "Create Inventory", "v": "Validate Inventory", "s": "Services Registration",
+         "e": "Event Forwarding", "f": "Stress SA"}
+RUNS = [("ibsm", "ftree-small.net", "h1", "h5", "cvsef"),
+        ("ibsm", "torus-4x4.net", "h00", "h33", "cvse"),
+        ("opensm", "ftree-small.net", "h1", "h5", "cvse")]
+
+tap = h.start(plan=sum(1 + len(r[4]) for r in RUNS), timeout=900,
+              need=("opensm", "osmtest"))
+if not os.path.isfile(h.rmpp_path()):
+    tap.bail_out("%s not built (run make)" % h.rmpp_path())
+
+for sm_name, fabric, sm_host, client, flows in RUNS:
+    net = h.need_fabric(tap, fabric)
+    with h.Sim(net, host=sm_host) as sim:
+        log = sim.path("%s.log" % sm_name)
+        env = sim.env(sm_host, rmpp=True)
+        if sm_name == "opensm":
+            sm = sim.start_sm(["-e", "-f", log, "-d", "2", "-s", "0"], host=sm_host, name="opensm",
+                              cmd=[h.which("opensm")], count=False, env=env)
+        else:
+            sm = sim.start_sm(["-f", log], host=sm_host, name="ibsm", env=env)
+        up = sm.wait_for(log, r"SUBNET UP", 90)
+        tap.ok(up, "%s on %s (%s) brings the subnet up with the RMPP library" % (sm_name, fabric, sm_host),
+               sm.output()[-1000:] + h.tail(log))
+        inv = sim.path("osmtest.dat")
+        cenv = sim.env(client, rmpp=True)
+        for flow in flows:
+            if not up:
+                tap.ok(False, "osmtest -f %s against %s on %s" % (flow, sm_name, fabric), "no subnet")
+                continue
+            r = sim.run(["osmtest", "-f", flow, "-i", inv], host=client, timeout=300, env=cenv)
+            want = 'TEST "%s" PASS' % NAMES[flow]
+            tap.ok(r.rc == 0 and want in r.out, "osmtest -f %s (%s) passes against %s on %s (%.1f s)" %
+                   (flow, NAMES[flow], sm_name, fabric, r.seconds), r.describe()[-3000:])
+        sm.stop()
+tap.done()
