@@ -2,6 +2,7 @@
 /* agent.c - the SA agent: decode, check, answer from the published generation (sa/agent.h). */
 #include <string.h>
 #include <infiniband/umad.h>
+#include <infiniband/umad_sa.h>
 #include <infiniband/mad.h>
 #include "base/log.h"
 #include "sa/agent.h"
@@ -14,7 +15,7 @@
 #include "sa/wire.h"
 
 #define ATTR_CLASS_PORT_INFO 0x0001
-#define SA_RESP_TIME_VALUE 18      /* ClassPortInfo.RespTimeValue: 4.096 us * 2^18 ~ 1 s */
+#define SA_RESP_TIME_VALUE 16      /* ClassPortInfo.RespTimeValue: 4.096 us * 2^16 = 268 ms */
 
 struct sa {
 	struct dispatch *d;
@@ -30,12 +31,25 @@ struct sa {
 	struct sa_stats st;
 };
 
+/* ClassPortInfo: what this SA really does. CapabilityMask: MultiPathRecord (bit 10), PortInfo
+ * CapabilityMask matched as a subset (13); CapabilityMask2: SwitchInfoRecord carries
+ * MulticastFDBTop (3), PortInfoRecords are the whole PortInfo (6) with the extended speeds (7).
+ * Not claimed: UD multicast (9, until multicast exists), optional records (8: ServiceAssociation
+ * and RandomForwardingTable are not served), alias GUIDs (CapabilityMask2 5). The SA answers on
+ * QP1 with the well-known Q_Key, and Reports (traps) go out the same way. */
 static void class_port_info(struct sa_answer *a)
 {
 	uint8_t cpi[72] = { 0 };
 	mad_set_field(cpi, 0, IB_CPI_BASEVER_F, 1);
 	mad_set_field(cpi, 0, IB_CPI_CLASSVER_F, SA_CLASS_VERSION);
+	mad_set_field(cpi, 0, IB_CPI_CAPMASK_F, UMAD_SA_CAP_MASK_IS_MULTIPATH_SUP |
+		      UMAD_SA_CAP_MASK_IS_PORTINFO_CAP_MASK_MATCH_SUP);
+	mad_set_field(cpi, 0, IB_CPI_CAPMASK2_F, UMAD_SA_CAP_MASK2_IS_MCAST_TOP_SUP |
+		      UMAD_SA_CAP_MASK2_IS_FULL_PORTINFO_REC_SUP | UMAD_SA_CAP_MASK2_IS_EXT_SPEEDS_SUP);
 	mad_set_field(cpi, 0, IB_CPI_RESP_TIME_VALUE_F, SA_RESP_TIME_VALUE);
+	mad_set_field(cpi, 0, IB_CPI_REDIRECT_QP_F, 1);
+	mad_set_field(cpi, 0, IB_CPI_REDIRECT_QKEY_F, IB_DEFAULT_QP1_QKEY);
+	mad_set_field(cpi, 0, IB_CPI_TRAP_QKEY_F, IB_DEFAULT_QP1_QKEY);
 	g_byte_array_append(a->recs, cpi, sizeof(cpi));
 	a->rec_size = sizeof(cpi);
 }

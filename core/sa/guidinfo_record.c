@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* guidinfo_record.c - GUIDInfoRecord (IBA 15.2.5.18): block 0 of every end port (a CA port
- * with a LID, a switch's port 0): its port GUID at index 0; ibsm assigns no alias GUIDs, so
- * the other seven entries are 0 and there is no other block. */
+/* guidinfo_record.c - GUIDInfoRecord (IBA 15.2.5.18): every block of every end port (a CA port
+ * with a LID, a switch's port 0), as many as its PortInfo.GUIDCap holds (8 GUIDs a block, at
+ * least one): its port GUID at index 0 of block 0; ibsm assigns no alias GUIDs, so every other
+ * entry is 0. */
+#include <infiniband/mad.h>
 #include "sa/records.h"
 
 #define GIR_SIZE 72 /* LID 2, BlockNum 1, reserved 1 + 4, 8 GUIDs */
@@ -14,10 +16,14 @@ static void build(const struct sa_view *v, int trusted, GByteArray *out)
 		const struct ibsm_port *port = &f->ports[p];
 		if (!port->lid || !fabric_is_end_port(f, p))
 			continue;
-		uint8_t rec[GIR_SIZE] = { (uint8_t)(port->lid >> 8), (uint8_t)port->lid };
-		for (int i = 0; i < 8; i++)
-			rec[8 + i] = (uint8_t)(port->guid >> (56 - 8 * i));
-		g_byte_array_append(out, rec, GIR_SIZE);
+		unsigned cap = f->px[p].have_portinfo ?
+			       mad_get_field(f->px[p].portinfo, 0, IB_PORT_GUID_CAP_F) : 1;
+		for (unsigned b = 0; b == 0 || b * 8 < cap; b++) {
+			uint8_t rec[GIR_SIZE] = { (uint8_t)(port->lid >> 8), (uint8_t)port->lid, (uint8_t)b };
+			for (int i = 0; i < 8 && !b; i++)
+				rec[8 + i] = (uint8_t)(port->guid >> (56 - 8 * i));
+			g_byte_array_append(out, rec, GIR_SIZE);
+		}
 	}
 }
 

@@ -27,7 +27,7 @@ static void node_record(const struct fabric *f, uint32_t node, uint32_t port, GB
 	mad_set_field(ni, 0, IB_NODE_PARTITION_CAP_F, x->partition_cap);
 	mad_set_field(ni, 0, IB_NODE_DEVID_F, x->device_id);
 	mad_set_field(ni, 0, IB_NODE_REVISION_F, x->revision);
-	mad_set_field(ni, 0, IB_NODE_LOCAL_PORT_F, n->type == IBSM_SWITCH ? x->local_port : p->num);
+	mad_set_field(ni, 0, IB_NODE_LOCAL_PORT_F, p->num); /* the record's port: 0 for a switch */
 	mad_set_field(ni, 0, IB_NODE_VENDORID_F, x->vendor_id);
 	if (n->desc) /* 64 bytes, NUL-padded, not NUL-terminated when full */
 		memcpy(rec + 44, n->desc, strnlen(n->desc, 64));

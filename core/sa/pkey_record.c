@@ -19,8 +19,10 @@ static void build(const struct sa_view *v, int trusted, GByteArray *out)
 		const struct ibsm_node *node = &f->nodes[port->node];
 		uint16_t lid = node->type == IBSM_SWITCH ? f->ports[node->port0].lid : port->lid;
 		for (uint32_t b = 0; b * 32 < n; b++) {
-			uint8_t rec[PKR_SIZE] = { (uint8_t)(lid >> 8), (uint8_t)lid, (uint8_t)(b >> 8),
-						  (uint8_t)b, port->num };
+			/* BlockNum least significant byte first: OpenSM's byte order, which the
+			 * clients (saquery) read; the IBA's would be the other */
+			uint8_t rec[PKR_SIZE] = { (uint8_t)(lid >> 8), (uint8_t)lid, (uint8_t)b,
+						  (uint8_t)(b >> 8), port->num };
 			for (uint32_t i = 0; i < 32 && b * 32 + i < n; i++) {
 				rec[8 + 2 * i] = (uint8_t)(t[b * 32 + i] >> 8);
 				rec[9 + 2 * i] = (uint8_t)t[b * 32 + i];
