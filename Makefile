@@ -49,6 +49,7 @@ PLUGIN_SO  = $(patsubst %,$(B)/plugins/%.so,$(PLUGINS))
 COMMON_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/common/*.c))
 TPLUGIN_SO = $(patsubst tests/plugins/%.c,$(B)/tests/plugins/%.so,$(wildcard tests/plugins/*.c))
 TTOOL_SO   = $(patsubst tests/tools/%.c,$(B)/tests/tools/%.so,$(wildcard tests/tools/*.c))
+TCLIENT    = $(patsubst tests/clients/%.c,$(B)/tests/clients/%,$(wildcard tests/clients/*.c))
 UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 UNIT_HELPERS = $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
@@ -101,7 +102,11 @@ $(B)/tests/tools/%.so: tests/tools/%.c $$(wildcard tests/tools/$$*/*.c tests/too
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -g $(WARN) $(DEPFL) -D_GNU_SOURCE -fPIC $(OPT) $(CFLAGS) -shared -o $@ $< \
 	  $(wildcard tests/tools/$*/*.c) -ldl $(LDFLAGS)
-test-plugins: $(TPLUGIN_SO) $(TTOOL_SO)
+# Test clients: programs the simulated tests run on a host (an SA event subscriber).
+$(B)/tests/clients/%: tests/clients/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -g $(WARN) $(DEPFL) -D_GNU_SOURCE $(OPT) $(CFLAGS) -o $@ $< -libmad -libumad $(LDFLAGS)
+test-plugins: $(TPLUGIN_SO) $(TTOOL_SO) $(TCLIENT)
 
 # ---- unit tests (GTest, TAP), built in whatever tree B is (make check: the sanitized one) ----
 # UNIT_EXTRA_<test>: sources outside the core a test links (a test tool's engine).

@@ -375,7 +375,9 @@ static void gid_notice(struct sa *sa, const struct fabric *f, uint16_t trap, uin
 	uint16_t lid = issuer(sa, f, gid);
 	sa_notice_build(notice, trap, NOTICE_TYPE_SUBNET_MGMT, NOTICE_PRODUCER_CLASS_MANAGER, lid, gid,
 			details);
-	sa_inform_notice(sa->inform, notice, guid, may_see, sa, now);
+	unsigned n = sa_inform_notice(sa->inform, notice, guid, may_see, sa, now);
+	LOG_I("SA-0006", "port 0x%016" G_GINT64_MODIFIER "x %s service: trap %u reported to %u subscriber%s",
+	      guid, trap == 64 ? "in" : "out of", trap, n, n == 1 ? "" : "s");
 }
 
 /* End ports with a LID of a generation, by port GUID. */

@@ -241,10 +241,11 @@ static double interval_of(const struct sub *s)
 	return t < 0.2 ? 0.2 : t > 4.0 ? 4.0 : t;
 }
 
-void sa_inform_notice(struct sa_inform *in, const uint8_t *notice, uint64_t subject,
-		      int (*may_see)(void *ctx, uint64_t subscriber, uint64_t subject), void *ctx,
-		      double now)
+unsigned sa_inform_notice(struct sa_inform *in, const uint8_t *notice, uint64_t subject,
+			  int (*may_see)(void *ctx, uint64_t subscriber, uint64_t subject), void *ctx,
+			  double now)
 {
+	unsigned sent = 0;
 	in->st.notices++;
 	for (guint i = 0; i < in->subs->len; i++) {
 		const struct sub *s = &g_array_index(in->subs, struct sub, i);
@@ -256,9 +257,11 @@ void sa_inform_notice(struct sa_inform *in, const uint8_t *notice, uint64_t subj
 		memcpy(p.notice, notice, NOTICE_SIZE);
 		g_array_append_val(in->pending, p);
 		in->st.reports_sent++;
+		sent++;
 		if (in->send)
 			in->send(in->ctx, p.lid, p.qpn, p.tid, p.notice);
 	}
+	return sent;
 }
 
 void sa_inform_acked(struct sa_inform *in, uint64_t tid)

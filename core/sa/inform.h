@@ -55,10 +55,11 @@ uint16_t sa_inform_set(struct sa_inform *in, const uint8_t *ii, const struct sa_
 void sa_inform_records(struct sa_inform *in, const uint8_t *rec, uint64_t mask, int trusted,
 		       int (*visible)(void *ctx, uint64_t guid), void *ctx, GByteArray *out);
 /* Reports notice to every subscription it matches (subject: the port GUID the notice is about,
- * 0 for none; may_see(ctx, subscriber, subject) filters, NULL: all). now in seconds. */
-void sa_inform_notice(struct sa_inform *in, const uint8_t *notice, uint64_t subject,
-		      int (*may_see)(void *ctx, uint64_t subscriber, uint64_t subject), void *ctx,
-		      double now);
+ * 0 for none; may_see(ctx, subscriber, subject) filters, NULL: all). now in seconds. Returns
+ * the number of Reports sent. */
+unsigned sa_inform_notice(struct sa_inform *in, const uint8_t *notice, uint64_t subject,
+			  int (*may_see)(void *ctx, uint64_t subscriber, uint64_t subject), void *ctx,
+			  double now);
 /* A ReportResp with this TID arrived. */
 void sa_inform_acked(struct sa_inform *in, uint64_t tid);
 /* Sends Reports again whose time has come, drops subscribers that never answer. Returns the
