@@ -59,10 +59,7 @@ static void class_port_info(struct sa_answer *a)
 static int gid_known(const struct sa *sa, const struct fabric *f, const uint8_t *gid)
 {
 	(void)sa;
-	uint64_t guid = 0;
-	for (int i = 0; i < 8; i++)
-		guid = guid << 8 | gid[8 + i];
-	return f && fabric_port_by_guid(f, guid) != IBSM_NONE;
+	return f && fabric_port_by_guid(f, sa_be64(gid + 8)) != IBSM_NONE;
 }
 
 /* ServiceRecord Set, Delete, Get, GetTable. */
@@ -338,14 +335,6 @@ void sa_free(struct sa *sa)
 	g_free(sa);
 }
 
-static void put_gid(uint8_t *gid, uint64_t prefix, uint64_t guid)
-{
-	for (int i = 0; i < 8; i++) {
-		gid[i] = (uint8_t)(prefix >> (56 - 8 * i));
-		gid[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
-	}
-}
-
 /* Our own port's LID and GID: the issuer of the notices the SA raises. */
 static uint16_t issuer(const struct sa *sa, const struct fabric *f, uint8_t *gid)
 {
@@ -353,7 +342,7 @@ static uint16_t issuer(const struct sa *sa, const struct fabric *f, uint8_t *gid
 	memset(gid, 0, 16);
 	if (p == IBSM_NONE)
 		return 0;
-	put_gid(gid, sa->pr.subnet_prefix, f->ports[p].guid);
+	sa_put_gid(gid, sa->pr.subnet_prefix, f->ports[p].guid);
 	return f->ports[p].lid;
 }
 
@@ -371,7 +360,7 @@ static int may_see(void *ctx, uint64_t subscriber, uint64_t subject)
 static void gid_notice(struct sa *sa, const struct fabric *f, uint16_t trap, uint64_t guid, double now)
 {
 	uint8_t details[54] = { 0 }, gid[16], notice[NOTICE_SIZE];
-	put_gid(details + 6, sa->pr.subnet_prefix, guid);
+	sa_put_gid(details + 6, sa->pr.subnet_prefix, guid);
 	uint16_t lid = issuer(sa, f, gid);
 	sa_notice_build(notice, trap, NOTICE_TYPE_SUBNET_MGMT, NOTICE_PRODUCER_CLASS_MANAGER, lid, gid,
 			details);
@@ -393,9 +382,8 @@ static GHashTable *end_ports(const struct fabric *f)
 /* Traps 64 and 65 for the end ports that came or went between two generations. */
 static void gid_notices(struct sa *sa, const struct fabric *old, const struct fabric *now_f)
 {
-	if (!sa_inform_count(sa->inform)) {
+	if (!sa_inform_count(sa->inform))
 		return;
-	}
 	double now = phase_now();
 	GHashTable *before = end_ports(old), *after = end_ports(now_f);
 	GHashTableIter it;
@@ -425,7 +413,7 @@ void sa_report_trap(struct sa *sa, const uint8_t *smp_notice)
 	uint32_t p = lid && lid <= f->pub.max_lid ? f->pub.lid_port[lid] : IBSM_NONE;
 	uint64_t guid = p == IBSM_NONE ? 0 : f->ports[p].guid;
 	if (guid)
-		put_gid(notice + 64, sa->pr.subnet_prefix, guid);
+		sa_put_gid(notice + 64, sa->pr.subnet_prefix, guid);
 	sa_inform_notice(sa->inform, notice, guid, may_see, sa, phase_now());
 }
 

@@ -186,10 +186,7 @@ uint16_t sa_inform_set(struct sa_inform *in, const uint8_t *ii, const struct sa_
 static void record_of(const struct sub *s, int trusted, uint8_t *rec)
 {
 	memset(rec, 0, IIR_SIZE);
-	put_be(rec, 4, (uint32_t)(s->prefix >> 32));
-	put_be(rec + 4, 4, (uint32_t)s->prefix);
-	put_be(rec + 8, 4, (uint32_t)(s->guid >> 32));
-	put_be(rec + 12, 4, (uint32_t)s->guid);
+	sa_put_gid(rec, s->prefix, s->guid);
 	put_be(rec + IIR_ENUM, 2, s->enumv);
 	memcpy(rec + IIR_II, s->ii, II_SIZE);
 	if (!trusted) /* the subscriber's QPN only to a trusted requester (C15-0.2-1.16) */

@@ -160,30 +160,14 @@ void pr_put(uint8_t *rec, int comp, uint64_t v)
 	}
 }
 
-static uint64_t be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put_gid(uint8_t *at, uint64_t prefix, uint64_t guid)
-{
-	for (int i = 0; i < 8; i++) {
-		at[i] = (uint8_t)(prefix >> (56 - 8 * i));
-		at[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
-	}
-}
-
 /* The end port a GID names: by its port GUID, when the prefix is ours or link-local
  * (fe80::/10, which names this subnet whatever the rest of its prefix says), as OpenSM. */
 static uint16_t port_of_gid(const struct fabric *f, const struct pr_env *env, const uint8_t *gid,
 			    uint32_t *port)
 {
-	uint64_t prefix = be64(gid);
+	uint64_t prefix = sa_be64(gid);
 	int ours = prefix == env->subnet_prefix || (prefix >> 54) == 0x3fa;
-	*port = ours ? fabric_port_by_guid(f, be64(gid + 8)) : IBSM_NONE;
+	*port = ours ? fabric_port_by_guid(f, sa_be64(gid + 8)) : IBSM_NONE;
 	return *port == IBSM_NONE ? SA_ERR_REQ_INVALID_GID : 0;
 }
 
@@ -284,8 +268,8 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 		uint8_t rec[PR_SIZE] = { 0 };
 		for (int c = PR_SID_MSB; c <= PR_SID_LSB; c++) /* echoed: rdma_cm asks with them */
 			pr_put(rec, c, bits(q, c));
-		put_gid(rec + 8, qq->env->subnet_prefix, d->guid);
-		put_gid(rec + 24, qq->env->subnet_prefix, s->guid);
+		sa_put_gid(rec + 8, qq->env->subnet_prefix, d->guid);
+		sa_put_gid(rec + 24, qq->env->subnet_prefix, s->guid);
 		pr_put(rec, PR_DLID, dlid);
 		pr_put(rec, PR_SLID, slid);
 		if (m >> PR_FLOW & 1)

@@ -6,8 +6,10 @@
 #ifndef IBSM_SA_WIRE_H
 #define IBSM_SA_WIRE_H
 
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "mad/dispatch.h"
 
 #define SA_CLASS_VERSION 2
@@ -64,6 +66,22 @@ int sa_respond_one(struct dispatch *d, const struct sa_request *rq, uint8_t meth
  * one RMPP transfer. */
 int sa_respond_table(struct dispatch *d, const struct sa_request *rq, uint8_t method,
 		     const uint8_t *recs, uint32_t n, size_t rec_size);
+
+/* A big-endian 64-bit field of a record (a GUID, half a GID). */
+static inline uint64_t sa_be64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return be64toh(v);
+}
+
+/* Writes the GID prefix:guid at gid (16 bytes). */
+static inline void sa_put_gid(uint8_t *gid, uint64_t prefix, uint64_t guid)
+{
+	uint64_t hi = htobe64(prefix), lo = htobe64(guid);
+	memcpy(gid, &hi, 8);
+	memcpy(gid + 8, &lo, 8);
+}
 
 /* AttributeOffset (in 8-byte words) of a record of rec_size bytes. */
 static inline size_t sa_rec_stride(size_t rec_size)

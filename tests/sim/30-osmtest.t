@@ -34,12 +34,7 @@ for sm_name, fabric, sm_host, client, flows in RUNS:
     net = h.need_fabric(tap, fabric)
     with h.Sim(net, host=sm_host) as sim:
         log = sim.path("%s.log" % sm_name)
-        env = sim.env(sm_host, rmpp=True)
-        if sm_name == "opensm":
-            sm = sim.start_sm(["-e", "-f", log, "-d", "2", "-s", "0"], host=sm_host, name="opensm",
-                              cmd=[h.which("opensm")], count=False, env=env)
-        else:
-            sm = sim.start_sm(["-f", log], host=sm_host, name="ibsm", env=env)
+        sm = sim.start_sa_sm(sm_name, sm_host, log)
         up = sm.wait_for(log, r"SUBNET UP", 90)
         tap.ok(up, "%s on %s (%s) brings the subnet up with the RMPP library" % (sm_name, fabric, sm_host),
                sm.output()[-1000:] + h.tail(log))

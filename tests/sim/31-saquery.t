@@ -98,12 +98,7 @@ answers = {}
 for sm_name in ("opensm", "ibsm"):
     with h.Sim(net, host=SM_HOST) as sim:
         log = sim.path("%s.log" % sm_name)
-        env = sim.env(SM_HOST, rmpp=True)
-        if sm_name == "opensm":
-            sm = sim.start_sm(["-e", "-f", log, "-d", "2", "-s", "0"], host=SM_HOST, name="opensm",
-                              cmd=[h.which("opensm")], count=False, env=env)
-        else:
-            sm = sim.start_sm(["-f", log], host=SM_HOST, name="ibsm", env=env)
+        sm = sim.start_sa_sm(sm_name, SM_HOST, log)
         up = sm.wait_for(log, r"SUBNET UP", 90)
         if not up:
             tap.bail_out("%s did not bring the subnet up: %s" % (sm_name, h.tail(log)))
@@ -115,8 +110,7 @@ for sm_name in ("opensm", "ibsm"):
             held = set()
             sw = None
             for line in fts.out.splitlines():
-                x = re.match(r"^Unicast lids .* of switch .*guid (0x[0-9a-f]+)", line) or \
-                    re.match(r"^Unicast lids .*guid (0x[0-9a-f]+)", line)
+                x = re.match(r"^Unicast lids .*guid (0x[0-9a-f]+)", line)
                 if x:
                     sw = int(x.group(1), 16)
                 x = re.match(r"^(0x[0-9a-f]+)\s+(\d+)\s", line)

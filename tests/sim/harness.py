@@ -537,6 +537,15 @@ class Sim:
             env = with_counter(env, path)
         return Background(argv, env, self.rundir, self.path("%s.out" % name), path)
 
+    def start_sa_sm(self, sm_name, host, log):
+        """OpenSM ("opensm") or ibsm on HOST, logging to LOG, with the RMPP test library: an SA
+        that answers tables whole (the SA tests put the two side by side)."""
+        env = self.env(host, rmpp=True)
+        if sm_name == "opensm":
+            return self.start_sm(["-e", "-f", log, "-d", "2", "-s", "0"], host=host, name="opensm",
+                                 cmd=[which("opensm")], count=False, env=env)
+        return self.start_sm(["-f", log], host=host, name="ibsm", env=env)
+
     def collect(self, host=None):
         """Read the fabric with infiniband-diags; returns a Snapshot."""
         return Snapshot.collect(self, host)

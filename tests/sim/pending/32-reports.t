@@ -30,7 +30,7 @@ def gid_of(guid):
 
 with h.Sim(net, host="h1") as sim:
     log = sim.path("ibsm.log")
-    sm = sim.start_sm(["-f", log], host="h1", name="ibsm", env=sim.env("h1", rmpp=True))
+    sm = sim.start_sa_sm("ibsm", "h1", log)
     tap.ok(sm.wait_for(log, r"SUBNET UP", 60), "ibsm on h1 brings the subnet up", h.tail(log))
     snap = sim.collect()
     h9 = sim.node(snap, "h9")
