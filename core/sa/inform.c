@@ -88,7 +88,7 @@ struct sa_inform *sa_inform_new(sa_report_send_fn send, void *ctx)
 	in->send = send;
 	in->ctx = ctx;
 	in->next_id = 1;
-	in->next_tid = 0x5A00000000000000ULL;
+	in->next_tid = 0x5A000000ULL; /* the low half: the MAD layer sets the high one */
 	iir_layout();
 	return in;
 }
@@ -265,7 +265,7 @@ void sa_inform_acked(struct sa_inform *in, uint64_t tid)
 {
 	for (guint i = 0; i < in->pending->len; i++) {
 		struct pending *p = &g_array_index(in->pending, struct pending, i);
-		if (p->tid != tid)
+		if ((uint32_t)p->tid != (uint32_t)tid) /* the MAD layer owns the high half */
 			continue;
 		for (guint k = 0; k < in->subs->len; k++)
 			if (g_array_index(in->subs, struct sub, k).id == p->sub)

@@ -3,13 +3,18 @@
  * subscribes its port to traps (SubnAdmSet(InformInfo), Subscribe=1, any LID, type and
  * producer), prints every Report(Notice) it receives and answers it with a ReportResp, and
  * unsubscribes at the end. The simulated tests use it to see traps 64/65 reach a subscriber.
- *   sa_subscribe [-t TRAP]... [-n COUNT] [-w SECONDS] [-q] [-N]
+ *   sa_subscribe [-t TRAP]... [-n COUNT] [-w SECONDS] [-q] [-N] [-S]
  * -n: stop after COUNT Reports; -w: after SECONDS (default 60); -q: never answer ReportResp
- * (a dead subscriber); -N: do not unsubscribe at exit. Lines on stdout:
+ * (a dead subscriber); -N: do not unsubscribe at exit; -S: for ibsim, which hands an unsolicited
+ * request (a Report) only to a client attached as an SM: register the SMP classes too (the
+ * SMInfo queries a port with IsSM draws need an agent; they are dropped), then open the port's
+ * issm device as an SM does, which makes this client one.
+ * Lines on stdout:
  *   subscribed TRAP status 0xSSSS
  *   report trap TRAP issuer LID subject GID tid 0xTID */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,8 +132,8 @@ int main(int argc, char **argv)
 	uint16_t traps[16];
 	int ntraps = 0, count = 0, quiet = 0, keep = 0;
 	double wait_s = 60;
-	int c;
-	while ((c = getopt(argc, argv, "t:n:w:qN")) != -1) {
+	int c, sim_sm = 0;
+	while ((c = getopt(argc, argv, "t:n:w:qNS")) != -1) {
 		if (c == 't' && ntraps < 16)
 			traps[ntraps++] = (uint16_t)strtoul(optarg, NULL, 0);
 		else if (c == 'n')
@@ -139,8 +144,10 @@ int main(int argc, char **argv)
 			quiet = 1;
 		else if (c == 'N')
 			keep = 1;
+		else if (c == 'S')
+			sim_sm = 1;
 		else {
-			fprintf(stderr, "usage: sa_subscribe [-t TRAP]... [-n COUNT] [-w SECONDS] [-q] [-N]\n");
+			fprintf(stderr, "usage: sa_subscribe [-t TRAP]... [-n COUNT] [-w SECONDS] [-q] [-N] [-S]\n");
 			return 2;
 		}
 	}
@@ -163,6 +170,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sa_subscribe: cannot open the port or register the SA class\n");
 		return 1;
 	}
+	if (sim_sm && (umad_register(fd, IB_SMI_CLASS, 1, 0, NULL) < 0 ||
+		       umad_register(fd, IB_SMI_DIRECT_CLASS, 1, 0, NULL) < 0)) {
+		fprintf(stderr, "sa_subscribe: cannot register the SMP classes (-S)\n");
+		return 1;
+	}
+	char issm[256];
+	int issm_fd = -1;
+	if (sim_sm && (umad_get_issm_path(NULL, 0, issm, sizeof(issm)) < 0 ||
+		       (issm_fd = open(issm, O_RDWR)) < 0)) {
+		fprintf(stderr, "sa_subscribe: cannot open the issm device (-S)\n");
+		return 1;
+	}
 	int reports = 0, rc = 0;
 	for (int i = 0; i < ntraps; i++) {
 		int st = inform(traps[i], 1, 0, quiet, &reports);
@@ -183,6 +202,8 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < ntraps && !keep; i++)
 		inform(traps[i], 0, 1, quiet, &reports);
+	if (issm_fd >= 0)
+		close(issm_fd);
 	umad_close_port(fd);
 	umad_done();
 	printf("reports %d\n", reports);

@@ -25,6 +25,7 @@
  * a MAD umad2sim delivers intact, should the lost bytes not come back (receivers take either). */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -104,6 +105,81 @@ static void resolve_real(void)
 static void resolve(void)
 {
 	pthread_once(&resolved, resolve_real);
+}
+
+/* ---- ibsim's and umad2sim's ways, worked around for every program under the library ----
+ * 1. umad2sim 0.10 hands each MAD its receiver thread reads to the descriptor registered for
+ * the MAD's class, and a class nobody registered (yet) kills the process: it locks the queue
+ * of a descriptor that does not exist. Such MADs come: ibsim seats the next process on a node
+ * in the client slot the last one left, and routes a response by that slot, so a segment the
+ * SA sends again for the previous saquery reaches the next one, which has not registered. The
+ * kernel drops them. So, before main, the umad device is opened once and an agent registered
+ * for each class the test bed carries, with no methods: what comes for a class the program
+ * never registers, or before it does, waits in a queue nobody reads; the program's own agents
+ * come after these and take their classes over.
+ * 2. At exit umad2sim tells ibsim on its control socket, and ibsim may read that before the
+ * last MADs on the data socket, which it then never reads: the final RMPP ACK of a saquery is
+ * lost, and the SA sends its last segment again (see 1). So at exit, if the program sent
+ * anything, a directed-route NodeInfo Get to its own port goes after it on the data socket, and
+ * the answer is awaited: ibsim reads a client's data socket in order, so by then it has
+ * everything before. (Only when the program did not register SMPs itself: the answer must
+ * come to the catch-all agent.)
+ * Only under ibsim (IBSIM_SOCKNAME set: the harness sets it for every simulated process);
+ * RMPP_NO_CATCHALL=1 leaves both out. */
+static uint64_t now_ms(void);
+static int catchall_fd = -1;
+static uint32_t catchall_dr_agent;
+static volatile int program_has_dr, program_sent;
+
+static void flush_to_ibsim(void)
+{
+	if (catchall_fd < 0 || program_has_dr || !program_sent)
+		return;
+	uint8_t buf[sizeof(struct ib_user_mad) + 256];
+	memset(buf, 0, sizeof(buf));
+	struct ib_user_mad *u = (struct ib_user_mad *)buf;
+	uint8_t *m = buf + sizeof(*u);
+	u->agent_id = catchall_dr_agent;
+	u->addr.lid = htons(0xffff);            /* directed route */
+	m[0] = 1; m[1] = 0x81; m[2] = 1; m[3] = 0x01;     /* SubnGet, hop count 0: to itself */
+	const uint8_t tid[8] = { 0, 0, 0, 0, 0xf1, 0x05, 0x1b, 0x51 };
+	memcpy(m + 8, tid, 8);
+	m[16] = 0x00; m[17] = 0x11;             /* NodeInfo */
+	m[32] = m[33] = m[34] = m[35] = 0xff;   /* DrSLID, DrDLID: permissive */
+	if (real_write(catchall_fd, buf, sizeof(buf)) < 0)
+		return;
+	uint64_t end = now_ms() + 1000;
+	while (now_ms() < end) {
+		struct pollfd p = { .fd = catchall_fd, .events = POLLIN };
+		if (real_poll(&p, 1, 50) <= 0)
+			continue;
+		uint8_t in[sizeof(struct ib_user_mad) + 2048];
+		ssize_t n = real_read(catchall_fd, in, sizeof(in));
+		if (n >= (ssize_t)(sizeof(struct ib_user_mad) + 16) && in[sizeof(*u) + 1] == 0x81 &&
+		    !memcmp(in + sizeof(*u) + 12, tid + 4, 4))
+			return;
+	}
+}
+
+__attribute__((constructor)) static void catch_all_agents(void)
+{
+	const char *off = getenv("RMPP_NO_CATCHALL");
+	if (!getenv("IBSIM_SOCKNAME") || (off && *off == '1'))
+		return;
+	resolve();
+	int fd = open("/dev/infiniband/umad0", O_RDWR | O_NONBLOCK); /* umad2sim's, attaches to ibsim */
+	if (fd < UMAD2SIM_FD_FIRST || fd >= UMAD2SIM_FD_END)
+		return;
+	static const uint8_t classes[] = { 0x81, 0x01, 0x03, 0x04 };
+	for (size_t i = 0; i < sizeof(classes); i++) {
+		struct reg_req r = { .qpn = classes[i] == 0x01 || classes[i] == 0x81 ? 0 : 1,
+				     .mgmt_class = classes[i],
+				     .mgmt_class_version = classes[i] == 0x03 ? 2 : 1 };
+		if (real_ioctl(fd, REGISTER_AGENT, &r) == 0 && classes[i] == 0x81)
+			catchall_dr_agent = r.id;
+	}
+	catchall_fd = fd;
+	atexit(flush_to_ibsim); /* after umad2sim's own atexit (the open above): runs before it */
 }
 
 static uint64_t now_ms(void)
@@ -341,6 +417,8 @@ static void track_agent(int fd, unsigned long request, void *arg)
 	int old = enter();
 	if (request == REGISTER_AGENT) {
 		const struct reg_req *q = arg;
+		if (q->mgmt_class == 0x81)
+			program_has_dr = 1;
 		if (q->rmpp_version && rmpp_is_rmpp_class(q->mgmt_class)) {
 			struct rmpp_engine *e = engine_new_for(fd);
 			int rc = e ? rmpp_engine_add_agent(e, q->id, q->mgmt_class, q->rmpp_version) : -ENOMEM;
@@ -363,8 +441,9 @@ int ioctl(int fd, unsigned long request, ...)
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
 	resolve();
-	int rc = real_ioctl(fd, request, arg);
 	bool umad_fd = fd >= UMAD2SIM_FD_FIRST && fd < UMAD2SIM_FD_END;
+	/* held back, as the close below: see there */
+	int rc = umad_fd && request == UNREGISTER_AGENT ? 0 : real_ioctl(fd, request, arg);
 	if (rc == 0 && arg && umad_fd && (request == REGISTER_AGENT || request == UNREGISTER_AGENT)) {
 		int saved = errno;
 		track_agent(fd, request, arg);
@@ -376,6 +455,8 @@ int ioctl(int fd, unsigned long request, ...)
 ssize_t write(int fd, const void *buf, size_t count)
 {
 	resolve();
+	if (fd >= UMAD2SIM_FD_FIRST && fd < UMAD2SIM_FD_END)
+		program_sent = 1;
 	if (!is_tracked(fd))
 		return real_write(fd, buf, count);
 	int saved = errno;
@@ -480,6 +561,11 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 	}
 }
 
+/* A umad descriptor is never really closed (nor its agents unregistered, above): umad2sim
+ * 0.10's receiver thread looks up the queue of the agent a MAD is for and locks it before it
+ * checks it exists, so a MAD that comes after the close (a late answer to a request this
+ * library resent, a last RMPP ACK) kills the process, its output unflushed. The kernel drops
+ * such a MAD; here it lands in a queue nobody reads until the process exits. */
 int close(int fd)
 {
 	resolve();
@@ -490,5 +576,7 @@ int close(int fd)
 		leave(old);
 		errno = saved;
 	}
+	if (fd >= UMAD2SIM_FD_FIRST && fd < UMAD2SIM_FD_END)
+		return 0;
 	return real_close(fd);
 }

@@ -902,9 +902,11 @@ static void test_inform_requests(void)
 	/* the IssuerGID is the switch's */
 	g_assert_cmphex(rep[IB_SA_DATA_OFFS + 64 + 15], ==,
 			(uint8_t)f->ports[f->nodes[f->switches[0].node].port0].guid);
-	/* its ReportResp */
+	/* its ReportResp: the MAD layer put its own number in the TID's high half on the way out
+	 * (the kernel its agent's, umad2sim and ibsim theirs): the low half identifies it */
 	uint8_t resp[256] = { 1, IB_SA_CLASS, 2, SA_REPORTRESP };
-	mad_set_field64(resp, 0, IB_MAD_TRID_F, mad_get_field64((void *)rep, 0, IB_MAD_TRID_F));
+	mad_set_field64(resp, 0, IB_MAD_TRID_F, 0x0001000400000000ULL |
+			(uint32_t)mad_get_field64((void *)rep, 0, IB_MAD_TRID_F));
 	mad_set_field(resp, 0, IB_MAD_ATTRID_F, 0x0002);
 	g_assert_cmpuint(sa_stats(s.sa)->reports_acked, ==, 0);
 	fsma_inject_mad_from(s.b.fk, resp, lid, 1);

@@ -548,8 +548,10 @@ int rmpp_engine_send(struct rmpp_engine *e, const void *umad, size_t len, uint64
 	s->pad = (uint32_t)(s->seg_count * s->seg_data - data_len);
 	s->newwin = 1;  /* until the receiver's first ACK opens its window */
 	s->max_retries = s->retries_left = u->retries;
-	s->timeout_ms = u->timeout_ms && u->timeout_ms < e->cfg.ack_timeout_ms ? u->timeout_ms :
-										  e->cfg.ack_timeout_ms;
+	/* the kernel waits the send's own timeout; here at least ack_timeout_ms: on the test bed
+	 * (ASan, a loaded machine) an ACK can take longer than OpenSM's 200 ms, and a segment sent
+	 * again after the receiver is gone reaches the next process ibsim seats on that node */
+	s->timeout_ms = u->timeout_ms > e->cfg.ack_timeout_ms ? u->timeout_ms : e->cfg.ack_timeout_ms;
 	s->response_timeout_ms = request ? u->timeout_ms : 0;
 	struct send_xfer *old = find_send(e, &s->key);
 	if (old)

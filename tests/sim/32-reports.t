@@ -6,14 +6,15 @@ is taken down in the simulator: the subscriber gets a Report of trap 65 (GID out
 naming h9's port GID within one sweep, and answers it with a ReportResp; the link comes back:
 a Report of trap 64 (in service) for the same GID. Then the subscriber unsubscribes and
 saquery IIR lists none. A subscriber that never answers (-q) gets its Report again (resent
-until the retries run out)."""
+until the retries run out). The subscribers run with -S: ibsim hands an unsolicited request
+(a Report) only to a client attached as an SM, which -S makes them (see sa_subscribe.c)."""
 import ipaddress
 import os
 import re
 import sys
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 
 SWEEP_S = 45  # one sweep: ibsm sweeps on the switch's trap 128, at the latest every 10 s
@@ -35,7 +36,7 @@ with h.Sim(net, host="h1") as sim:
     snap = sim.collect()
     h9 = sim.node(snap, "h9")
     h9_guid = list(h9.ports.values())[0].guid
-    sub = sim.start_sm(["-t", "64", "-t", "65", "-n", "2", "-w", "150"], host="h5", name="sub",
+    sub = sim.start_sm(["-S", "-t", "64", "-t", "65", "-n", "2", "-w", "150"], host="h5", name="sub",
                        cmd=[client], count=False)
     ok = sub.wait_for(None, r"subscribed 65 status", 30)
     tap.ok(ok and re.search(r"subscribed 64 status 0x0000", sub.output()) and
@@ -60,7 +61,7 @@ with h.Sim(net, host="h1") as sim:
            "unsubscribed", r.describe())
 
     # a subscriber that never acknowledges: its Report comes again
-    dead = sim.start_sm(["-t", "65", "-q", "-N", "-n", "2", "-w", "60"], host="h6", name="dead",
+    dead = sim.start_sm(["-S", "-t", "65", "-q", "-N", "-n", "2", "-w", "60"], host="h6", name="dead",
                         cmd=[client], count=False)
     dead.wait_for(None, r"subscribed 65 status", 30)
     sim.console('Unlink "leaf3"[2]')
