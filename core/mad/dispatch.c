@@ -54,17 +54,23 @@ uint8_t dispatch_response_method(uint8_t method)
 	       (uint8_t)(method | MAD_METHOD_RESPONSE_BIT);
 }
 
-static void on_unsolicited(struct transport *t, void *umad, int len, void *ctx)
+void dispatch_mad_in(struct mad_in *m, void *umad, int len)
 {
-	(void)t;
-	struct dispatch *d = ctx;
 	uint8_t *mad = umad_get_mad(umad);
-	struct mad_in m = {
+	*m = (struct mad_in){
 		.umad = umad, .len = len, .mad = mad, .mgmt_class = mad[1], .class_version = mad[2],
 		.method = mad[3], .attr = (uint16_t)mad_get_field(mad, 0, IB_MAD_ATTRID_F),
 		.attr_mod = mad_get_field(mad, 0, IB_MAD_ATTRMOD_F),
 		.tid = mad_get_field64(mad, 0, IB_MAD_TRID_F),
 	};
+}
+
+static void on_unsolicited(struct transport *t, void *umad, int len, void *ctx)
+{
+	(void)t;
+	struct dispatch *d = ctx;
+	struct mad_in m;
+	dispatch_mad_in(&m, umad, len);
 	d->stats.received++;
 	if (umad_status(umad)) { /* one of our sends the kernel gave up on (no response came) */
 		d->stats.dropped++;

@@ -23,6 +23,9 @@ struct mad_in {
 	uint64_t tid;
 };
 
+/* Fills M from the received UMAD buffer of LEN bytes (M points into it). */
+void dispatch_mad_in(struct mad_in *m, void *umad, int len);
+
 struct dispatch;
 typedef void (*dispatch_fn)(struct dispatch *d, const struct mad_in *m, void *ctx);
 

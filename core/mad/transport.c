@@ -45,6 +45,9 @@ struct transport {
 	void *unsolicited_ctx;
 	void (*tick)(void *ctx);
 	void *tick_ctx;
+	int (*work)(void *ctx);        /* queued unsolicited work (the SA's requests) */
+	void *work_ctx;
+	int work_pending;              /* it said more remains: the next step does not wait */
 	int64_t last_tick_us;
 	int64_t last_answer_us;        /* when an SMP of ours was last answered: the progress */
 	int quiescing;                 /* transport_quiesce(): nothing is sent any more */
@@ -101,6 +104,13 @@ void transport_set_unsolicited(struct transport *t, unsolicited_fn fn, void *ctx
 {
 	t->unsolicited = fn;
 	t->unsolicited_ctx = ctx;
+}
+
+void transport_set_work(struct transport *t, int (*fn)(void *ctx), void *ctx)
+{
+	t->work = fn;
+	t->work_ctx = ctx;
+	t->work_pending = 0;
 }
 
 void transport_set_tick(struct transport *t, void (*fn)(void *ctx), void *ctx)
@@ -328,7 +338,7 @@ static void run_timers(struct transport *t)
 static void step(struct transport *t, int max_wait_ms)
 {
 	fill_window(t);
-	int wait_ms = max_wait_ms;
+	int wait_ms = t->work_pending ? 0 : max_wait_ms;
 	if (t->n_busy) {
 		int64_t next = next_event_us(t) - g_get_monotonic_time();
 		int ms = next <= 0 ? 0 : (int)((next + 999) / 1000);
@@ -345,6 +355,10 @@ static void step(struct transport *t, int max_wait_ms)
 		}
 	}
 	run_timers(t);
+	if (t->work) {
+		t->work_pending = t->work(t->work_ctx);
+		fill_window(t); /* what the work sent must not hold up the SMPs */
+	}
 	if (t->tick) {
 		int64_t now = g_get_monotonic_time();
 		if (now - t->last_tick_us >= 50000) {
@@ -370,6 +384,8 @@ void transport_quiesce(struct transport *t, int max_ms)
 	t->ring_len = 0;
 	t->unsolicited = NULL; /* traps, SMInfo: their agents are going */
 	t->tick = NULL;
+	t->work = NULL;
+	t->work_pending = 0;
 	for (int i = 0; i < t->cfg.window; i++) {
 		struct slot *s = &t->slots[i];
 		if (!s->busy)

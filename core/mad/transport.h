@@ -62,6 +62,11 @@ struct transport_cfg {
 struct transport *transport_new(const struct transport_io *io, const struct transport_cfg *cfg);
 void transport_free(struct transport *t);
 void transport_set_unsolicited(struct transport *t, unsolicited_fn fn, void *ctx);
+/* Called at the end of every I/O step, after the MADs that came were handed out: does queued
+ * unsolicited work (the SA answers its queue there, a share at a time) and returns nonzero
+ * while some remains, so that the next step does not sleep waiting for I/O. May send MADs
+ * (transport_send_raw), not submit or drain. */
+void transport_set_work(struct transport *t, int (*fn)(void *ctx), void *ctx);
 /* Called from every I/O step (at most every ~50 ms): lets the event loop dispatch its signal
  * and timer sources during a long drain. The hook must not submit or drain. */
 void transport_set_tick(struct transport *t, void (*fn)(void *ctx), void *ctx);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* agent.c - the SA agent: decode, check, answer from the published generation (sa/agent.h). */
+#include <inttypes.h>
 #include <string.h>
 #include <infiniband/umad.h>
 #include <infiniband/umad_sa.h>
@@ -9,6 +10,7 @@
 #include "sa/inform.h"
 #include "sa/multipath_record.h"
 #include "sa/path_record.h"
+#include "sa/queue.h"
 #include "mad/phase.h"
 #include "sa/records.h"
 #include "sa/service.h"
@@ -16,6 +18,13 @@
 
 #define ATTR_CLASS_PORT_INFO 0x0001
 #define SA_RESP_TIME_VALUE 16      /* ClassPortInfo.RespTimeValue: 4.096 us * 2^16 = 268 ms */
+/* The request queue: a requester (LID) may have SA_QUEUE_PER_REQUESTER requests waiting (32
+ * outstanding from each of its processes is common), all of them together SA_QUEUE_MAX; more
+ * are answered BUSY. SA_SERVE_BUDGET answers go out per I/O step, so a storm of requests
+ * never holds a sweep's SMPs back for longer than that many answers take. */
+#define SA_QUEUE_MAX 4096
+#define SA_QUEUE_PER_REQUESTER 256
+#define SA_SERVE_BUDGET 64
 
 struct sa {
 	struct dispatch *d;
@@ -28,6 +37,7 @@ struct sa {
 	struct sa_services *svc;       /* ServiceRecords registered (across generations) */
 	struct sa_inform *inform;      /* event subscriptions and their Reports */
 	guint report_timer;            /* resends unacknowledged Reports */
+	struct sa_queue *q;            /* requests waiting for their answer */
 	struct sa_stats st;
 };
 
@@ -244,7 +254,34 @@ static void on_request(struct dispatch *d, const struct mad_in *m, void *ctx)
 		sa_respond_status(sa->d, &rq, (uint16_t)rc);
 		return;
 	}
-	answer(sa, &rq);
+	if (sa_queue_push(sa->q, rq.slid, m->umad, m->len) < 0) {
+		/* the queue, or this requester's share of it, is full: BUSY, retry later */
+		if (sa->st.busy++ % 1000 == 0)
+			LOG_I("SA-0007", "SA queue full (%u requests waiting): BUSY to LID %u (%" PRIu64
+			      " BUSY answers so far)", sa_queue_len(sa->q), rq.slid, sa->st.busy);
+		sa_respond_status(sa->d, &rq, SA_BUSY);
+	}
+}
+
+/* The transport's work hook: answers up to SA_SERVE_BUDGET queued requests, round-robin by
+ * requester; nonzero while some wait. Called after every I/O step, so the SMPs of a sweep
+ * go on between shares and the SA goes on during a sweep's long drains. */
+static int serve(void *ctx)
+{
+	struct sa *sa = ctx;
+	for (int n = 0; n < SA_SERVE_BUDGET; n++) {
+		int len;
+		void *umad = sa_queue_pop(sa->q, &len);
+		if (!umad)
+			return 0;
+		struct mad_in m;
+		struct sa_request rq;
+		dispatch_mad_in(&m, umad, len);
+		if (sa_decode(&m, &rq) == 0 && sa->master)
+			answer(sa, &rq);
+		g_free(umad);
+	}
+	return sa_queue_len(sa->q) > 0;
 }
 
 #define ATTR_NOTICE 0x0002
@@ -301,6 +338,7 @@ struct sa *sa_new(struct dispatch *d)
 	sa->pr.packet_life = 18;
 	sa->svc = sa_services_new();
 	sa->inform = sa_inform_new(send_report, sa);
+	sa->q = sa_queue_new(SA_QUEUE_MAX, SA_QUEUE_PER_REQUESTER);
 	pr_layout();
 	if (!d) /* computing answers only (tests, fuzzing) */
 		return sa;
@@ -311,6 +349,7 @@ struct sa *sa_new(struct dispatch *d)
 	dispatch_register(d, IB_SA_CLASS, SA_GETMULTI, DISPATCH_ANY_ATTR, on_request, sa);
 	dispatch_register(d, IB_SA_CLASS, SA_REPORTRESP, DISPATCH_ANY_ATTR, on_report_resp, sa);
 	sa->report_timer = g_timeout_add(REPORT_TICK_MS, report_tick, sa);
+	transport_set_work(dispatch_transport(d), serve, sa);
 	return sa;
 }
 
@@ -325,7 +364,9 @@ void sa_free(struct sa *sa)
 		dispatch_register(sa->d, IB_SA_CLASS, SA_DELETE, DISPATCH_ANY_ATTR, NULL, NULL);
 		dispatch_register(sa->d, IB_SA_CLASS, SA_GETMULTI, DISPATCH_ANY_ATTR, NULL, NULL);
 		dispatch_register(sa->d, IB_SA_CLASS, SA_REPORTRESP, DISPATCH_ANY_ATTR, NULL, NULL);
+		transport_set_work(dispatch_transport(sa->d), NULL, NULL);
 	}
+	sa_queue_free(sa->q);
 	if (sa->report_timer)
 		g_source_remove(sa->report_timer);
 	sa_inform_free(sa->inform);
@@ -468,5 +509,6 @@ const struct sa_stats *sa_stats(struct sa *sa)
 	sa->st.reports_sent = is->reports_sent + is->reports_resent;
 	sa->st.reports_acked = is->reports_acked;
 	sa->st.subscriptions = sa_inform_count(sa->inform);
+	sa->st.queued_max = sa_queue_high_water(sa->q);
 	return &sa->st;
 }

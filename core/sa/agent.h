@@ -16,6 +16,8 @@ struct sa;
 struct sa_stats {
 	uint64_t requests, answered, not_master, bad, bad_key, no_records, unsupported;
 	uint64_t reports_sent, reports_acked, subscriptions;
+	uint64_t busy;             /* requests answered BUSY (the queue was full) */
+	uint64_t queued_max;       /* the most requests waiting at once */
 };
 
 /* What a request is answered with: a status, or the records (rec_size bytes each; a Get's

@@ -25,6 +25,7 @@ enum sa_method {
 /* MAD status: the generic codes in the low byte, the SA's class codes in bits 8-14 */
 enum sa_status {
 	SA_OK = 0,
+	SA_BUSY = 0x0001,
 	SA_BAD_VERSION = 0x0004,
 	SA_UNSUP_METHOD = 0x0008,
 	SA_UNSUP_METHOD_ATTR = 0x000C,

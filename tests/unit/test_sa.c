@@ -16,6 +16,7 @@
 #include "sa/inform.h"
 #include "sa/multipath_record.h"
 #include "sa/path_record.h"
+#include "sa/queue.h"
 #include "sa/records.h"
 #include "sa/service.h"
 #include "sa/wire.h"
@@ -918,6 +919,85 @@ static void test_inform_requests(void)
 	sabed_clear(&s);
 }
 
+/* The request queue alone: round-robin by requester, each one's in order, both bounds. */
+static void test_queue(void)
+{
+	struct sa_queue *q = sa_queue_new(6, 3);
+	uint8_t b[4];
+	for (uint8_t i = 0; i < 4; i++) {
+		b[0] = i;
+		g_assert_cmpint(sa_queue_push(q, 10, b, 1), ==, i < 3 ? 0 : -1); /* its share: 3 */
+	}
+	b[0] = 20;
+	g_assert_cmpint(sa_queue_push(q, 20, b, 1), ==, 0);
+	b[0] = 21;
+	g_assert_cmpint(sa_queue_push(q, 20, b, 1), ==, 0);
+	b[0] = 30;
+	g_assert_cmpint(sa_queue_push(q, 30, b, 1), ==, 0);
+	g_assert_cmpint(sa_queue_push(q, 40, b, 1), ==, -1); /* 6 in all */
+	g_assert_cmpuint(sa_queue_len(q), ==, 6);
+	const uint8_t want[] = { 0, 20, 30, 1, 21, 2 };
+	for (size_t i = 0; i < sizeof(want); i++) {
+		int len = 0;
+		uint8_t *x = sa_queue_pop(q, &len);
+		g_assert_nonnull(x);
+		g_assert_cmpint(len, ==, 1);
+		g_assert_cmpuint(x[0], ==, want[i]);
+		g_free(x);
+	}
+	int len;
+	g_assert_null(sa_queue_pop(q, &len));
+	g_assert_cmpuint(sa_queue_high_water(q), ==, 6);
+	g_assert_cmpint(sa_queue_push(q, 10, b, 1), ==, 0); /* room again */
+	sa_queue_free(q);
+}
+
+/* A storm from one requester through the agent: beyond its share it is answered BUSY at once,
+ * and a second requester's requests are answered among the first, not after the storm. */
+static void test_fairness(void)
+{
+	struct sabed s;
+	sabed_init(&s);
+	const struct fabric *f = s.b.f;
+	uint16_t a = f->ports[fx_ca_port(&f->pub, 2, 1)].lid, b = f->ports[fx_ca_port(&f->pub, 3, 1)].lid;
+	const int storm = 300, per = 256; /* SA_QUEUE_PER_REQUESTER */
+	uint32_t before = fsma_nresponses(s.b.fk);
+	uint8_t mad[256] = { 1, IB_SA_CLASS, 2, SA_GET };
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, 0x0001); /* ClassPortInfo */
+	for (int i = 0; i < storm; i++) {
+		mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x1000 + (uint64_t)i);
+		fsma_inject_mad_from(s.b.fk, mad, a, 1);
+	}
+	for (int i = 0; i < 2; i++) {
+		mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x2000 + (uint64_t)i);
+		fsma_inject_mad_from(s.b.fk, mad, b, 1);
+	}
+	for (int i = 0; i < 50 && fsma_nresponses(s.b.fk) < before + storm + 2; i++)
+		transport_poll(s.b.t, 20, 1);
+	g_assert_cmpuint(fsma_nresponses(s.b.fk), ==, before + storm + 2);
+	int busy = 0, answered = 0, first_b = -1;
+	for (uint32_t i = before; i < before + storm + 2; i++) {
+		const uint8_t *r = fsma_response(s.b.fk, i);
+		if (status_of(r) == SA_BUSY) {
+			busy++;
+			g_assert_cmpuint(fsma_response_dlid(s.b.fk, i), ==, a);
+			continue;
+		}
+		g_assert_cmphex(status_of(r), ==, 0);
+		if (fsma_response_dlid(s.b.fk, i) == b && first_b < 0)
+			first_b = answered;
+		answered++;
+	}
+	g_assert_cmpint(busy, ==, storm - per);
+	g_assert_cmpint(answered, ==, per + 2);
+	g_assert_cmpint(first_b, >=, 0);
+	g_assert_cmpint(first_b, <=, 1); /* round-robin: the storm's first, then b's */
+	const struct sa_stats *st = sa_stats(s.sa);
+	g_assert_cmpuint(st->busy, ==, (uint64_t)(storm - per));
+	g_assert_cmpuint(st->queued_max, ==, (uint64_t)(per + 2));
+	sabed_clear(&s);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -936,5 +1016,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sa/multipath", test_multipath);
 	g_test_add_func("/sa/inform_registry", test_inform_registry);
 	g_test_add_func("/sa/inform_requests", test_inform_requests);
+	g_test_add_func("/sa/queue", test_queue);
+	g_test_add_func("/sa/fairness", test_fairness);
 	return g_test_run();
 }
