@@ -80,10 +80,10 @@ class Procs:
     def __init__(self):
         self.live = []
 
-    def start(self, cmd, cwd, env, output):
+    def start(self, cmd, cwd, env, output, stdin=subprocess.DEVNULL):
         """Starts cmd with stdout and stderr to the file `output`."""
         with open(output, "w") as out:
-            p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
+            p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=stdin, stdout=out,
                                  stderr=subprocess.STDOUT, start_new_session=True,
                                  preexec_fn=_child_setup)
         self.live.append(p)
@@ -211,20 +211,28 @@ class Fabric:
 
 
 class Sim:
-    """One ibsim instance with its own socket name, sized for the fabric, no console."""
+    """One ibsim instance with its own socket name, sized for the fabric; no console, or with
+    `console` one on a FIFO (console() writes a command to it: links are taken down so)."""
 
     count = 0
 
-    def __init__(self, fabric, rundir):
+    def __init__(self, fabric, rundir, console=False):
         Sim.count += 1
         self.sock = "ibsmbench-%d-%d" % (os.getpid(), Sim.count)
         s = fabric.size
-        cmd = ["ibsim", "-s", "-n", "-N", str(s["nodes"] + 16), "-S", str(s["switches"] + 16),
-               "-P", str(s["ports"] + 64), fabric.net]
+        cmd = ["ibsim", "-s"] + ([] if console else ["-n"]) + [
+            "-N", str(s["nodes"] + 16), "-S", str(s["switches"] + 16), "-P", str(s["ports"] + 64),
+            fabric.net]
         env = dict(os.environ, IBSIM_SOCKNAME=self.sock)
         env.pop("LD_PRELOAD", None)
         self.log = os.path.join(rundir, "ibsim.log")
-        self.proc = PROCS.start(cmd, rundir, env, self.log)
+        self.fifo = None
+        if console:
+            path = os.path.join(rundir, "console.fifo")
+            os.mkfifo(path)
+            self.fifo = os.open(path, os.O_RDWR)  # read-write: ibsim never sees EOF
+        self.proc = PROCS.start(cmd, rundir, env, self.log,
+                                stdin=self.fifo if console else subprocess.DEVNULL)
         watch, deadline = LogWatch(self.log), time.monotonic() + 300
         while not watch.seen("ready"):
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -241,8 +249,14 @@ class Sim:
         c = proc_cpu(self.proc.pid)
         return None if c is None else c - self.cpu0
 
+    def console(self, line):
+        os.write(self.fifo, (line + "\n").encode())
+
     def stop(self):
         PROCS.stop(self.proc)
+        if self.fifo is not None:
+            os.close(self.fifo)
+            self.fifo = None
 
 
 # ---------------------------------------------------------------- the two SMs

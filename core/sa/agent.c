@@ -34,6 +34,7 @@ struct sa {
 	uint64_t sm_key;               /* a requester presenting it sees keys in records */
 	struct pr_env pr;              /* what PathRecords need of the configuration */
 	struct sa_self self;           /* this SM, for SMInfoRecord */
+	GArray *remote;                /* of struct sa_remote_sm: the other SMs, ditto */
 	struct sa_services *svc;       /* ServiceRecords registered (across generations) */
 	struct sa_inform *inform;      /* event subscriptions and their Reports */
 	guint report_timer;            /* resends unacknowledged Reports */
@@ -160,7 +161,9 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 		class_port_info(a);
 		return;
 	}
-	struct sa_view v = { .f = sa->r ? sa->r->f : NULL, .r = sa->r, .pk = sa->pk, .self = sa->self };
+	struct sa_view v = { .f = sa->r ? sa->r->f : NULL, .r = sa->r, .pk = sa->pk, .self = sa->self,
+			     .remote = (const struct sa_remote_sm *)(void *)sa->remote->data,
+			     .n_remote = sa->remote->len };
 	v.self.sm_key = sa->sm_key;
 	if (rq->attr == IB_SA_ATTR_SERVICERECORD) {
 		services(sa, rq, v.f, now, a);
@@ -339,6 +342,7 @@ struct sa *sa_new(struct dispatch *d)
 	sa->svc = sa_services_new();
 	sa->inform = sa_inform_new(send_report, sa);
 	sa->q = sa_queue_new(SA_QUEUE_MAX, SA_QUEUE_PER_REQUESTER);
+	sa->remote = g_array_new(FALSE, TRUE, sizeof(struct sa_remote_sm));
 	pr_layout();
 	if (!d) /* computing answers only (tests, fuzzing) */
 		return sa;
@@ -367,6 +371,7 @@ void sa_free(struct sa *sa)
 		transport_set_work(dispatch_transport(sa->d), NULL, NULL);
 	}
 	sa_queue_free(sa->q);
+	g_array_free(sa->remote, TRUE);
 	if (sa->report_timer)
 		g_source_remove(sa->report_timer);
 	sa_inform_free(sa->inform);
@@ -486,6 +491,14 @@ void sa_set_path_env(struct sa *sa, uint64_t subnet_prefix, uint8_t packet_life)
 		sa->pr.subnet_prefix = subnet_prefix;
 		sa->pr.packet_life = packet_life;
 	}
+}
+
+void sa_set_remote_sms(struct sa *sa, const struct sa_remote_sm *sms, unsigned n)
+{
+	if (!sa)
+		return;
+	g_array_set_size(sa->remote, 0);
+	g_array_append_vals(sa->remote, sms, n);
 }
 
 void sa_set_self(struct sa *sa, uint8_t priority, uint8_t state, uint32_t act_count)

@@ -47,6 +47,9 @@ void sa_set_sm_key(struct sa *sa, uint64_t sm_key);
 void sa_set_path_env(struct sa *sa, uint64_t subnet_prefix, uint8_t packet_life);
 /* This SM's priority, state and ActCount, as SMInfoRecord shows them. */
 void sa_set_self(struct sa *sa, uint8_t priority, uint8_t state, uint32_t act_count);
+/* The other SMs the last SMInfo poll found (copied), for SMInfoRecord. */
+struct sa_remote_sm;
+void sa_set_remote_sms(struct sa *sa, const struct sa_remote_sm *sms, unsigned n);
 /* Master or not: only a master answers. */
 void sa_set_master(struct sa *sa, int master);
 const struct sa_stats *sa_stats(struct sa *sa);

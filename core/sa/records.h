@@ -18,6 +18,14 @@ struct sa_self {
 	uint8_t priority, state;
 };
 
+/* Another SM the last SMInfo poll found (its port's LID, what its SMInfo said). */
+struct sa_remote_sm {
+	uint64_t guid, sm_key;
+	uint32_t act_count;
+	uint16_t lid;
+	uint8_t priority, state;
+};
+
 /* The switches' multicast forwarding tables: port masks of MLID 0xC000 + i, 16 ports per
  * position, at masks[(switch * n_mlids + i) * positions + position]. */
 struct sa_mft {
@@ -33,6 +41,8 @@ struct sa_view {
 	const struct sa_pkeys *pk;        /* its P_Key tables (NULL: not known) */
 	const struct sa_mft *mft;         /* its MFTs (NULL: no multicast group has a member) */
 	struct sa_self self;
+	const struct sa_remote_sm *remote; /* the other SMs in the subnet */
+	unsigned n_remote;
 };
 
 struct sa_kind {

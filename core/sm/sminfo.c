@@ -14,6 +14,8 @@
 #include "base/log.h"
 #include "mad/phase.h"
 #include "fabric/dr.h"
+#include "sa/agent.h"
+#include "sa/records.h"
 #include "sm/sminfo.h"
 
 static uint64_t our_sm_key(const struct sm *sm)
@@ -140,6 +142,7 @@ struct smi_query {
 	uint32_t answered;
 	uint64_t best_standby;       /* the best SM in STANDBY better than us, 0 = none */
 	unsigned best_prio;
+	GArray *found;               /* of struct sa_remote_sm: every SM that answered */
 };
 
 static const char *state_name(unsigned s)
@@ -173,6 +176,13 @@ static void on_sminfo(struct transport *t, const struct smp_req *r, int status,
 	unsigned prio = mad_get_field((void *)data, 0, IB_SMINFO_PRIO_F);
 	unsigned state = mad_get_field((void *)data, 0, IB_SMINFO_STATE_F);
 	q->answered++;
+	uint32_t port = fabric_port_by_guid(sm->fabric, guid);
+	struct sa_remote_sm o = {
+		.guid = guid, .sm_key = key, .priority = (uint8_t)prio, .state = (uint8_t)state,
+		.act_count = (uint32_t)mad_get_field((void *)data, 0, IB_SMINFO_ACT_F),
+		.lid = port == IBSM_NONE ? 0 : sm->fabric->ports[port].lid,
+	};
+	g_array_append_val(q->found, o);
 	LOG_I("SMI-0002", "SM 0x%016" PRIx64 " priority %u state %s found", guid, prio, state_name(state));
 	if (!key_is_ours(sm, key)) {
 		LOG_E("SMI-0006", "SM 0x%016" PRIx64 " (%s) shows an SM_Key that is not ours: another "
@@ -207,7 +217,7 @@ static void on_sminfo(struct transport *t, const struct smp_req *r, int status,
 int sminfo_poll_others(struct sm *sm, uint64_t *hand_to)
 {
 	struct fabric *f = sm->fabric;
-	struct smi_query q = { .sm = sm };
+	struct smi_query q = { .sm = sm, .found = g_array_new(FALSE, TRUE, sizeof(struct sa_remote_sm)) };
 	sm->sminfo_recheck = 0;
 	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
 		const struct ibsm_port *port = &f->ports[p];
@@ -221,6 +231,8 @@ int sminfo_poll_others(struct sm *sm, uint64_t *hand_to)
 		transport_submit(sm->t, &r);
 	}
 	transport_drain(sm->t, &sm->stop);
+	sa_set_remote_sms(sm->sa, (const struct sa_remote_sm *)(void *)q.found->data, q.found->len);
+	g_array_free(q.found, TRUE);
 	sm->handed_over_by = 0; /* one sweep of grace is enough */
 	if (hand_to)
 		*hand_to = q.must_stand_by ? 0 : q.best_standby;

@@ -248,13 +248,19 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 		errno = ENOSYS;
 		return -ENOSYS;
 	}
+	/* decoded from a copy taken before the send: once umad_send returns, a threaded SM
+	 * (OpenSM) may already reuse the buffer for the answer */
+	uint8_t copy[sizeof(struct ib_user_mad) + 256];
+	int copied = length < 0 ? 0 : length > 256 ? 256 : length; /* MAD bytes */
+	if (map_hdr && umad)
+		memcpy(copy, umad, sizeof(struct ib_user_mad) + (size_t)copied);
 	int rc = real_send(portid, agentid, umad, length, timeout_ms, retries);
 	if (map_hdr) {
 		int saved = errno;
 		if (rc < 0)
 			__atomic_add_fetch(&map_hdr->send_failed, 1, __ATOMIC_RELAXED);
 		else
-			count_mad(DIR_SENT, umad, length);
+			count_mad(DIR_SENT, copy, copied);
 		errno = saved;
 	}
 	return rc;

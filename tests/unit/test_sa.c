@@ -453,7 +453,27 @@ static void test_guidinfo_sminfo_records(void)
 	ask_sm_key = 0x99;
 	r = ask(&s, SA_GET, 0x18, 0, NULL, 0, &len);
 	g_assert_cmphex(mad_get_field64((void *)(r + IB_SA_DATA_OFFS + 4), 0, IB_SMINFO_KEY_F), ==, 0x99);
+	/* a standby the SMInfo poll found: a record of its own, as it answered */
+	struct sa_remote_sm other = { .guid = 0xabc, .sm_key = 0x99, .act_count = 5, .lid = 9,
+				      .priority = 2, .state = 2 };
+	sa_set_remote_sms(s.sa, &other, 1);
 	ask_sm_key = 0;
+	r = ask(&s, SA_GETTABLE, 0x18, 0, NULL, 0, &len);
+	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 32, ==, 2);
+	const uint8_t *rec = r + IB_SA_DATA_OFFS + 32;
+	g_assert_cmpuint((unsigned)(rec[0] << 8 | rec[1]), ==, 9);
+	g_assert_cmphex(mad_get_field64((void *)(rec + 4), 0, IB_SMINFO_GUID_F), ==, 0xabc);
+	g_assert_cmphex(mad_get_field64((void *)(rec + 4), 0, IB_SMINFO_KEY_F), ==, 0);
+	g_assert_cmpuint(mad_get_field((void *)(rec + 4), 0, IB_SMINFO_STATE_F), ==, 2);
+	g_assert_cmpuint(mad_get_field((void *)(rec + 4), 0, IB_SMINFO_ACT_F), ==, 5);
+	uint8_t byguid[32] = { 0 };
+	mad_set_field64(byguid + 4, 0, IB_SMINFO_GUID_F, 0xabc);
+	r = ask(&s, SA_GET, 0x18, 1u << 2, byguid, sizeof(byguid), &len);
+	g_assert_cmphex(status_of(r), ==, 0);
+	g_assert_cmpuint(mad_get_field((void *)(r + IB_SA_DATA_OFFS + 4), 0, IB_SMINFO_PRIO_F), ==, 2);
+	sa_set_remote_sms(s.sa, NULL, 0);
+	r = ask(&s, SA_GETTABLE, 0x18, 0, NULL, 0, &len);
+	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 32, ==, 1);
 	sabed_clear(&s);
 }
 
