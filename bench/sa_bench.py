@@ -178,6 +178,7 @@ def main(argv):
     ap.add_argument("--ibsm", default=os.path.join(ROOT, "build", "ibsm"))
     ap.add_argument("--engine", default="minhop")
     ap.add_argument("--timeout", type=int, default=900, help="bring-up limit per SM (s)")
+    ap.add_argument("--only", choices=("OpenSM", "ibsm"), help="run one SM (no ratios)")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--no-save", action="store_true")
     a = ap.parse_args(argv)
@@ -195,6 +196,8 @@ def main(argv):
         meta["client"], link = net_facts(fabric.net)
         meta["link"] = "%s[%d]" % link if link else None
         for sm in (B.OpenSM(work, a.engine), B.Ibsm(a.ibsm, a.engine, [])):
+            if a.only and sm.name != a.only:
+                continue
             sys.stderr.write("sa_bench: %s on %s\n" % (sm.name, fabric.label))
             runs.append(one_sm(sm, fabric, os.path.join(work, sm.name), umad2sim, load, a.seconds,
                                a.timeout))

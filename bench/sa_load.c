@@ -7,7 +7,9 @@
  * LID no port holds, BUSY are counted apart); one that gets nothing within the timeout counts
  * as timed out and its slot is reused. Latency: from the send to the answer. Output, one line:
  *   sent S answered A ok O norecords N busy B other X timeouts T seconds W qps Q
- *   p50_ms P p99_ms P max_ms M
+ *   p50_ms P p99_ms P max_ms M max_sent_at S start_epoch E
+ * (max_sent_at: when the slowest query was sent, in seconds from the start, whose wall clock
+ * is start_epoch: to find in the SM's log what held it up)
  * and with -T one line per second of the run (by completion time):
  *   t SEC answered A p50_ms P p99_ms P max_ms M
  * so that a sweep that stops the SA shows as a gap. libibumad only (MAD fields by hand). */
@@ -124,6 +126,9 @@ int main(int argc, char **argv)
 	uint64_t sent = 0, ok = 0, norec = 0, busy = 0, other = 0, timeouts = 0;
 	uint32_t seq = 1;
 	double t0 = now_s(), end = t0 + duration;
+	struct timespec wall0;
+	clock_gettime(CLOCK_REALTIME, &wall0);
+	double epoch0 = (double)wall0.tv_sec + wall0.tv_nsec / 1e9;
 	for (;;) {
 		double t = now_s();
 		int active = 0;
@@ -192,6 +197,12 @@ int main(int argc, char **argv)
 		dn[n_done++].lat = at - slots[i].sent;
 	}
 	double wall = now_s() - t0;
+	double slowest_at = 0, slowest = -1;
+	for (size_t i = 0; i < n_done; i++)
+		if (dn[i].lat > slowest) {
+			slowest = dn[i].lat;
+			slowest_at = dn[i].at - dn[i].lat;
+		}
 	double *lat = malloc((n_done + 1) * sizeof(*lat));
 	if (!lat)
 		return 1;
@@ -199,10 +210,11 @@ int main(int argc, char **argv)
 		lat[i] = dn[i].lat * 1000;
 	double p50 = pct(lat, n_done, 0.50), p99 = pct(lat, n_done, 0.99), mx = n_done ? lat[n_done - 1] : 0;
 	printf("sent %llu answered %zu ok %llu norecords %llu busy %llu other %llu timeouts %llu "
-	       "seconds %.3f qps %.0f p50_ms %.3f p99_ms %.3f max_ms %.3f\n",
+	       "seconds %.3f qps %.0f p50_ms %.3f p99_ms %.3f max_ms %.3f max_sent_at %.3f "
+	       "start_epoch %.3f\n",
 	       (unsigned long long)sent, n_done, (unsigned long long)ok, (unsigned long long)norec,
 	       (unsigned long long)busy, (unsigned long long)other, (unsigned long long)timeouts, wall,
-	       n_done / (wall > 0 ? wall : 1), p50, p99, mx);
+	       n_done / (wall > 0 ? wall : 1), p50, p99, mx, slowest_at, epoch0);
 	if (timeline) {
 		int secs = (int)wall + 1;
 		for (int sec = 0; sec < secs; sec++) {

@@ -399,6 +399,11 @@ void transport_quiesce(struct transport *t, int max_ms)
 		step(t, 20);
 }
 
+void transport_step_now(struct transport *t)
+{
+	step(t, 0);
+}
+
 void transport_drain(struct transport *t, volatile int *stop)
 {
 	while ((t->ring_len || t->n_busy) && !(stop && *stop))

@@ -72,6 +72,9 @@ void transport_set_work(struct transport *t, int (*fn)(void *ctx), void *ctx);
 void transport_set_tick(struct transport *t, void (*fn)(void *ctx), void *ctx);
 /* Queues a request (copied). Never blocks. */
 void transport_submit(struct transport *t, const struct smp_req *r);
+/* One I/O step that does not wait: what has come is handed out and queued work done (the
+ * SA's queue). For long stretches of work in the caller's thread, between their parts. */
+void transport_step_now(struct transport *t);
 /* Runs I/O until nothing is queued or in flight (or *stop becomes non-zero). */
 void transport_drain(struct transport *t, volatile int *stop);
 /* Runs I/O for up to timeout_ms (serving unsolicited MADs); returns early once idle and

@@ -324,6 +324,7 @@ static void sm_release(struct sm *sm)
 {
 	if (sm->t) /* first: nothing may answer into what is freed below, or into a closed port */
 		transport_quiesce(sm->t, 2 * sm->opt->timeout_ms);
+	sweep_join_dumps(sm);
 	sweep_set_live(sm, NULL);
 	traps_agent_unregister(sm);
 	sa_free(sm->sa);

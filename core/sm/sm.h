@@ -50,6 +50,7 @@ struct sm {
 	double handover_retry_at;
 	struct fabric *fabric;         /* last discovered generation (a reference) */
 	struct routing_result *live;   /* routes in force, with their generation (a reference) */
+	GThread *dump_thread;          /* writing the last generation's dump files */
 	struct ucast_cache *ucast;     /* -A: the last routes, kept by switch GUID */
 	char *ucast_engine;            /* the -R they were computed with */
 	uint64_t topology_sig;         /* of the last discovered generation */

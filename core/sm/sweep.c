@@ -98,23 +98,54 @@ static struct routing_result *route_phase(struct sm *sm, struct fabric *f, GErro
 	return r;
 }
 
-static void write_dumps(struct sm *sm, struct fabric *f, const struct routing_result *r)
+/* The dump files of a generation: subnet.lst always, the route dumps with -D. On a large
+ * fabric they take tens of ms, so a thread of their own writes them from references to the
+ * (immutable) generation while the SA goes on answering; one at a time. */
+struct dump_job {
+	struct routing_result *r;
+	char *dir;
+	int routes;
+};
+
+static gpointer dump_main(gpointer p)
 {
+	struct dump_job *j = p;
+	const struct fabric *f = j->r->f;
 	GError *err = NULL;
-	const char *dir = sm->opt->tmp_dir;
-	if (dump_subnet_lst(f, dir, &err) < 0) {
+	if (dump_subnet_lst(f, j->dir, &err) < 0) {
 		LOG_E("SWP-0011", "%s", err->message);
 		g_clear_error(&err);
 	}
-	/* the engines' own files (e.g. ftree's CA order) are written after every routing */
-	routing_dump(r, dir);
-	if (!sm->opt->dump_routes)
-		return;
-	if (dump_fdbs(f, r->lft, r->stride, dir, &err) < 0 || dump_mcfdbs(f, dir, &err) < 0 ||
-	    dump_lfts(f, r->lft, r->stride, dir, &err) < 0 || dump_lid_matrix(f, dir, &err) < 0) {
+	if (j->routes &&
+	    (dump_fdbs(f, j->r->lft, j->r->stride, j->dir, &err) < 0 || dump_mcfdbs(f, j->dir, &err) < 0 ||
+	     dump_lfts(f, j->r->lft, j->r->stride, j->dir, &err) < 0 ||
+	     dump_lid_matrix(f, j->dir, &err) < 0)) {
 		LOG_E("SWP-0012", "%s", err->message);
 		g_clear_error(&err);
 	}
+	routing_result_unref(j->r);
+	g_free(j->dir);
+	g_free(j);
+	return NULL;
+}
+
+void sweep_join_dumps(struct sm *sm)
+{
+	if (sm->dump_thread)
+		g_thread_join(sm->dump_thread);
+	sm->dump_thread = NULL;
+}
+
+static void write_dumps(struct sm *sm, struct routing_result *r)
+{
+	/* the engines' own files (e.g. ftree's CA order) are written after every routing */
+	routing_dump(r, sm->opt->tmp_dir);
+	sweep_join_dumps(sm);
+	struct dump_job *j = g_new0(struct dump_job, 1);
+	j->r = routing_result_ref(r);
+	j->dir = g_strdup(sm->opt->tmp_dir);
+	j->routes = sm->opt->dump_routes;
+	sm->dump_thread = g_thread_new("ibsm-dumps", dump_main, j);
 }
 
 static void save_guid2lid(struct sm *sm, const struct fabric *f)
@@ -160,7 +191,8 @@ int sweep_offline(struct sm *sm, GError **err)
 		return -1;
 	}
 	phase_begin(&sm->phases, "dumps");
-	write_dumps(sm, f, r);
+	write_dumps(sm, r);
+	sweep_join_dumps(sm); /* offline: the files are the result */
 	save_guid2lid(sm, f);
 	phase_end(&sm->phases, "written to %s", sm->opt->tmp_dir);
 	LOG_I("SWP-0003", "offline: %u nodes, %u switches, max LID %u routed by %s in %.3f s",
@@ -292,6 +324,7 @@ int sweep_heavy(struct sm *sm, GError **err)
 	sm->sweep_writes = rep.writes;
 	sm->sweep_failures = (uint32_t)failures + rep.failures + rep.not_active;
 	save_guid2lid(sm, f);
+	transport_step_now(sm->t);
 	int complete = rc == 0 && !failures;
 	/* up again after incomplete sweeps, too: the subnet was not declared up meanwhile */
 	if (complete && (first || !sm->subnet_up || rep.writes || sm->topology_changed))
@@ -305,9 +338,14 @@ int sweep_heavy(struct sm *sm, GError **err)
 	/* the SA answers from this generation (and a copy of its P_Key tables) from now on */
 	if (sm->sa)
 		sa_publish(sm->sa, r, sa_pkeys_new(f, pkey_table, sm->prog));
+	/* what follows takes tens of ms on a large fabric: the SA is served between the parts */
+	transport_step_now(sm->t);
 	summarize(sm, f, r->engine);
-	write_dumps(sm, f, r);
+	transport_step_now(sm->t);
+	write_dumps(sm, r);
+	transport_step_now(sm->t);
 	sweep_set_live(sm, r);
+	transport_step_now(sm->t);
 	LOG_I("SWP-0005", "heavy sweep %u: %u writes, %" PRIu64 " SMPs programming, %.3f s total",
 	      sm->generation, rep.writes, transport_stats(sm->t)->sent - smp0, phase_now() - t0);
 	return complete ? SWEEP_UP : SWEEP_INCOMPLETE;

@@ -14,5 +14,7 @@ int sweep_heavy(struct sm *sm, GError **err);
 int sweep_offline(struct sm *sm, GError **err);
 /* Routes in force become r (a reference taken over), the previous ones released. */
 void sweep_set_live(struct sm *sm, struct routing_result *r);
+/* Waits for the dump files of the last generation to be written (sm_release, tests). */
+void sweep_join_dumps(struct sm *sm);
 
 #endif
