@@ -7,14 +7,17 @@ of ibsm, against what the fabric itself says (smpquery/ibnetdiscover through the
 - `saquery PR --slid A --dlid B` from six hosts to every host: SLID/DLID as asked,
   reversible, MTU and rate set;
 - `saquery CPI`: class version 2;
-- `smpquery -G` and `ibtracert -G` by port GUID (both resolve GUIDs through the SA);
-- a standby ibsm's port does not answer as SA (only the master does).
-Tables longer than one MAD need RMPP, which umad2sim lacks: those are judged where the RMPP
-test library is loaded (see tests/sim/README.md)."""
+- `smpquery -G` and `ibtracert -G` by port GUID (both resolve GUIDs through the SA), and
+  `ibqueryerrors` (its node list from the SA, with the RMPP library) checks every node;
+- a standby ibsm's port does not answer as SA (only the master does), and `saquery SMIR`
+  lists it beside the master (state STANDBY, its port's LID and GUID).
+Tables longer than one MAD need RMPP, which umad2sim lacks: the SM and the clients that read
+tables run with the RMPP test library (see tests/sim/README.md)."""
 import os
 import re
 import signal
 import sys
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -22,7 +25,7 @@ import harness as h  # noqa: E402
 import daemon_util as du  # noqa: E402
 
 POLL_S = 60
-tap = h.start(plan=9, timeout=300, need=("saquery", "smpquery", "ibtracert"))
+tap = h.start(plan=11, timeout=300, need=("saquery", "smpquery", "ibtracert", "ibqueryerrors"))
 net = h.need_fabric(tap, "ftree-small.net")
 
 
@@ -33,7 +36,7 @@ def field(text, name):
 
 with h.Sim(net) as sim:
     log = sim.path("ibsm.log")
-    sm = sim.start_sm(["-f", log], host="h1", name="ibsm")
+    sm = sim.start_sa_sm("ibsm", "h1", log)  # with the RMPP library: whole tables
     up = sm.wait_for(log, r"SUBNET UP", POLL_S)
     snap, _ = du.poll_fabric(sim, lambda s: h.check_routes(s)[0], POLL_S)
     tap.ok(up and h.check_routes(snap)[0], "ibsm on h1 brings the subnet up", h.tail(log))
@@ -90,6 +93,12 @@ with h.Sim(net) as sim:
     tap.ok(r.rc == 0 and ("lid %d" % b.lid) in r.out, "ibtracert -G <src GUID> <dst GUID> traces to the "
            "destination's LID %d" % b.lid, r.text[-500:])
 
+    r = sim.run(["ibqueryerrors"], host="h3", timeout=60, env=sim.env("h3", rmpp=True))
+    m = re.search(r"(\d+) nodes checked, (\d+) bad nodes", r.out)
+    tap.ok(r.rc == 0 and m and int(m.group(1)) == len(snap.nodes) and m.group(2) == "0",
+           "ibqueryerrors checks all %d nodes, none bad (node list from the SA)" % len(snap.nodes),
+           r.text[-500:])
+
     # a standby ibsm does not answer SA requests: its port is not the SA
     log2 = sim.path("ibsm2.log")
     sb = sim.start_sm(["-f", log2, "-p", "0"], host="h9", name="standby")
@@ -101,6 +110,17 @@ with h.Sim(net) as sim:
     tap.ok(ok and r.rc == 0 and d.valid and d.count(method=0x81, attr=0x11, classes=(0x03,)) == 0,
            "with a standby ibsm beside it, SA queries are answered by the master alone (the standby sent "
            "no SA response)", d.summary() + "\n" + h.tail(log2, 5))
+    # the master finds the standby at its next SMInfo poll (a sweep: the trap 144 of IsSM)
+    for _ in range(POLL_S):
+        r = sim.run(["saquery", "SMIR"], host="h3", timeout=20, env=sim.env("h3", rmpp=True))
+        states = {int(g, 16): int(st) for g, st in
+                  re.findall(r"GUID\.+(0x[0-9a-f]+)\s.*?SMState\.+(\d+)", r.out, re.S)}
+        if len(states) >= 2:
+            break
+        time.sleep(1)
+    tap.ok(r.rc == 0 and len(states) == 2 and sorted(states.values()) == [2, 3],
+           "saquery SMIR lists the master (state 3) and the standby the SMInfo poll found (state 2)",
+           r.text[-800:])
     rc = du.signal_and_wait(sb, signal.SIGTERM)
     sb.stop()
     rc2 = du.signal_and_wait(sm, signal.SIGTERM)
