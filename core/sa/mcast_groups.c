@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* mcast_groups.c - the group registry (mcast_groups.h): groups by MGID in a hash table, their
+ * MLIDs from the pool (mlid.c), members in a small array per group. */
+#include <string.h>
+#include "sa/mcast_groups.h"
+#include "sa/mlid.h"
+
+struct mc_groups {
+	GHashTable *by_mgid;    /* 16-byte MGID (the group's own copy) -> struct mc_group * */
+	struct mc_group *by_mlid[MLID_LAST - MLID_FIRST + 1];
+	struct mlid_pool *pool;
+};
+
+static guint mgid_hash(gconstpointer k)
+{
+	const uint8_t *m = k;
+	guint h = 2166136261u;
+	for (int i = 0; i < 16; i++)
+		h = (h ^ m[i]) * 16777619u;
+	return h;
+}
+
+static gboolean mgid_equal(gconstpointer a, gconstpointer b)
+{
+	return !memcmp(a, b, 16);
+}
+
+static void group_free(gpointer p)
+{
+	struct mc_group *grp = p;
+	g_array_free(grp->members, TRUE);
+	g_free(grp);
+}
+
+struct mc_groups *mc_groups_new(void)
+{
+	struct mc_groups *g = g_new0(struct mc_groups, 1);
+	g->by_mgid = g_hash_table_new_full(mgid_hash, mgid_equal, NULL, group_free);
+	g->pool = mlid_pool_new();
+	return g;
+}
+
+void mc_groups_free(struct mc_groups *g)
+{
+	if (!g)
+		return;
+	g_hash_table_destroy(g->by_mgid);
+	mlid_pool_free(g->pool);
+	g_free(g);
+}
+
+struct mc_group *mc_find(struct mc_groups *g, const uint8_t mgid[16])
+{
+	return g_hash_table_lookup(g->by_mgid, mgid);
+}
+
+struct mc_group *mc_find_mlid(struct mc_groups *g, uint16_t mlid)
+{
+	if (mlid < MLID_FIRST || mlid > MLID_LAST)
+		return NULL;
+	return g->by_mlid[mlid - MLID_FIRST];
+}
+
+struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const struct mc_params *p,
+			   int persistent)
+{
+	if (mc_find(g, mgid))
+		return NULL;
+	uint16_t mlid = mlid_alloc(g->pool);
+	if (!mlid)
+		return NULL;
+	struct mc_group *grp = g_new0(struct mc_group, 1);
+	memcpy(grp->mgid, mgid, 16);
+	grp->mlid = mlid;
+	grp->p = *p;
+	grp->persistent = persistent;
+	grp->members = g_array_new(FALSE, TRUE, sizeof(struct mc_member));
+	g_hash_table_insert(g->by_mgid, grp->mgid, grp);
+	g->by_mlid[mlid - MLID_FIRST] = grp;
+	return grp;
+}
+
+static int member_index(const struct mc_group *grp, uint64_t port_guid)
+{
+	for (guint i = 0; i < grp->members->len; i++)
+		if (g_array_index(grp->members, struct mc_member, i).port_guid == port_guid)
+			return (int)i;
+	return -1;
+}
+
+const struct mc_member *mc_member(const struct mc_group *grp, uint64_t port_guid)
+{
+	int i = member_index(grp, port_guid);
+	return i < 0 ? NULL : &g_array_index(grp->members, struct mc_member, i);
+}
+
+uint8_t mc_join(struct mc_group *grp, uint64_t port_guid, const uint8_t gid[16], uint8_t state,
+		int proxy)
+{
+	int i = member_index(grp, port_guid);
+	if (i < 0) {
+		struct mc_member m = { .port_guid = port_guid, .proxy = (uint8_t)!!proxy };
+		memcpy(m.gid, gid, 16);
+		g_array_append_val(grp->members, m);
+		i = (int)grp->members->len - 1;
+	}
+	struct mc_member *m = &g_array_index(grp->members, struct mc_member, i);
+	if (!(m->join_state & MC_FULL) && (state & MC_FULL))
+		grp->n_full++;
+	m->join_state |= state & MC_STATES;
+	return m->join_state;
+}
+
+void mc_delete(struct mc_groups *g, struct mc_group *grp)
+{
+	g->by_mlid[grp->mlid - MLID_FIRST] = NULL;
+	mlid_release(g->pool, grp->mlid);
+	g_hash_table_remove(g->by_mgid, grp->mgid); /* frees grp */
+}
+
+int mc_leave(struct mc_groups *g, struct mc_group *grp, uint64_t port_guid, uint8_t state)
+{
+	int i = member_index(grp, port_guid);
+	if (i < 0)
+		return -1;
+	struct mc_member *m = &g_array_index(grp->members, struct mc_member, i);
+	if ((m->join_state & MC_FULL) && (state & MC_FULL))
+		grp->n_full--;
+	m->join_state &= (uint8_t)~(state & MC_STATES);
+	if (!m->join_state)
+		g_array_remove_index_fast(grp->members, (guint)i);
+	if (!grp->n_full && !grp->persistent) {
+		mc_delete(g, grp);
+		return 1;
+	}
+	return 0;
+}
+
+unsigned mc_port_gone(struct mc_groups *g, uint64_t port_guid)
+{
+	unsigned deleted = 0;
+	for (unsigned k = 0; k < G_N_ELEMENTS(g->by_mlid); k++) {
+		struct mc_group *grp = g->by_mlid[k];
+		if (grp && member_index(grp, port_guid) >= 0)
+			deleted += mc_leave(g, grp, port_guid, MC_STATES) == 1;
+	}
+	return deleted;
+}
+
+unsigned mc_count(const struct mc_groups *g)
+{
+	return g_hash_table_size(g->by_mgid);
+}
+
+void mc_foreach(struct mc_groups *g, void (*fn)(struct mc_group *grp, void *ctx), void *ctx)
+{
+	for (unsigned k = 0; k < G_N_ELEMENTS(g->by_mlid); k++)
+		if (g->by_mlid[k])
+			fn(g->by_mlid[k], ctx);
+}
+
+unsigned mc_mlids_in_use(const struct mc_groups *g)
+{
+	return mlid_in_use(g->pool);
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* mcast_groups.h - the multicast groups the SA keeps (across generations, like services):
+ * each one's MGID, MLID and parameters (what its creator asked: Q_Key, P_Key, MTU, rate, SL,
+ * ...) and its members, a port each with the OR of its join states (IBA 15.2.5.17: full
+ * member 1, non-member 2, send-only non-member 4). A group lives while it has a full member,
+ * or for good when it is persistent (the IPoIB groups partitions.conf asks for); its MLID then
+ * goes back to the pool. The wire side (MCMemberRecord Set/Delete/Get) comes on top. */
+#ifndef IBSM_SA_MCAST_GROUPS_H
+#define IBSM_SA_MCAST_GROUPS_H
+
+#include <glib.h>
+#include <stdint.h>
+
+enum { MC_FULL = 1, MC_NON_MEMBER = 2, MC_SEND_ONLY = 4, MC_STATES = 7 };
+
+struct mc_params {
+	uint32_t qkey, flow_label;
+	uint16_t pkey;
+	uint8_t mtu, rate, packet_life, sl, tclass, hop_limit, scope;
+};
+
+struct mc_member {
+	uint64_t port_guid;
+	uint8_t gid[16];
+	uint8_t join_state;
+	uint8_t proxy;          /* joined on its behalf by another port */
+};
+
+struct mc_group {
+	uint8_t mgid[16];
+	uint16_t mlid;
+	struct mc_params p;
+	int persistent;
+	GArray *members;        /* of struct mc_member */
+	unsigned n_full;
+};
+
+struct mc_groups;
+
+struct mc_groups *mc_groups_new(void);
+void mc_groups_free(struct mc_groups *g);
+struct mc_group *mc_find(struct mc_groups *g, const uint8_t mgid[16]);
+struct mc_group *mc_find_mlid(struct mc_groups *g, uint16_t mlid);
+/* A new group with the lowest free MLID; NULL when the MGID exists or no MLID is left. */
+struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const struct mc_params *p,
+			   int persistent);
+/* Adds the join states STATE for the port (a member from now on); its join state after. */
+uint8_t mc_join(struct mc_group *grp, uint64_t port_guid, const uint8_t gid[16], uint8_t state,
+		int proxy);
+/* Removes the join states STATE of the port; a port left with none is no member any more, and
+ * a group left without a full member is deleted unless persistent (1 then: GRP is freed).
+ * -1 when the port is not a member. */
+int mc_leave(struct mc_groups *g, struct mc_group *grp, uint64_t port_guid, uint8_t state);
+/* A port gone from the fabric leaves every group; the number of groups deleted so. */
+unsigned mc_port_gone(struct mc_groups *g, uint64_t port_guid);
+void mc_delete(struct mc_groups *g, struct mc_group *grp);
+const struct mc_member *mc_member(const struct mc_group *grp, uint64_t port_guid);
+unsigned mc_count(const struct mc_groups *g);
+/* Calls fn for each group, in MLID order. */
+void mc_foreach(struct mc_groups *g, void (*fn)(struct mc_group *grp, void *ctx), void *ctx);
+unsigned mc_mlids_in_use(const struct mc_groups *g);
+
+#endif
