@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* test_mcast.c - multicast in the SA (issue 12), piece by piece: the MLID pool (lowest free
  * first, reuse, exhaustion, a hundred thousand create/delete cycles that leave it as it was),
- * then the group registry (join states, who keeps a group alive, ports that go away). */
+ * then the group registry (join states, who keeps a group alive, ports that go away), then
+ * MCMemberRecord joins, leaves and queries over it (create rules, selectors, P_Key, proxy). */
 #include <glib.h>
 #include <string.h>
 #include "sa/mcast_groups.h"
+#include "sa/mcmember.h"
+#include "sa/wire.h"
 #include "sa/mlid.h"
 
 static void test_mlid_order_and_reuse(void)
@@ -167,6 +170,117 @@ static void test_group_cycles(void)
 	mc_groups_free(g);
 }
 
+/* ---- MCMemberRecord ---- */
+
+static void put_be(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+/* A join record: MGID (NULL: zero), the port, Q_Key 0x0b1b, P_Key 0xffff, SL 0, TClass 0,
+ * FlowLabel 0, JoinState STATE. */
+static void mcmr(uint8_t *r, const uint8_t *mgid, uint64_t port, uint8_t state)
+{
+	memset(r, 0, MCMR_SIZE);
+	if (mgid)
+		memcpy(r, mgid, 16);
+	r[16] = 0xfe;
+	r[17] = 0x80;
+	put_be(r + 24, port, 8);
+	put_be(r + 32, 0x0b1b, 4);
+	put_be(r + 40, 0xffff, 2);
+	r[48] = state;
+}
+
+#define JOIN_MASK (MCMR_MGID | MCMR_PORT_GID | MCMR_JOIN_STATE)
+#define CREATE (JOIN_MASK | MCMR_QKEY | MCMR_PKEY | MCMR_SL | MCMR_FLOW | MCMR_TCLASS)
+
+static int deny_port_7(void *ctx, uint64_t port, uint16_t pkey)
+{
+	(void)ctx;
+	(void)pkey;
+	return port != 7;
+}
+
+static void test_mcmember(void)
+{
+	struct mc_groups *g = mc_groups_new();
+	struct mcm_env env = { .max_mtu = 4, .max_rate = 6, .packet_life = 18, .pkey_ok = deny_port_7 };
+	struct mcm_requester a = { .port_guid = 1 }, b = { .port_guid = 2 }, sm = { .port_guid = 9, .trusted = 1 };
+	uint8_t r[MCMR_SIZE], out[MCMR_SIZE];
+	int created, deleted;
+	/* create: the five parameters are needed */
+	mcmr(r, NULL, 1, MC_FULL);
+	g_assert_cmphex(mcm_join(g, &env, r, CREATE & ~MCMR_SL, &a, out, &created), ==,
+			SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+	g_assert_cmphex(mcm_join(g, &env, r, CREATE, &a, out, &created), ==, 0);
+	g_assert_true(created);
+	static const uint8_t want[16] = { 0xff, 0x12, 0xa0, 0x1b, 0xff, 0xff };
+	g_assert_cmpmem(out, 4, want, 4);               /* MGID allocated: ff12:a01b:ffff:: */
+	g_assert_cmphex(out[36] << 8 | out[37], ==, 0xC000);
+	g_assert_cmpuint(out[38] & 0x3f, ==, 4);        /* the largest MTU the subnet has */
+	g_assert_cmpuint(out[48] & 0xf, ==, MC_FULL);
+	uint8_t mgid[16];
+	memcpy(mgid, out, 16);
+	/* join it: incompatible Q_Key, an MTU above the group's, an unknown group for a non-member */
+	mcmr(r, mgid, 2, MC_NON_MEMBER);
+	put_be(r + 32, 0x1234, 4);
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK | MCMR_QKEY, &b, out, &created), ==, SA_ERR_REQ_INVALID);
+	mcmr(r, mgid, 2, MC_NON_MEMBER);
+	r[38] = (uint8_t)(0 << 6 | 4);                    /* MTU greater than 2048: the group has 2048 */
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK | MCMR_MTU_SEL | MCMR_MTU, &b, out, &created), ==,
+			SA_ERR_REQ_INVALID);
+	r[38] = (uint8_t)(1 << 6 | 5);                    /* less than 4096: accepted */
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK | MCMR_MTU_SEL | MCMR_MTU, &b, out, &created), ==, 0);
+	g_assert_false(created);
+	g_assert_cmpuint(out[48] & 0xf, ==, MC_NON_MEMBER);
+	uint8_t other[16];
+	memcpy(other, mgid, 16);
+	other[15] ^= 0x55;
+	mcmr(r, other, 2, MC_NON_MEMBER);
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &b, out, &created), ==, SA_ERR_REQ_INVALID);
+	/* proxy: port 3 joined by port 2 (no SM_Key) refused, by the SM accepted */
+	mcmr(r, mgid, 3, MC_FULL);
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &b, out, &created), ==, SA_ERR_REQ_INVALID);
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &sm, out, &created), ==, 0);
+	g_assert_cmphex(out[49], ==, 0x80);
+	/* P_Key: port 7 is not in the partition */
+	struct mcm_requester seven = { .port_guid = 7 };
+	mcmr(r, mgid, 7, MC_FULL);
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &seven, out, &created), ==, SA_ERR_REQ_INVALID);
+	/* queries: the group's three members; by PortGID one */
+	GByteArray *recs = g_byte_array_new();
+	mcmr(r, mgid, 0, 0);
+	mcm_query(g, r, MCMR_MGID, recs);
+	g_assert_cmpuint(recs->len, ==, 3 * MCMR_SIZE);
+	g_byte_array_set_size(recs, 0);
+	mcmr(r, mgid, 2, 0);
+	mcm_query(g, r, MCMR_MGID | MCMR_PORT_GID, recs);
+	g_assert_cmpuint(recs->len, ==, MCMR_SIZE);
+	g_assert_cmpuint(recs->data[48] & 0xf, ==, MC_NON_MEMBER);
+	/* leaves: not joined so; partial; the last full members go and the group with them */
+	mcmr(r, mgid, 2, MC_FULL);
+	g_assert_cmphex(mcm_leave(g, r, JOIN_MASK, &b, out, &deleted), ==, SA_ERR_REQ_INVALID);
+	mcmr(r, mgid, 1, MC_FULL);
+	g_assert_cmphex(mcm_leave(g, r, JOIN_MASK, &a, out, &deleted), ==, 0);
+	g_assert_false(deleted);                          /* port 3 is a full member too */
+	mcmr(r, mgid, 3, MC_FULL);
+	g_assert_cmphex(mcm_leave(g, r, JOIN_MASK, &a, out, &deleted), ==, SA_ERR_REQ_INVALID); /* proxy */
+	g_assert_cmphex(mcm_leave(g, r, JOIN_MASK, &sm, out, &deleted), ==, 0);
+	g_assert_true(deleted);
+	g_assert_cmpuint(mc_count(g), ==, 0);
+	g_assert_cmpuint(mc_mlids_in_use(g), ==, 0);
+	/* a persistent group without members still answers a query, once */
+	struct mc_params p = { .qkey = 0x0b1b, .pkey = 0xffff, .mtu = 4, .rate = 3 };
+	mc_create(g, mgid, &p, 1);
+	g_byte_array_set_size(recs, 0);
+	mcm_query(g, r, 0, recs);
+	g_assert_cmpuint(recs->len, ==, MCMR_SIZE);
+	g_byte_array_free(recs, TRUE);
+	mc_groups_free(g);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -176,5 +290,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/mcast/join-states", test_join_states);
 	g_test_add_func("/mcast/persistent-port-gone", test_persistent_and_port_gone);
 	g_test_add_func("/mcast/group-cycles", test_group_cycles);
+	g_test_add_func("/mcast/mcmember", test_mcmember);
 	return g_test_run();
 }

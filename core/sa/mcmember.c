@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* mcmember.c - MCMemberRecord joins, leaves and queries (mcmember.h). The record, 52 bytes:
+ * MGID 0, PortGID 16, Q_Key 32, MLID 36, MTUSelector:2 MTU:6 38, TClass 39, P_Key 40,
+ * RateSelector:2 Rate:6 42, PacketLifeTimeSelector:2 PacketLifeTime:6 43, SL:4 FlowLabel:20
+ * HopLimit:8 44, Scope:4 JoinState:4 48, ProxyJoin:1 49, reserved to 52. Selectors: 0 greater
+ * than, 1 less than, 2 exactly, 3 the largest available. */
+#include <string.h>
+#include "sa/compmask.h"
+#include "sa/mcmember.h"
+#include "sa/wire.h"
+
+#define CREATE_MASK (MCMR_QKEY | MCMR_PKEY | MCMR_SL | MCMR_FLOW | MCMR_TCLASS)
+enum { SEL_GT = 0, SEL_LT = 1, SEL_EQ = 2, SEL_MAX = 3 };
+
+static struct sa_layout layout = {
+	.name = "MCMemberRecord", .attr = MCMR_ATTR, .size = MCMR_SIZE, .n = 19,
+	/* MGID, PortGID, Q_Key, MLID, MTUSelector, MTU, TClass, P_Key, RateSelector, Rate,
+	 * PacketLifeTimeSelector, PacketLifeTime, SL, FlowLabel, HopLimit, Scope, JoinState,
+	 * ProxyJoin, reserved */
+	.width = { 128, 128, 32, 16, 2, 6, 8, 16, 2, 6, 2, 6, 4, 20, 8, 4, 4, 1, 23 },
+};
+
+static const struct sa_layout *mcmr_layout(void)
+{
+	if (!layout.offset[1])
+		sa_layout_init(&layout);
+	return &layout;
+}
+
+static uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)(v >> 16)); put16(p + 2, (uint16_t)v); }
+
+void mcm_record(const struct mc_group *grp, const struct mc_member *m, uint8_t *out)
+{
+	memset(out, 0, MCMR_SIZE);
+	memcpy(out, grp->mgid, 16);
+	if (m)
+		memcpy(out + 16, m->gid, 16);
+	put32(out + 32, grp->p.qkey);
+	put16(out + 36, grp->mlid);
+	out[38] = (uint8_t)(SEL_EQ << 6 | (grp->p.mtu & 0x3f));
+	out[39] = grp->p.tclass;
+	put16(out + 40, grp->p.pkey);
+	out[42] = (uint8_t)(SEL_EQ << 6 | (grp->p.rate & 0x3f));
+	out[43] = (uint8_t)(SEL_EQ << 6 | (grp->p.packet_life & 0x3f));
+	put32(out + 44, (uint32_t)(grp->p.sl & 0xf) << 28 | (grp->p.flow_label & 0xfffff) << 8 |
+			grp->p.hop_limit);
+	out[48] = (uint8_t)((grp->p.scope & 0xf) << 4 | (m ? m->join_state & 0xf : 0));
+	out[49] = (uint8_t)(m && m->proxy ? 0x80 : 0);
+}
+
+/* The value a create asks for with selector SEL (given: the mask has both selector and
+ * value; value alone: exactly): 0 when none can be had below MAX. */
+static uint8_t pick(uint64_t mask, uint64_t sel_bit, uint64_t val_bit, uint8_t byte, uint8_t max)
+{
+	if (!(mask & val_bit))
+		return max;
+	uint8_t sel = mask & sel_bit ? byte >> 6 : SEL_EQ, v = byte & 0x3f;
+	switch (sel) {
+	case SEL_GT:
+		return v + 1 <= max ? max : 0;
+	case SEL_LT:
+		return v > 1 ? (uint8_t)(v - 1 < max ? v - 1 : max) : 0;
+	case SEL_EQ:
+		return v <= max ? v : 0;
+	default:
+		return max;
+	}
+}
+
+/* Does the group's value G satisfy the request's selector (given as above)? */
+static int accepts(uint64_t mask, uint64_t sel_bit, uint64_t val_bit, uint8_t byte, uint8_t g)
+{
+	if (!(mask & val_bit))
+		return 1;
+	uint8_t sel = mask & sel_bit ? byte >> 6 : SEL_EQ, v = byte & 0x3f;
+	switch (sel) {
+	case SEL_GT:
+		return g > v;
+	case SEL_LT:
+		return g < v;
+	case SEL_EQ:
+		return g == v;
+	default:
+		return 1;
+	}
+}
+
+static int compatible(const struct mc_group *grp, const uint8_t *rec, uint64_t mask)
+{
+	uint32_t w = be32(rec + 44);
+	return (!(mask & MCMR_QKEY) || be32(rec + 32) == grp->p.qkey) &&
+	       (!(mask & MCMR_PKEY) || be16(rec + 40) == grp->p.pkey) &&
+	       (!(mask & MCMR_MLID) || be16(rec + 36) == grp->mlid) &&
+	       (!(mask & MCMR_TCLASS) || rec[39] == grp->p.tclass) &&
+	       (!(mask & MCMR_SL) || (w >> 28) == grp->p.sl) &&
+	       (!(mask & MCMR_FLOW) || ((w >> 8) & 0xfffff) == grp->p.flow_label) &&
+	       (!(mask & MCMR_HOP) || (w & 0xff) == grp->p.hop_limit) &&
+	       accepts(mask, MCMR_MTU_SEL, MCMR_MTU, rec[38], grp->p.mtu) &&
+	       accepts(mask, MCMR_RATE_SEL, MCMR_RATE, rec[42], grp->p.rate) &&
+	       accepts(mask, MCMR_LIFE_SEL, MCMR_LIFE, rec[43], grp->p.packet_life);
+}
+
+/* An MGID for a group created without one: ff1<scope>:a01b:<pkey>::<n>, the first n free. */
+static void new_mgid(struct mc_groups *g, uint8_t scope, uint16_t pkey, uint8_t *mgid)
+{
+	static uint32_t n;
+	do {
+		memset(mgid, 0, 16);
+		mgid[0] = 0xff;
+		mgid[1] = (uint8_t)(0x10 | (scope & 0xf));
+		mgid[2] = 0xa0;
+		mgid[3] = 0x1b;
+		put16(mgid + 4, pkey);
+		put32(mgid + 12, ++n);
+	} while (mc_find(g, mgid));
+}
+
+uint16_t mcm_join(struct mc_groups *g, const struct mcm_env *env, const uint8_t *rec, uint64_t mask,
+		  const struct mcm_requester *who, uint8_t *out, int *created)
+{
+	*created = 0;
+	if (!(mask & MCMR_PORT_GID) || !(mask & MCMR_JOIN_STATE))
+		return SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
+	uint8_t state = rec[48] & 0xf;
+	if (!state || (state & ~MC_STATES))
+		return SA_ERR_REQ_INVALID;
+	uint64_t port = sa_be64(rec + 24);
+	int proxy = port != who->port_guid;
+	if (proxy && !who->trusted)
+		return SA_ERR_REQ_INVALID;
+	static const uint8_t zero[16];
+	int named = (mask & MCMR_MGID) && memcmp(rec, zero, 16);
+	struct mc_group *grp = named ? mc_find(g, rec) : NULL;
+	if (!grp) {
+		if (!(state & MC_FULL))
+			return SA_ERR_REQ_INVALID; /* only a full member creates a group */
+		if ((mask & CREATE_MASK) != CREATE_MASK)
+			return SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
+		uint32_t w = be32(rec + 44);
+		struct mc_params p = {
+			.qkey = be32(rec + 32), .pkey = be16(rec + 40), .tclass = rec[39],
+			.sl = (uint8_t)(w >> 28), .flow_label = (w >> 8) & 0xfffff,
+			.hop_limit = mask & MCMR_HOP ? (uint8_t)w : 0,
+			.mtu = pick(mask, MCMR_MTU_SEL, MCMR_MTU, rec[38], env->max_mtu),
+			.rate = pick(mask, MCMR_RATE_SEL, MCMR_RATE, rec[42], env->max_rate),
+			.packet_life = mask & MCMR_LIFE ?
+				       pick(mask, MCMR_LIFE_SEL, MCMR_LIFE, rec[43], 0x3f) : env->packet_life,
+			.scope = mask & MCMR_SCOPE ? rec[48] >> 4 : named ? rec[1] & 0xf : 2,
+		};
+		if (!p.mtu || !p.rate || (mask & MCMR_LIFE && !p.packet_life))
+			return SA_ERR_REQ_INVALID;
+		if (env->pkey_ok && !env->pkey_ok(env->ctx, port, p.pkey))
+			return SA_ERR_REQ_INVALID;
+		uint8_t mgid[16];
+		if (named)
+			memcpy(mgid, rec, 16);
+		else
+			new_mgid(g, p.scope, p.pkey, mgid);
+		grp = mc_create(g, mgid, &p, 0);
+		if (!grp)
+			return SA_ERR_NO_RESOURCES;
+		*created = 1;
+	} else {
+		if (!compatible(grp, rec, mask))
+			return SA_ERR_REQ_INVALID;
+		if (env->pkey_ok && !env->pkey_ok(env->ctx, port, grp->p.pkey))
+			return SA_ERR_REQ_INVALID;
+	}
+	mc_join(grp, port, rec + 16, state, proxy);
+	mcm_record(grp, mc_member(grp, port), out);
+	return 0;
+}
+
+uint16_t mcm_leave(struct mc_groups *g, const uint8_t *rec, uint64_t mask,
+		   const struct mcm_requester *who, uint8_t *out, int *deleted)
+{
+	*deleted = 0;
+	if (!(mask & MCMR_MGID) || !(mask & MCMR_PORT_GID) || !(mask & MCMR_JOIN_STATE))
+		return SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
+	uint64_t port = sa_be64(rec + 24);
+	if (port != who->port_guid && !who->trusted)
+		return SA_ERR_REQ_INVALID;
+	struct mc_group *grp = mc_find(g, rec);
+	const struct mc_member *m = grp ? mc_member(grp, port) : NULL;
+	uint8_t state = rec[48] & MC_STATES;
+	if (!m || !state || !(m->join_state & state))
+		return SA_ERR_REQ_INVALID;
+	struct mc_member left = *m;
+	left.join_state &= (uint8_t)~state;
+	mcm_record(grp, &left, out);
+	*deleted = mc_leave(g, grp, port, state) == 1;
+	return 0;
+}
+
+struct query {
+	const uint8_t *rec;
+	uint64_t mask;
+	GByteArray *out;
+};
+
+static void query_group(struct mc_group *grp, void *ctx)
+{
+	struct query *q = ctx;
+	uint8_t r[MCMR_SIZE];
+	guint n = grp->members->len;
+	for (guint i = 0; i < (n ? n : 1); i++) {
+		mcm_record(grp, n ? &g_array_index(grp->members, struct mc_member, i) : NULL, r);
+		if (sa_match(mcmr_layout(), q->mask, q->rec, r))
+			g_byte_array_append(q->out, r, MCMR_SIZE);
+	}
+}
+
+void mcm_query(struct mc_groups *g, const uint8_t *rec, uint64_t mask, GByteArray *out)
+{
+	struct query q = { rec, mask, out };
+	mc_foreach(g, query_group, &q);
+}
