@@ -592,12 +592,22 @@ def offline_run(binary, engine, fabric, rundir, timeout, extra):
     return res
 
 
-def build_smprate(builddir):
-    """Compiles bench/smprate.c into BUILD/bench/smprate when it is missing or stale."""
-    src = os.path.join(HERE, "smprate.c")
-    exe = os.path.join(builddir, "bench", "smprate")
+def build_client(builddir, name):
+    """Compiles bench/NAME.c (a libibumad client: smprate, sa_load) into BUILD/bench/NAME when
+    it is missing or stale; None when it cannot be built (the caller says what is skipped)."""
+    src = os.path.join(HERE, name + ".c")
+    exe = os.path.join(builddir, "bench", name)
     if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
         return exe
+    os.makedirs(os.path.dirname(exe), exist_ok=True)
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libibumad"],
+                           capture_output=True, text=True).stdout.split() or ["-libumad"]
+    r = subprocess.run([os.environ.get("CC", "cc"), "-std=gnu11", "-O2", "-Wall", "-Wextra",
+                        "-Werror", "-o", exe, src] + flags, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write("bench: cannot build %s:\n%s" % (src, r.stderr))
+        return None
+    return exe
     os.makedirs(os.path.dirname(exe), exist_ok=True)
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libibumad"],
                            capture_output=True, text=True).stdout.split() or ["-libumad"]
@@ -971,7 +981,7 @@ def main(argv):
         else:
             candidate = OpenSM(work, a.engine)
             candidate.name = sm_b
-        smprate = None if a.no_ceiling or a.no_live else build_smprate(os.path.dirname(a.ibsm))
+        smprate = None if a.no_ceiling or a.no_live else build_client(os.path.dirname(a.ibsm), "smprate")
         if not a.no_live:
             for hosts in a.sizes:
                 fab = fabrics[hosts]

@@ -20,7 +20,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -55,19 +54,6 @@ def net_facts(net):
     switches = {n for n, _, _ in links}
     top = [(n, p) for n, p, peer in links if peer in switches]
     return ca, top[-1] if top else None
-
-
-def build_load(builddir):
-    src = os.path.join(HERE, "sa_load.c")
-    exe = os.path.join(builddir, "bench", "sa_load")
-    if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
-        return exe
-    os.makedirs(os.path.dirname(exe), exist_ok=True)
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libibumad"],
-                           capture_output=True, text=True).stdout.split() or ["-libumad"]
-    subprocess.run([os.environ.get("CC", "cc"), "-std=gnu11", "-O2", "-Wall", "-Wextra", "-Werror",
-                    "-o", exe, src] + flags, check=True)
-    return exe
 
 
 LINE = re.compile(r"(\w+) ([0-9.]+)")
@@ -189,7 +175,9 @@ def main(argv):
     runs = []
     try:
         fabric = B.Fabric(a.hosts, work)
-        load = build_load(os.path.join(ROOT, "build"))
+        load = B.build_client(os.path.dirname(a.ibsm), "sa_load")
+        if not load:
+            return 1
         meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "fabric": fabric.label +
                 " hosts/switches", "machine": "%d cores" % os.cpu_count(),
                 "maxlid": fabric.size["hosts"] + fabric.size["switches"]}

@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 		}
 		if (!active && t >= end)
 			break;
-		int len = (int)(umad_size() + 4096) - (int)umad_size();
+		int len = 4096; /* the MAD room after the umad header */
 		if (umad_recv(fd, rbuf, &len, 5) < 0)
 			continue;
 		if (umad_status(rbuf))

@@ -355,10 +355,8 @@ static void step(struct transport *t, int max_wait_ms)
 		}
 	}
 	run_timers(t);
-	if (t->work) {
+	if (t->work)
 		t->work_pending = t->work(t->work_ctx);
-		fill_window(t); /* what the work sent must not hold up the SMPs */
-	}
 	if (t->tick) {
 		int64_t now = g_get_monotonic_time();
 		if (now - t->last_tick_us >= 50000) {

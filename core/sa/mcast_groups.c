@@ -9,6 +9,7 @@ struct mc_groups {
 	GHashTable *by_mgid;    /* 16-byte MGID (the group's own copy) -> struct mc_group * */
 	struct mc_group *by_mlid[MLID_LAST - MLID_FIRST + 1];
 	struct mlid_pool *pool;
+	uint32_t serial;
 };
 
 static guint mgid_hash(gconstpointer k)
@@ -162,4 +163,9 @@ void mc_foreach(struct mc_groups *g, void (*fn)(struct mc_group *grp, void *ctx)
 unsigned mc_mlids_in_use(const struct mc_groups *g)
 {
 	return mlid_in_use(g->pool);
+}
+
+uint32_t mc_next_serial(struct mc_groups *g)
+{
+	return ++g->serial;
 }

@@ -59,5 +59,7 @@ unsigned mc_count(const struct mc_groups *g);
 /* Calls fn for each group, in MLID order. */
 void mc_foreach(struct mc_groups *g, void (*fn)(struct mc_group *grp, void *ctx), void *ctx);
 unsigned mc_mlids_in_use(const struct mc_groups *g);
+/* A number not handed out before by this registry (for MGIDs the SA makes up). */
+uint32_t mc_next_serial(struct mc_groups *g);
 
 #endif

@@ -106,7 +106,6 @@ static int compatible(const struct mc_group *grp, const uint8_t *rec, uint64_t m
 /* An MGID for a group created without one: ff1<scope>:a01b:<pkey>::<n>, the first n free. */
 static void new_mgid(struct mc_groups *g, uint8_t scope, uint16_t pkey, uint8_t *mgid)
 {
-	static uint32_t n;
 	do {
 		memset(mgid, 0, 16);
 		mgid[0] = 0xff;
@@ -114,7 +113,7 @@ static void new_mgid(struct mc_groups *g, uint8_t scope, uint16_t pkey, uint8_t 
 		mgid[2] = 0xa0;
 		mgid[3] = 0x1b;
 		put16(mgid + 4, pkey);
-		put32(mgid + 12, ++n);
+		put32(mgid + 12, mc_next_serial(g));
 	} while (mc_find(g, mgid));
 }
 

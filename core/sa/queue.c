@@ -3,7 +3,6 @@
  * requesters that have something waiting; popping takes one request from the requester at the
  * head of the ring and puts it back at the tail if it has more. */
 #include <glib.h>
-#include <string.h>
 #include "sa/queue.h"
 
 struct requester {
@@ -13,7 +12,7 @@ struct requester {
 
 struct item {
 	int len;
-	uint8_t buf[];
+	void *buf;      /* handed to the caller as it is */
 };
 
 struct sa_queue {
@@ -23,10 +22,17 @@ struct sa_queue {
 	GQueue ring;        /* of struct requester *, each once */
 };
 
+static void item_free(gpointer p)
+{
+	struct item *it = p;
+	g_free(it->buf);
+	g_free(it);
+}
+
 static void requester_free(gpointer p)
 {
 	struct requester *r = p;
-	g_queue_clear_full(&r->items, g_free);
+	g_queue_clear_full(&r->items, item_free);
 	g_free(r);
 }
 
@@ -63,9 +69,9 @@ int sa_queue_push(struct sa_queue *q, uint16_t slid, const void *umad, int len)
 		g_hash_table_insert(q->by_lid, GUINT_TO_POINTER(slid), r);
 		g_queue_push_tail(&q->ring, r);
 	}
-	struct item *it = g_malloc(sizeof(*it) + (gsize)len);
+	struct item *it = g_new(struct item, 1);
 	it->len = len;
-	memcpy(it->buf, umad, (size_t)len);
+	it->buf = g_memdup2(umad, (gsize)len);
 	g_queue_push_tail(&r->items, it);
 	if (++q->total > q->high_water)
 		q->high_water = q->total;
@@ -83,8 +89,7 @@ void *sa_queue_pop(struct sa_queue *q, int *len)
 		g_queue_push_tail(&q->ring, r);
 	else
 		g_hash_table_remove(q->by_lid, GUINT_TO_POINTER(r->slid));
-	/* hand the payload back as its own buffer */
-	void *out = g_memdup2(it->buf, (gsize)it->len);
+	void *out = it->buf;
 	*len = it->len;
 	g_free(it);
 	return out;
