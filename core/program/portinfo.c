@@ -141,7 +141,10 @@ int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid)
 		mad_set_field(pi, 0, IB_PORT_OPER_VLS_F, vls);
 	}
 	int mkey_changed = mkey_port_fields(g, port, pi);
-	int rereg = g->first_master && (mad_get_field(pi, 0, IB_PORT_CAPMASK_F) & IB_CAP_CLIENT_REREG);
+	/* the first sweep as master, and a CA port come back (INIT again: its link or the node was
+	 * down, so its multicast memberships were dropped): ask its clients to register again */
+	int rereg = (g->first_master || ca_in_init) &&
+		    (mad_get_field(pi, 0, IB_PORT_CAPMASK_F) & IB_CAP_CLIENT_REREG);
 	if (rereg)
 		mad_set_field(pi, 0, IB_PORT_CLIENT_REREG_F, 1);
 	mad_get_array((void *)old, 0, IB_PORT_GID_PREFIX_F, old_prefix);

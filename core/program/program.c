@@ -6,6 +6,7 @@
 #include <string.h>
 #include "base/log.h"
 #include "program/lft.h"
+#include "program/mft.h"
 #include "program/pkey.h"
 #include "program/portinfo.h"
 #include "program/program.h"
@@ -17,6 +18,7 @@ struct programmer {
 	volatile int *stop;
 	struct lft_memory *lft;
 	struct pkey_memory *pkey;
+	struct mft_memory *mft;
 	GHashTable *mkey_written; /* port GUID -> M_Key fields last written (portinfo.h) */
 };
 
@@ -27,6 +29,7 @@ struct programmer *programmer_new(struct transport *t, volatile int *stop)
 	p->stop = stop;
 	p->lft = lft_memory_new();
 	p->pkey = pkey_memory_new();
+	p->mft = mft_memory_new(t);
 	p->mkey_written = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, g_free);
 	return p;
 }
@@ -37,6 +40,7 @@ void programmer_free(struct programmer *p)
 		return;
 	lft_memory_free(p->lft);
 	pkey_memory_free(p->pkey);
+	mft_memory_free(p->mft);
 	g_hash_table_destroy(p->mkey_written);
 	g_free(p);
 }
@@ -46,7 +50,13 @@ void programmer_forget(struct programmer *p)
 	lft_memory_free(p->lft);
 	p->lft = lft_memory_new();
 	pkey_memory_forget(p->pkey);
+	mft_memory_forget(p->mft);
 	g_hash_table_remove_all(p->mkey_written);
+}
+
+struct mft_memory *programmer_mft(struct programmer *p)
+{
+	return p->mft;
 }
 
 const uint16_t *programmer_pkey_table(const struct programmer *p, const struct fabric *f,

@@ -21,6 +21,8 @@ struct programmer *programmer_new(struct transport *t, volatile int *stop);
 void programmer_free(struct programmer *p);
 /* Forgets what the fabric holds: call it on becoming master (another SM may have written). */
 void programmer_forget(struct programmer *p);
+/* What the switches' MFTs hold, and the writer of them (program/mft.h). */
+struct mft_memory *programmer_mft(struct programmer *p);
 /* The P_Key table port id `port` of f holds as the last pass left it (*cap entries; NULL:
  * not known), for the SA's snapshot. */
 const uint16_t *programmer_pkey_table(const struct programmer *p, const struct fabric *f,

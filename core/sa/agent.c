@@ -8,6 +8,8 @@
 #include "base/log.h"
 #include "sa/agent.h"
 #include "sa/inform.h"
+#include "sa/ipoib_groups.h"
+#include "sa/mcmember.h"
 #include "sa/multipath_record.h"
 #include "sa/path_record.h"
 #include "sa/queue.h"
@@ -17,6 +19,8 @@
 #include "sa/wire.h"
 
 #define ATTR_CLASS_PORT_INFO 0x0001
+struct sa;
+static uint16_t issuer(const struct sa *sa, const struct fabric *f, uint8_t *gid);
 #define SA_RESP_TIME_VALUE 16      /* ClassPortInfo.RespTimeValue: 4.096 us * 2^16 = 268 ms */
 /* The request queue: a requester (LID) may have SA_QUEUE_PER_REQUESTER requests waiting (32
  * outstanding from each of its processes is common), all of them together SA_QUEUE_MAX; more
@@ -39,13 +43,18 @@ struct sa {
 	struct sa_inform *inform;      /* event subscriptions and their Reports */
 	guint report_timer;            /* resends unacknowledged Reports */
 	struct sa_queue *q;            /* requests waiting for their answer */
+	struct mc_groups *mc;          /* multicast groups (across generations) */
+	void (*mc_changed)(void *ctx, uint16_t mlid); /* a group's members changed */
+	void *mc_ctx;
+	uint8_t mc_mtu, mc_rate;       /* the most a group may ask of every link of the generation */
+	const struct mft_memory *mft;  /* what the switches' MFTs hold */
 	struct sa_stats st;
 };
 
 /* ClassPortInfo: what this SA really does. CapabilityMask: MultiPathRecord (bit 10), PortInfo
  * CapabilityMask matched as a subset (13); CapabilityMask2: SwitchInfoRecord carries
  * MulticastFDBTop (3), PortInfoRecords are the whole PortInfo (6) with the extended speeds (7).
- * Not claimed: UD multicast (9, until multicast exists), optional records (8: ServiceAssociation
+ * UD multicast (9): MCMemberRecord joins program the switches' MFTs. Not claimed: optional records (8: ServiceAssociation
  * and RandomForwardingTable are not served), alias GUIDs (CapabilityMask2 5). The SA answers on
  * QP1 with the well-known Q_Key, and Reports (traps) go out the same way. */
 static void class_port_info(struct sa_answer *a)
@@ -54,7 +63,7 @@ static void class_port_info(struct sa_answer *a)
 	mad_set_field(cpi, 0, IB_CPI_BASEVER_F, 1);
 	mad_set_field(cpi, 0, IB_CPI_CLASSVER_F, SA_CLASS_VERSION);
 	mad_set_field(cpi, 0, IB_CPI_CAPMASK_F, UMAD_SA_CAP_MASK_IS_MULTIPATH_SUP |
-		      UMAD_SA_CAP_MASK_IS_PORTINFO_CAP_MASK_MATCH_SUP);
+		      UMAD_SA_CAP_MASK_IS_PORTINFO_CAP_MASK_MATCH_SUP | UMAD_SA_CAP_MASK_IS_UD_MCAST_SUP);
 	mad_set_field(cpi, 0, IB_CPI_CAPMASK2_F, UMAD_SA_CAP_MASK2_IS_MCAST_TOP_SUP |
 		      UMAD_SA_CAP_MASK2_IS_FULL_PORTINFO_REC_SUP | UMAD_SA_CAP_MASK2_IS_EXT_SPEEDS_SUP);
 	mad_set_field(cpi, 0, IB_CPI_RESP_TIME_VALUE_F, SA_RESP_TIME_VALUE);
@@ -150,6 +159,82 @@ static void informs(struct sa *sa, const struct sa_request *rq, const struct fab
 			  &vis, a->recs);
 }
 
+/* May port (GUID) be a member of partition pkey: is the key in its P_Key table? (Either
+ * membership: a limited member may join a full-member group, as on OpenSM.) */
+static int in_partition(void *ctx, uint64_t guid, uint16_t pkey)
+{
+	const struct sa *sa = ctx;
+	uint32_t p = sa->r ? fabric_port_by_guid(sa->r->f, guid) : IBSM_NONE;
+	if (p == IBSM_NONE)
+		return 0;
+	uint32_t n;
+	const uint16_t *keys = sa->pk ? sa_pkeys_of(sa->pk, p, &n) : NULL;
+	if (!keys)
+		return 1; /* not known: not refused */
+	for (uint32_t i = 0; i < n; i++)
+		if ((keys[i] & 0x7fff) == (pkey & 0x7fff) && (keys[i] & 0x7fff))
+			return 1;
+	return 0;
+}
+
+/* Trap 66 (group created) or 67 (deleted) to the subscribers (data: 6 reserved bytes, MGID). */
+static void mcast_notice(struct sa *sa, uint16_t trap, const uint8_t *mgid)
+{
+	if (!sa->r || !sa_inform_count(sa->inform))
+		return;
+	uint8_t details[54] = { 0 }, gid[16], notice[NOTICE_SIZE];
+	memcpy(details + 6, mgid, 16);
+	uint16_t lid = issuer(sa, sa->r->f, gid);
+	sa_notice_build(notice, trap, NOTICE_TYPE_SUBNET_MGMT, NOTICE_PRODUCER_CLASS_MANAGER, lid, gid,
+			details);
+	sa_inform_notice(sa->inform, notice, 0, NULL, NULL, phase_now());
+}
+
+static uint16_t rec_mlid(const uint8_t *rec)
+{
+	return (uint16_t)(rec[36] << 8 | rec[37]);
+}
+
+/* MCMemberRecord Set (join), Delete (leave), Get/GetTable. */
+static void multicast(struct sa *sa, const struct sa_request *rq, const struct fabric *f,
+		      struct sa_answer *a)
+{
+	a->rec_size = MCMR_SIZE;
+	uint32_t port = requester_port(f, rq);
+	if (port == IBSM_NONE) {
+		a->status = SA_ERR_REQ_INVALID;
+		return;
+	}
+	struct mcm_requester who = { .port_guid = f->ports[port].guid,
+				     .trusted = rq->sm_key && rq->sm_key == sa->sm_key };
+	struct mcm_env env = { .max_mtu = sa->mc_mtu, .max_rate = sa->mc_rate,
+			       .packet_life = sa->pr.packet_life, .pkey_ok = in_partition, .ctx = sa };
+	if (rq->method != SA_SET && rq->method != SA_DELETE) {
+		if (rq->method == SA_GETMULTI)
+			a->status = SA_UNSUP_METHOD_ATTR;
+		else
+			mcm_query(sa->mc, &env, rq->record, rq->comp_mask, &who, a->recs);
+		return;
+	}
+	uint8_t out[MCMR_SIZE];
+	int changed;
+	if (rq->method == SA_SET) {
+		a->status = mcm_join(sa->mc, &env, rq->record, rq->comp_mask, &who, out, &changed);
+		if (!a->status && changed)
+			mcast_notice(sa, 66, out);
+	} else {
+		a->status = mcm_leave(sa->mc, rq->record, rq->comp_mask, &who, out, &changed);
+		if (!a->status && changed)
+			mcast_notice(sa, 67, out);
+	}
+	if (a->status)
+		return;
+	g_byte_array_append(a->recs, out, MCMR_SIZE);
+	sa->st.mcast_changes++;
+	if (sa->mc_changed)
+		sa->mc_changed(sa->mc_ctx, rec_mlid(out));
+}
+
 void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct sa_answer *a)
 {
 	a->status = 0;
@@ -165,7 +250,13 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 			     .remote = (const struct sa_remote_sm *)(void *)sa->remote->data,
 			     .n_remote = sa->remote->len };
 	v.self.sm_key = sa->sm_key;
-	if (rq->attr == IB_SA_ATTR_SERVICERECORD) {
+	v.mft = sa->mft;
+	if (rq->attr == MCMR_ATTR) {
+		if (v.f)
+			multicast(sa, rq, v.f, a);
+		else
+			a->status = rq->method == SA_SET ? SA_ERR_REQ_INVALID : 0;
+	} else if (rq->attr == IB_SA_ATTR_SERVICERECORD) {
 		services(sa, rq, v.f, now, a);
 	} else if (rq->attr == IB_SA_ATTR_INFORMINFO || rq->attr == IB_SA_ATTR_INFORMINFORECORD) {
 		informs(sa, rq, v.f, a);
@@ -343,6 +434,9 @@ struct sa *sa_new(struct dispatch *d)
 	sa->inform = sa_inform_new(send_report, sa);
 	sa->q = sa_queue_new(SA_QUEUE_MAX, SA_QUEUE_PER_REQUESTER);
 	sa->remote = g_array_new(FALSE, TRUE, sizeof(struct sa_remote_sm));
+	sa->mc = mc_groups_new();
+	sa->mc_mtu = 4;
+	sa->mc_rate = 3;
 	pr_layout();
 	if (!d) /* computing answers only (tests, fuzzing) */
 		return sa;
@@ -371,6 +465,7 @@ void sa_free(struct sa *sa)
 		transport_set_work(dispatch_transport(sa->d), NULL, NULL);
 	}
 	sa_queue_free(sa->q);
+	mc_groups_free(sa->mc);
 	g_array_free(sa->remote, TRUE);
 	if (sa->report_timer)
 		g_source_remove(sa->report_timer);
@@ -463,6 +558,76 @@ void sa_report_trap(struct sa *sa, const uint8_t *smp_notice)
 	sa_inform_notice(sa->inform, notice, guid, may_see, sa, phase_now());
 }
 
+/* The most a multicast group may ask of the generation: the least MTU and rate of every
+ * ACTIVE link (groups span the subnet). */
+static void mcast_limits(struct sa *sa, const struct fabric *f)
+{
+	uint8_t mtu = 0xff;
+	unsigned units = ~0u;
+	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
+		const struct ibsm_port *x = &f->ports[p];
+		if (x->peer == IBSM_NONE || x->state != IBSM_STATE_ACTIVE || !x->mtu_cap)
+			continue;
+		if (x->mtu_cap < mtu)
+			mtu = x->mtu_cap;
+		unsigned u = pr_port_units(x);
+		if (u < units)
+			units = u;
+	}
+	sa->mc_mtu = mtu == 0xff ? 4 : mtu;
+	sa->mc_rate = units == ~0u ? 3 : pr_rate_at_most(units);
+}
+
+struct gone {
+	const struct fabric *f;
+	GArray *guids;
+};
+
+static void collect_gone(struct mc_group *grp, void *ctx)
+{
+	struct gone *g = ctx;
+	for (guint i = 0; i < grp->members->len; i++) {
+		uint64_t guid = g_array_index(grp->members, struct mc_member, i).port_guid;
+		uint32_t p = fabric_port_by_guid(g->f, guid);
+		if (p == IBSM_NONE || !g->f->ports[p].lid)
+			g_array_append_val(g->guids, guid);
+	}
+}
+
+struct mgids {
+	GArray *all; /* of uint8_t[16] */
+};
+
+static void collect_mgid(struct mc_group *grp, void *ctx)
+{
+	g_array_append_vals(((struct mgids *)ctx)->all, grp->mgid, 1);
+}
+
+/* Members whose port is not in generation f leave every group; trap 67 for groups that go. */
+static void mcast_ports_gone(struct sa *sa, const struct fabric *f)
+{
+	struct gone g = { f, g_array_new(FALSE, FALSE, sizeof(uint64_t)) };
+	mc_foreach(sa->mc, collect_gone, &g);
+	if (!g.guids->len) {
+		g_array_free(g.guids, TRUE);
+		return;
+	}
+	struct mgids before = { g_array_new(FALSE, FALSE, 16) };
+	mc_foreach(sa->mc, collect_mgid, &before);
+	unsigned deleted = 0;
+	for (guint i = 0; i < g.guids->len; i++)
+		deleted += mc_port_gone(sa->mc, g_array_index(g.guids, uint64_t, i));
+	LOG_I("SA-0008", "%u multicast memberships of ports that left the fabric removed, %u groups "
+	      "deleted with them", g.guids->len, deleted);
+	for (guint i = 0; deleted && i < before.all->len; i++) {
+		const uint8_t *mgid = (const uint8_t *)before.all->data + 16 * i;
+		if (!mc_find(sa->mc, mgid))
+			mcast_notice(sa, 67, mgid);
+	}
+	g_array_free(before.all, TRUE);
+	g_array_free(g.guids, TRUE);
+}
+
 void sa_publish(struct sa *sa, struct routing_result *r, struct sa_pkeys *pk)
 {
 	if (!sa) {
@@ -475,8 +640,33 @@ void sa_publish(struct sa *sa, struct routing_result *r, struct sa_pkeys *pk)
 	sa->pk = pk;
 	if (old && sa->r && sa->master)
 		gid_notices(sa, old->f, sa->r->f);
+	if (sa->r) {
+		mcast_limits(sa, sa->r->f);
+		mcast_ports_gone(sa, sa->r->f);
+	}
 	routing_result_unref(old);
 	sa_pkeys_free(old_pk);
+}
+
+void sa_set_mcast_hook(struct sa *sa, void (*changed)(void *ctx, uint16_t mlid), void *ctx)
+{
+	sa->mc_changed = changed;
+	sa->mc_ctx = ctx;
+}
+
+struct mc_groups *sa_mcast_groups(struct sa *sa)
+{
+	return sa->mc;
+}
+
+unsigned sa_mcast_partitions(struct sa *sa, const struct part_policy *pp)
+{
+	return ipoib_groups_create(sa->mc, pp, sa->pr.packet_life);
+}
+
+void sa_set_mft(struct sa *sa, const struct mft_memory *mft)
+{
+	sa->mft = mft;
 }
 
 void sa_set_sm_key(struct sa *sa, uint64_t sm_key)
@@ -522,6 +712,7 @@ const struct sa_stats *sa_stats(struct sa *sa)
 	sa->st.reports_sent = is->reports_sent + is->reports_resent;
 	sa->st.reports_acked = is->reports_acked;
 	sa->st.subscriptions = sa_inform_count(sa->inform);
+	sa->st.mcast_groups = mc_count(sa->mc);
 	sa->st.queued_max = sa_queue_high_water(sa->q);
 	return &sa->st;
 }

@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include "mad/dispatch.h"
 #include "routing/result.h"
+#include "policy/partitions.h"
+#include "program/mft.h"
+#include "sa/mcast_groups.h"
 #include "sa/pkeys.h"
 
 struct sa;
@@ -18,6 +21,8 @@ struct sa_stats {
 	uint64_t reports_sent, reports_acked, subscriptions;
 	uint64_t busy;             /* requests answered BUSY (the queue was full) */
 	uint64_t queued_max;       /* the most requests waiting at once */
+	uint64_t mcast_changes;    /* joins and leaves done */
+	uint64_t mcast_groups;     /* multicast groups now */
 };
 
 /* What a request is answered with: a status, or the records (rec_size bytes each; a Get's
@@ -41,6 +46,13 @@ void sa_publish(struct sa *sa, struct routing_result *r, struct sa_pkeys *pk);
 /* A trap the SM received (its SMP data: the Notice without IssuerGID), reported to the
  * subscribers it matches. */
 void sa_report_trap(struct sa *sa, const uint8_t *smp_notice);
+/* Multicast: changed(ctx, mlid) after every join and leave (the MFTs need the group's tree
+ * again); the groups themselves; the groups a partition policy asks for made (NULL: the default
+ * partition's), the number new; what the switches' MFTs hold, for MFTRecords. */
+void sa_set_mcast_hook(struct sa *sa, void (*changed)(void *ctx, uint16_t mlid), void *ctx);
+struct mc_groups *sa_mcast_groups(struct sa *sa);
+unsigned sa_mcast_partitions(struct sa *sa, const struct part_policy *pp);
+void sa_set_mft(struct sa *sa, const struct mft_memory *mft);
 /* Our SM_Key: a request presenting it sees the keys in records (M_Key, SM_Key). */
 void sa_set_sm_key(struct sa *sa, uint64_t sm_key);
 /* What PathRecords carry from the configuration: GIDs' subnet prefix, PacketLifeTime. */

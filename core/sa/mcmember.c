@@ -5,27 +5,11 @@
  * HopLimit:8 44, Scope:4 JoinState:4 48, ProxyJoin:1 49, reserved to 52. Selectors: 0 greater
  * than, 1 less than, 2 exactly, 3 the largest available. */
 #include <string.h>
-#include "sa/compmask.h"
 #include "sa/mcmember.h"
 #include "sa/wire.h"
 
 #define CREATE_MASK (MCMR_QKEY | MCMR_PKEY | MCMR_SL | MCMR_FLOW | MCMR_TCLASS)
 enum { SEL_GT = 0, SEL_LT = 1, SEL_EQ = 2, SEL_MAX = 3 };
-
-static struct sa_layout layout = {
-	.name = "MCMemberRecord", .attr = MCMR_ATTR, .size = MCMR_SIZE, .n = 19,
-	/* MGID, PortGID, Q_Key, MLID, MTUSelector, MTU, TClass, P_Key, RateSelector, Rate,
-	 * PacketLifeTimeSelector, PacketLifeTime, SL, FlowLabel, HopLimit, Scope, JoinState,
-	 * ProxyJoin, reserved */
-	.width = { 128, 128, 32, 16, 2, 6, 8, 16, 2, 6, 2, 6, 4, 20, 8, 4, 4, 1, 23 },
-};
-
-static const struct sa_layout *mcmr_layout(void)
-{
-	if (!layout.offset[1])
-		sa_layout_init(&layout);
-	return &layout;
-}
 
 static uint16_t be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
@@ -197,23 +181,62 @@ uint16_t mcm_leave(struct mc_groups *g, const uint8_t *rec, uint64_t mask,
 struct query {
 	const uint8_t *rec;
 	uint64_t mask;
+	const struct mcm_requester *who;
+	const struct mcm_env *env;
 	GByteArray *out;
 };
+
+static void add(struct query *q, const struct mc_group *grp, const struct mc_member *m)
+{
+	uint8_t r[MCMR_SIZE];
+	mcm_record(grp, m, r);
+	if (!q->who->trusted) { /* IBA 15.2.5.17: PortGID, JoinState, ProxyJoin zero */
+		memset(r + 16, 0, 16);
+		r[48] &= 0xf0;
+		r[49] = 0;
+	}
+	g_byte_array_append(q->out, r, MCMR_SIZE);
+}
+
+/* The join-state bits (and scope) a query asks for, compared under its mask. */
+static int state_matches(const struct query *q, uint8_t scope_state)
+{
+	uint8_t m = (uint8_t)((q->mask & MCMR_SCOPE ? 0xf0 : 0) | (q->mask & MCMR_JOIN_STATE ? 0x0f : 0));
+	return (q->rec[48] & m) == (scope_state & m);
+}
 
 static void query_group(struct mc_group *grp, void *ctx)
 {
 	struct query *q = ctx;
-	uint8_t r[MCMR_SIZE];
-	guint n = grp->members->len;
-	for (guint i = 0; i < (n ? n : 1); i++) {
-		mcm_record(grp, n ? &g_array_index(grp->members, struct mc_member, i) : NULL, r);
-		if (sa_match(mcmr_layout(), q->mask, q->rec, r))
-			g_byte_array_append(q->out, r, MCMR_SIZE);
+	const uint8_t *rec = q->rec;
+	if ((q->mask & MCMR_MGID) && memcmp(rec, grp->mgid, 16))
+		return;
+	if (q->env->pkey_ok && !q->env->pkey_ok(q->env->ctx, q->who->port_guid, grp->p.pkey))
+		return; /* the requester is not in the group's partition */
+	if (!compatible(grp, rec, q->mask) || ((q->mask & MCMR_PROXY) && (rec[49] & 0x80)))
+		return;
+	uint8_t scope = (uint8_t)(grp->p.scope << 4);
+	if (q->mask & MCMR_PORT_GID) { /* that member's record */
+		const struct mc_member *m = mc_member(grp, sa_be64(rec + 24));
+		if (m && state_matches(q, (uint8_t)(scope | m->join_state)))
+			add(q, grp, m);
+		return;
 	}
+	if (q->who->trusted) { /* a record per member */
+		for (guint i = 0; i < grp->members->len; i++) {
+			const struct mc_member *m = &g_array_index(grp->members, struct mc_member, i);
+			if (state_matches(q, (uint8_t)(scope | m->join_state)))
+				add(q, grp, m);
+		}
+		return;
+	}
+	if (state_matches(q, scope)) /* the group's record */
+		add(q, grp, NULL);
 }
 
-void mcm_query(struct mc_groups *g, const uint8_t *rec, uint64_t mask, GByteArray *out)
+void mcm_query(struct mc_groups *g, const struct mcm_env *env, const uint8_t *rec, uint64_t mask,
+	       const struct mcm_requester *who, GByteArray *out)
 {
-	struct query q = { rec, mask, out };
+	struct query q = { rec, mask, who, env, out };
 	mc_foreach(g, query_group, &q);
 }

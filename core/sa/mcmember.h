@@ -43,9 +43,12 @@ uint16_t mcm_join(struct mc_groups *g, const struct mcm_env *env, const uint8_t 
 /* SubnAdmDelete: *deleted says the group went with it (trap 67). */
 uint16_t mcm_leave(struct mc_groups *g, const uint8_t *rec, uint64_t mask,
 		   const struct mcm_requester *who, uint8_t *out, int *deleted);
-/* Get/GetTable: a record per member (a group without members: one, PortGID zero), those the
- * query matches, appended to out. */
-void mcm_query(struct mc_groups *g, const uint8_t *rec, uint64_t mask, GByteArray *out);
+/* Get/GetTable, as IBA 15.2.5.17 and OpenSM answer: the groups the query's MGID, MLID and other
+ * fields (under their selectors) match and whose partition the requester is in; per group the
+ * record of the member the PortGID names, else (trusted) one record per member, else one for
+ * the group. Untrusted requesters see PortGID, JoinState and ProxyJoin zero. Appended to out. */
+void mcm_query(struct mc_groups *g, const struct mcm_env *env, const uint8_t *rec, uint64_t mask,
+	       const struct mcm_requester *who, GByteArray *out);
 /* The record of GRP for member M (NULL: none). */
 void mcm_record(const struct mc_group *grp, const struct mc_member *m, uint8_t *out);
 

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* mft_record.c - MulticastForwardingTableRecord (IBA 15.2.5.8): per switch, one record per
  * block of 32 MLIDs and position (16 ports) that has a port in it, as OpenSM answers (empty
- * blocks are not listed). The switches' MFTs come from the multicast groups of the
- * generation (v->mft); until multicast exists (issue 12) no group has a member and every
- * block is empty, so the table has no records. */
+ * blocks are not listed), from what the switches hold as the programmer knows it
+ * (program/mft.h): a block whose Set failed is not listed. */
 #include "sa/records.h"
 
 #define MFTR_SIZE 72  /* LID 2, Position 4 bits + reserved 3 + BlockNum 9, reserved 4, 32 masks */
@@ -12,22 +11,25 @@ static void build(const struct sa_view *v, int trusted, GByteArray *out)
 {
 	(void)trusted;
 	const struct fabric *f = v->f;
-	const struct sa_mft *m = v->mft;
-	if (!m)
+	if (!v->mft)
 		return;
-	for (uint32_t s = 0; s < f->pub.n_switches && s < m->n_switches; s++) {
-		uint16_t lid = f->ports[f->nodes[f->switches[s].node].port0].lid;
-		for (uint32_t b = 0; b * 32 < m->n_mlids; b++)
-			for (unsigned pos = 0; pos < m->positions; pos++) {
+	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
+		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
+		uint16_t lid = f->ports[n->port0].lid;
+		uint8_t positions;
+		uint32_t nblocks = mft_memory_nblocks(v->mft, n->guid, &positions);
+		for (uint32_t b = 0; b < nblocks; b++)
+			for (uint8_t pos = 0; pos < positions; pos++) {
+				uint16_t masks[MFT_BLOCK_MLIDS];
+				if (!mft_memory_block(v->mft, n->guid, b, pos, masks))
+					continue;
 				uint8_t rec[MFTR_SIZE] = { (uint8_t)(lid >> 8), (uint8_t)lid,
 							   (uint8_t)(pos << 4 | (b >> 8 & 1)), (uint8_t)b };
 				int any = 0;
-				for (uint32_t i = 0; i < 32 && b * 32 + i < m->n_mlids; i++) {
-					uint16_t mask = m->masks[((size_t)s * m->n_mlids + b * 32 + i) *
-								 m->positions + pos];
-					rec[8 + 2 * i] = (uint8_t)(mask >> 8);
-					rec[9 + 2 * i] = (uint8_t)mask;
-					any |= mask != 0;
+				for (uint32_t i = 0; i < MFT_BLOCK_MLIDS; i++) {
+					rec[8 + 2 * i] = (uint8_t)(masks[i] >> 8);
+					rec[9 + 2 * i] = (uint8_t)masks[i];
+					any |= masks[i] != 0;
 				}
 				if (any)
 					g_byte_array_append(out, rec, MFTR_SIZE);

@@ -36,7 +36,7 @@ unsigned pr_rate_units(uint8_t rate)
 }
 
 /* The fastest rate code not above `units` (rates[] is sorted by bandwidth); 0 if none. */
-static uint8_t rate_at_most(unsigned units)
+uint8_t pr_rate_at_most(unsigned units)
 {
 	uint8_t best = 0;
 	for (size_t i = 0; i < G_N_ELEMENTS(rates); i++)
@@ -46,7 +46,7 @@ static uint8_t rate_at_most(unsigned units)
 }
 
 /* A port's link bandwidth in 0.5 Gb/s units: lanes of LinkWidthActive x LinkSpeedActive. */
-static unsigned port_units(const struct ibsm_port *p)
+unsigned pr_port_units(const struct ibsm_port *p)
 {
 	unsigned lanes = p->width == 1 ? 1 : p->width == 2 ? 4 : p->width == 4 ? 8 :
 			 p->width == 8 ? 12 : p->width == 16 ? 2 : 1;
@@ -63,7 +63,7 @@ static void add_link(const struct fabric *f, uint32_t a, uint32_t b, struct path
 {
 	const struct ibsm_port *x = &f->ports[a], *y = &f->ports[b];
 	uint8_t mtu = x->mtu_cap < y->mtu_cap ? x->mtu_cap : y->mtu_cap;
-	unsigned u = port_units(x) < port_units(y) ? port_units(x) : port_units(y);
+	unsigned u = pr_port_units(x) < pr_port_units(y) ? pr_port_units(x) : pr_port_units(y);
 	if (mtu && mtu < p->mtu)
 		p->mtu = mtu;
 	if (u < p->units)
@@ -125,7 +125,7 @@ done:
 	if (p->mtu == 0xff)
 		p->mtu = f->ports[src].mtu_cap;
 	if (p->units == ~0u)
-		p->units = port_units(&f->ports[src]);
+		p->units = pr_port_units(&f->ports[src]);
 	return 0;
 }
 
@@ -232,7 +232,7 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 		if ((m >> PR_REVERSIBLE & 1) && bits(q, PR_REVERSIBLE) && !reversible)
 			continue;
 		/* a port's path to itself crosses no link: PacketLifeTime 0, as OpenSM */
-		int mtu = p.mtu, rate = rate_at_most(p.units), life = src == dst ? 0 : qq->env->packet_life;
+		int mtu = p.mtu, rate = pr_rate_at_most(p.units), life = src == dst ? 0 : qq->env->packet_life;
 		if (m >> PR_MTU & 1)
 			mtu = select_ordered(m >> PR_MTU_SEL & 1 ? (unsigned)bits(q, PR_MTU_SEL) : 2, mtu,
 					     (int)bits(q, PR_MTU));
@@ -245,7 +245,7 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 			else if (sel == 0)
 				rate = p.units > want ? rate : -1;
 			else if (sel == 1)
-				rate = p.units < want ? rate : rate_at_most(want - 1);
+				rate = p.units < want ? rate : pr_rate_at_most(want - 1);
 			else if (sel == 2)
 				rate = p.units >= want ? want_code : -1;
 			if (rate == 0)

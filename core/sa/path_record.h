@@ -36,5 +36,9 @@ void pr_put(uint8_t *rec, int comp, uint64_t v);
 const struct sa_layout *pr_layout(void);
 /* IB rate code -> bandwidth in units of 0.5 Gb/s (0: unknown code). */
 unsigned pr_rate_units(uint8_t rate);
+/* The fastest rate code not above units (0.5 Gb/s each); 0 if none. */
+uint8_t pr_rate_at_most(unsigned units);
+/* A port's link bandwidth in 0.5 Gb/s units (LinkWidthActive x LinkSpeedActive). */
+unsigned pr_port_units(const struct ibsm_port *p);
 
 #endif

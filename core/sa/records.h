@@ -7,6 +7,7 @@
 
 #include <glib.h>
 #include "fabric/model.h"
+#include "program/mft.h"
 #include "routing/result.h"
 #include "sa/compmask.h"
 #include "sa/pkeys.h"
@@ -26,20 +27,12 @@ struct sa_remote_sm {
 	uint8_t priority, state;
 };
 
-/* The switches' multicast forwarding tables: port masks of MLID 0xC000 + i, 16 ports per
- * position, at masks[(switch * n_mlids + i) * positions + position]. */
-struct sa_mft {
-	uint32_t n_switches, n_mlids;
-	uint8_t positions;
-	const uint16_t *masks;
-};
-
 /* What the records are built from: one routed generation, as programmed, and this SM. */
 struct sa_view {
 	const struct fabric *f;
 	const struct routing_result *r;   /* its routes (the LFTs the switches hold) */
 	const struct sa_pkeys *pk;        /* its P_Key tables (NULL: not known) */
-	const struct sa_mft *mft;         /* its MFTs (NULL: no multicast group has a member) */
+	const struct mft_memory *mft;     /* what the switches' MFTs hold (NULL: not known) */
 	struct sa_self self;
 	const struct sa_remote_sm *remote; /* the other SMs in the subnet */
 	unsigned n_remote;

@@ -16,6 +16,7 @@
 #include "config/build.h"
 #include "routing/chain.h"
 #include "sm/daemon.h"
+#include "sm/mcast.h"
 #include "sm/loop.h"
 #include "sm/notify.h"
 #include "sm/policies.h"
@@ -196,6 +197,7 @@ static int bind_port(struct sm *sm, struct local_port *lp)
 	sm->sa = sa_new(sm->dispatch);
 	sm_apply_mkey(sm); /* the keys again, now that the SA exists */
 	sm->prog = programmer_new(sm->t, &sm->stop);
+	mcast_init(sm);
 	phase_log_init(&sm->phases, sm->t, sm->opt->progress);
 	return 0;
 }
@@ -327,6 +329,7 @@ static void sm_release(struct sm *sm)
 	sweep_join_dumps(sm);
 	sweep_set_live(sm, NULL);
 	traps_agent_unregister(sm);
+	mcast_free(sm);
 	sa_free(sm->sa);
 	dispatch_free(sm->dispatch);
 	programmer_free(sm->prog);

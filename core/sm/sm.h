@@ -28,6 +28,7 @@ struct sm {
 	struct smdev *dev;
 	struct dispatch *dispatch;     /* SMInfo, trap and SA agents */
 	struct sa *sa;                 /* the SA agent (NULL offline) */
+	struct mcast_mgr *mcast;       /* multicast trees and MFTs (sm/mcast.h; NULL offline) */
 	struct phase_log phases;       /* of the sweep in progress */
 	struct routing_chain *chain;   /* engines set up for the configuration in force */
 	struct programmer *prog;       /* what the fabric holds, across sweeps */

@@ -14,6 +14,7 @@
 #include "fabric/lid.h"
 #include "fabric/netfile.h"
 #include "routing/run.h"
+#include "sm/mcast.h"
 #include "sm/sminfo.h"
 #include "sm/sweep.h"
 
@@ -105,6 +106,7 @@ struct dump_job {
 	struct routing_result *r;
 	char *dir;
 	int routes;
+	int mcfdbs;     /* offline: no groups, an empty opensm.mcfdbs (live: sm/mcast.c writes it) */
 };
 
 static gpointer dump_main(gpointer p)
@@ -117,7 +119,8 @@ static gpointer dump_main(gpointer p)
 		g_clear_error(&err);
 	}
 	if (j->routes &&
-	    (dump_fdbs(f, j->r->lft, j->r->stride, j->dir, &err) < 0 || dump_mcfdbs(f, j->dir, &err) < 0 ||
+	    (dump_fdbs(f, j->r->lft, j->r->stride, j->dir, &err) < 0 ||
+	     (j->mcfdbs && dump_mcfdbs(f, j->dir, &err) < 0) ||
 	     dump_lfts(f, j->r->lft, j->r->stride, j->dir, &err) < 0 ||
 	     dump_lid_matrix(f, j->dir, &err) < 0)) {
 		LOG_E("SWP-0012", "%s", err->message);
@@ -145,6 +148,7 @@ static void write_dumps(struct sm *sm, struct routing_result *r)
 	j->r = routing_result_ref(r);
 	j->dir = g_strdup(sm->opt->tmp_dir);
 	j->routes = sm->opt->dump_routes;
+	j->mcfdbs = sm->mcast == NULL;
 	sm->dump_thread = g_thread_new("ibsm-dumps", dump_main, j);
 }
 
@@ -338,6 +342,8 @@ int sweep_heavy(struct sm *sm, GError **err)
 	/* the SA answers from this generation (and a copy of its P_Key tables) from now on */
 	if (sm->sa)
 		sa_publish(sm->sa, r, sa_pkeys_new(f, pkey_table, sm->prog));
+	/* every group's tree again over this generation, and the MFT blocks that differ */
+	mcast_sweep(sm, r);
 	/* what follows takes tens of ms on a large fabric: the SA is served between the parts */
 	transport_step_now(sm->t);
 	summarize(sm, f, r->engine);

@@ -249,16 +249,31 @@ static void test_mcmember(void)
 	struct mcm_requester seven = { .port_guid = 7 };
 	mcmr(r, mgid, 7, MC_FULL);
 	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &seven, out, &created), ==, SA_ERR_REQ_INVALID);
-	/* queries: the group's three members; by PortGID one */
+	/* queries: trusted, the group's three members; untrusted, the group once with PortGID and
+	 * JoinState zero; by PortGID that member (its JoinState only to the trusted) */
 	GByteArray *recs = g_byte_array_new();
 	mcmr(r, mgid, 0, 0);
-	mcm_query(g, r, MCMR_MGID, recs);
+	mcm_query(g, &env, r, MCMR_MGID, &sm, recs);
 	g_assert_cmpuint(recs->len, ==, 3 * MCMR_SIZE);
 	g_byte_array_set_size(recs, 0);
+	mcm_query(g, &env, r, MCMR_MGID, &a, recs);
+	g_assert_cmpuint(recs->len, ==, MCMR_SIZE);
+	static const uint8_t zero16[16];
+	g_assert_cmpmem(recs->data + 16, 16, zero16, 16);
+	g_assert_cmpuint(recs->data[48] & 0xf, ==, 0);
+	g_byte_array_set_size(recs, 0);
 	mcmr(r, mgid, 2, 0);
-	mcm_query(g, r, MCMR_MGID | MCMR_PORT_GID, recs);
+	mcm_query(g, &env, r, MCMR_MGID | MCMR_PORT_GID, &sm, recs);
 	g_assert_cmpuint(recs->len, ==, MCMR_SIZE);
 	g_assert_cmpuint(recs->data[48] & 0xf, ==, MC_NON_MEMBER);
+	g_byte_array_set_size(recs, 0);
+	mcm_query(g, &env, r, MCMR_MGID | MCMR_PORT_GID, &a, recs);
+	g_assert_cmpuint(recs->len, ==, MCMR_SIZE);
+	g_assert_cmpuint(recs->data[48] & 0xf, ==, 0);
+	/* a requester outside the partition sees no group */
+	g_byte_array_set_size(recs, 0);
+	mcm_query(g, &env, r, MCMR_MGID, &seven, recs);
+	g_assert_cmpuint(recs->len, ==, 0);
 	/* leaves: not joined so; partial; the last full members go and the group with them */
 	mcmr(r, mgid, 2, MC_FULL);
 	g_assert_cmphex(mcm_leave(g, r, JOIN_MASK, &b, out, &deleted), ==, SA_ERR_REQ_INVALID);
@@ -275,8 +290,10 @@ static void test_mcmember(void)
 	struct mc_params p = { .qkey = 0x0b1b, .pkey = 0xffff, .mtu = 4, .rate = 3 };
 	mc_create(g, mgid, &p, 1);
 	g_byte_array_set_size(recs, 0);
-	mcm_query(g, r, 0, recs);
-	g_assert_cmpuint(recs->len, ==, MCMR_SIZE);
+	mcm_query(g, &env, r, 0, &sm, recs);
+	g_assert_cmpuint(recs->len, ==, 0);        /* trusted: a record per member, none */
+	mcm_query(g, &env, r, 0, &a, recs);
+	g_assert_cmpuint(recs->len, ==, MCMR_SIZE); /* untrusted: the group's record */
 	g_byte_array_free(recs, TRUE);
 	mc_groups_free(g);
 }

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* mcast_tree.h - the core's default multicast spanning tree (for engines without an `mcast`
+ * hook). Per generation: the central switches (least eccentricity over the switches that have
+ * end ports, over ACTIVE links) and, lazily, a breadth-first tree from each. A group's tree is
+ * rooted at one of them (chosen by MLID, so groups spread over the centre of a fat tree), and
+ * is the union of the tree paths from its members' switches to the root: loop-free, every
+ * member reached once. Between two switches joined by parallel links one link carries the
+ * group, chosen by MLID, so groups spread over parallel links too. Pure: no MADs. */
+#ifndef IBSM_ROUTING_MCAST_TREE_H
+#define IBSM_ROUTING_MCAST_TREE_H
+
+#include <stdint.h>
+#include "fabric/model.h"
+#include "routing/result.h"
+
+struct mcast_topo;
+
+/* The topology of generation f for multicast trees (f is referenced until freed). */
+struct mcast_topo *mcast_topo_new(struct fabric *f);
+void mcast_topo_free(struct mcast_topo *t);
+const struct fabric *mcast_topo_fabric(const struct mcast_topo *t);
+/* The tree of mlid over member end ports (port ids: CA ports, switch port 0): egress[s] (one
+ * 256-bit port mask per switch of f, zeroed by the caller) gets the ports switch s forwards
+ * the group to. Members not ACTIVE or not attached to a switch are left out. Returns the
+ * number of switches in the tree, or -1 when the members are not all connected (those in
+ * the root's component are still served). */
+int mcast_tree_build(struct mcast_topo *t, uint16_t mlid, const uint32_t *members, uint32_t n,
+		     uint64_t (*egress)[4]);
+/* The tree from the engine's `mcast` hook when one builds it, else the default above. */
+int mcast_tree_route(struct mcast_topo *t, const struct routing_result *r, uint16_t mlid,
+		     const uint32_t *members, uint32_t n, uint64_t (*egress)[4]);
+/* The switch ids trees may be rooted at (*n of them). */
+const uint32_t *mcast_topo_roots(const struct mcast_topo *t, uint32_t *n);
+
+#endif
