@@ -4,15 +4,20 @@
 #include "routing/mcast_tree.h"
 
 #define ECC_SOURCES_MAX 256 /* switches with end ports the centre is measured from, at most */
+#define HOPS_SWITCHES_MAX 4096 /* up to here a hop matrix (16 MiB) picks each group's own root */
 
 struct mcast_topo {
 	struct fabric *f;
 	uint32_t ns;
 	uint32_t *roots, n_roots;
-	uint32_t **parent;       /* [n_roots] lazily: parent switch on the tree from roots[i] */
+	uint32_t **parents;      /* [n_roots] lazily: parent switch on the tree from roots[i] */
 	uint32_t *queue, *dist;  /* BFS scratch [ns] */
 	uint32_t *stamp, now;    /* [ns] in the tree being built when stamp == now */
 	uint32_t *member;        /* [ns] has a member port in it when member == now */
+	uint8_t *hops;           /* [ns * ns] switch hops over ACTIVE links (0xFF: none), or NULL */
+	int hops_tried;
+	uint32_t *parent;        /* [ns] scratch: the BFS tree of a group's own root */
+	uint32_t *msw;           /* [ns] scratch: a group's member switches */
 };
 
 static int port_up(const struct fabric *f, uint32_t p)
@@ -118,8 +123,10 @@ struct mcast_topo *mcast_topo_new(struct fabric *f)
 	t->dist = g_new(uint32_t, n);
 	t->stamp = g_new0(uint32_t, n);
 	t->member = g_new0(uint32_t, n);
+	t->parent = g_new(uint32_t, n);
+	t->msw = g_new(uint32_t, n);
 	find_roots(t);
-	t->parent = g_new0(uint32_t *, t->n_roots ? t->n_roots : 1);
+	t->parents = g_new0(uint32_t *, t->n_roots ? t->n_roots : 1);
 	return t;
 }
 
@@ -128,8 +135,11 @@ void mcast_topo_free(struct mcast_topo *t)
 	if (!t)
 		return;
 	for (uint32_t i = 0; i < t->n_roots; i++)
-		g_free(t->parent[i]);
+		g_free(t->parents[i]);
+	g_free(t->parents);
 	g_free(t->parent);
+	g_free(t->msw);
+	g_free(t->hops);
 	g_free(t->roots);
 	g_free(t->queue);
 	g_free(t->dist);
@@ -231,22 +241,96 @@ static int prune_root(struct mcast_topo *t, uint32_t root, uint64_t (*egress)[4]
 	return removed;
 }
 
+/* All-pairs hops over ACTIVE links, one BFS per switch; only up to HOPS_SWITCHES_MAX. */
+static void hop_matrix(struct mcast_topo *t)
+{
+	t->hops_tried = 1;
+	if (t->ns > HOPS_SWITCHES_MAX || !t->ns)
+		return;
+	t->hops = g_malloc((size_t)t->ns * t->ns);
+	for (uint32_t a = 0; a < t->ns; a++) {
+		bfs(t, a, NULL);
+		for (uint32_t b = 0; b < t->ns; b++)
+			t->hops[(size_t)a * t->ns + b] = t->dist[b] > 254 ? 0xFF : (uint8_t)t->dist[b];
+	}
+}
+
+/* The group's own root: least eccentricity over its member switches, then least total
+ * distance; among equals the one the MLID picks (groups spread over the centre). */
+static uint32_t group_root(struct mcast_topo *t, uint16_t mlid, const uint32_t *ms, uint32_t nm)
+{
+	uint32_t best_e = UINT32_MAX, ties = 0, pick = 0;
+	uint64_t best_s = UINT64_MAX;
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t r = 0; r < t->ns; r++) {
+			const uint8_t *row = t->hops + (size_t)r * t->ns;
+			uint32_t e = 0;
+			uint64_t sum = 0;
+			for (uint32_t i = 0; i < nm; i++) {
+				uint32_t d = row[ms[i]] == 0xFF ? 1000 : row[ms[i]];
+				if (d > e)
+					e = d;
+				sum += d;
+			}
+			if (pass == 1) {
+				if (e == best_e && sum == best_s && pick-- == 0)
+					return r;
+			} else if (e < best_e || (e == best_e && sum < best_s)) {
+				best_e = e;
+				best_s = sum;
+				ties = 1;
+			} else if (e == best_e && sum == best_s) {
+				ties++;
+			}
+			if (pass == 0 && r + 1 == t->ns)
+				pick = mlid % ties;
+		}
+	return t->roots[0];
+}
+
 int mcast_tree_build(struct mcast_topo *t, uint16_t mlid, const uint32_t *members, uint32_t n,
 		     uint64_t (*egress)[4])
 {
 	const struct fabric *f = t->f;
 	if (!t->n_roots || !n)
 		return 0;
-	uint32_t k = mlid % t->n_roots, root = t->roots[k];
-	if (!t->parent[k]) {
-		t->parent[k] = g_new(uint32_t, t->ns);
-		bfs(t, root, t->parent[k]);
-	}
-	const uint32_t *parent = t->parent[k];
 	if (++t->now == 0) { /* wrapped: start the stamps again */
 		memset(t->stamp, 0, (size_t)t->ns * sizeof(uint32_t));
 		memset(t->member, 0, (size_t)t->ns * sizeof(uint32_t));
 		t->now = 1;
+	}
+	if (!t->hops_tried)
+		hop_matrix(t);
+	uint32_t root;
+	const uint32_t *parent;
+	if (t->hops) {
+		uint32_t nm = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t s;
+			unsigned port;
+			if (attach(f, members[i], &s, &port) == 0 && t->member[s] != t->now) {
+				t->member[s] = t->now;
+				t->msw[nm++] = s;
+			}
+		}
+		if (!nm)
+			return 0;
+		root = group_root(t, mlid, t->msw, nm);
+		bfs(t, root, t->parent);
+		parent = t->parent;
+		if (++t->now == 0) {
+			memset(t->stamp, 0, (size_t)t->ns * sizeof(uint32_t));
+			memset(t->member, 0, (size_t)t->ns * sizeof(uint32_t));
+			t->now = 1;
+		}
+	} else {
+		uint32_t k = mlid % t->n_roots;
+		root = t->roots[k];
+		if (!t->parents[k]) {
+			t->parents[k] = g_new(uint32_t, t->ns);
+			bfs(t, root, t->parents[k]);
+		}
+		parent = t->parents[k];
 	}
 	int in_tree = 0, cut = 0;
 	for (uint32_t i = 0; i < n; i++) {
