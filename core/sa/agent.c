@@ -223,7 +223,7 @@ static void multicast(struct sa *sa, const struct sa_request *rq, const struct f
 		if (!a->status && changed)
 			mcast_notice(sa, 66, out);
 	} else {
-		a->status = mcm_leave(sa->mc, rq->record, rq->comp_mask, &who, out, &changed);
+		a->status = mcm_leave(sa->mc, &env, rq->record, rq->comp_mask, &who, out, &changed);
 		if (!a->status && changed)
 			mcast_notice(sa, 67, out);
 	}

@@ -6,6 +6,7 @@
  * than, 1 less than, 2 exactly, 3 the largest available. */
 #include <string.h>
 #include "sa/mcmember.h"
+#include "sa/path_record.h"
 #include "sa/wire.h"
 
 #define CREATE_MASK (MCMR_QKEY | MCMR_PKEY | MCMR_SL | MCMR_FLOW | MCMR_TCLASS)
@@ -35,36 +36,57 @@ void mcm_record(const struct mc_group *grp, const struct mc_member *m, uint8_t *
 	out[49] = (uint8_t)(m && m->proxy ? 0x80 : 0);
 }
 
+/* Values are compared in their order: MTU codes 1-5 and PacketLifeTime codes 0-63 as numbers,
+ * rate codes by the bandwidth they stand for (2.5 Gb/s is code 2, 5 Gb/s code 5, 10 Gb/s code
+ * 3...). rank() is 0 for a code that is no value; at_most() the best code of rank <= r, or -1. */
+struct order {
+	unsigned (*rank)(uint8_t code);
+	int (*at_most)(unsigned r);
+};
+
+static unsigned mtu_rank(uint8_t c) { return c >= 1 && c <= 5 ? c : 0; }
+static int mtu_at_most(unsigned r) { return r >= 1 ? (int)(r > 5 ? 5 : r) : -1; }
+static unsigned life_rank(uint8_t c) { return (unsigned)c + 1; }
+static int life_at_most(unsigned r) { return r >= 1 ? (int)(r > 64 ? 63 : r - 1) : -1; }
+static unsigned rate_rank(uint8_t c) { return pr_rate_units(c); }
+static int rate_at_most(unsigned r) { uint8_t c = pr_rate_at_most(r); return c ? c : -1; }
+static const struct order MTU = { mtu_rank, mtu_at_most }, LIFE = { life_rank, life_at_most },
+			  RATE = { rate_rank, rate_at_most };
+
 /* The value a create asks for with selector SEL (given: the mask has both selector and
- * value; value alone: exactly): 0 when none can be had below MAX. */
-static uint8_t pick(uint64_t mask, uint64_t sel_bit, uint64_t val_bit, uint8_t byte, uint8_t max)
+ * value; value alone: exactly), MAX when the mask has no value: -1 when none can be had up to
+ * MAX. */
+static int pick(uint64_t mask, uint64_t sel_bit, uint64_t val_bit, uint8_t byte, uint8_t max,
+		const struct order *o)
 {
 	if (!(mask & val_bit))
 		return max;
 	uint8_t sel = mask & sel_bit ? byte >> 6 : SEL_EQ, v = byte & 0x3f;
+	unsigned rv = o->rank(v), rmax = o->rank(max);
 	switch (sel) {
 	case SEL_GT:
-		return v + 1 <= max ? max : 0;
+		return rv && rmax > rv ? max : -1;
 	case SEL_LT:
-		return v > 1 ? (uint8_t)(v - 1 < max ? v - 1 : max) : 0;
+		return rv > 1 ? o->at_most(rv - 1 < rmax ? rv - 1 : rmax) : -1;
 	case SEL_EQ:
-		return v <= max ? v : 0;
+		return rv && rv <= rmax ? v : -1;
 	default:
 		return max;
 	}
 }
 
 /* Does the group's value G satisfy the request's selector (given as above)? */
-static int accepts(uint64_t mask, uint64_t sel_bit, uint64_t val_bit, uint8_t byte, uint8_t g)
+static int accepts(uint64_t mask, uint64_t sel_bit, uint64_t val_bit, uint8_t byte, uint8_t g,
+		   const struct order *o)
 {
 	if (!(mask & val_bit))
 		return 1;
 	uint8_t sel = mask & sel_bit ? byte >> 6 : SEL_EQ, v = byte & 0x3f;
 	switch (sel) {
 	case SEL_GT:
-		return g > v;
+		return o->rank(g) > o->rank(v);
 	case SEL_LT:
-		return g < v;
+		return o->rank(g) < o->rank(v);
 	case SEL_EQ:
 		return g == v;
 	default:
@@ -82,9 +104,9 @@ static int compatible(const struct mc_group *grp, const uint8_t *rec, uint64_t m
 	       (!(mask & MCMR_SL) || (w >> 28) == grp->p.sl) &&
 	       (!(mask & MCMR_FLOW) || ((w >> 8) & 0xfffff) == grp->p.flow_label) &&
 	       (!(mask & MCMR_HOP) || (w & 0xff) == grp->p.hop_limit) &&
-	       accepts(mask, MCMR_MTU_SEL, MCMR_MTU, rec[38], grp->p.mtu) &&
-	       accepts(mask, MCMR_RATE_SEL, MCMR_RATE, rec[42], grp->p.rate) &&
-	       accepts(mask, MCMR_LIFE_SEL, MCMR_LIFE, rec[43], grp->p.packet_life);
+	       accepts(mask, MCMR_MTU_SEL, MCMR_MTU, rec[38], grp->p.mtu, &MTU) &&
+	       accepts(mask, MCMR_RATE_SEL, MCMR_RATE, rec[42], grp->p.rate, &RATE) &&
+	       accepts(mask, MCMR_LIFE_SEL, MCMR_LIFE, rec[43], grp->p.packet_life, &LIFE);
 }
 
 /* An MGID for a group created without one: ff1<scope>:a01b:<pkey>::<n>, the first n free. */
@@ -101,6 +123,26 @@ static void new_mgid(struct mc_groups *g, uint8_t scope, uint16_t pkey, uint8_t 
 	} while (mc_find(g, mgid));
 }
 
+/* A multicast GID a requester may name for a new group (IBA 4.1.1): prefix 0xFF, flags 0
+ * (permanent) or 1 (transient); not the 0xA01B signature the SA gives MGIDs it makes up. */
+static int mgid_valid(const uint8_t *mgid)
+{
+	uint8_t flags = mgid[1] >> 4;
+	return mgid[0] == 0xff && flags <= 1 && !(mgid[2] == 0xa0 && mgid[3] == 0x1b);
+}
+
+/* May `who` join port to a group of partition pkey: the port must be in the partition, and a
+ * proxy (a requester joining another port) must present the SM_Key or be in it too. */
+static int may_join(const struct mcm_env *env, const struct mcm_requester *who, uint64_t port,
+		    uint16_t pkey)
+{
+	if (!env->pkey_ok)
+		return port == who->port_guid || who->trusted;
+	if (!env->pkey_ok(env->ctx, port, pkey))
+		return 0;
+	return port == who->port_guid || who->trusted || env->pkey_ok(env->ctx, who->port_guid, pkey);
+}
+
 uint16_t mcm_join(struct mc_groups *g, const struct mcm_env *env, const uint8_t *rec, uint64_t mask,
 		  const struct mcm_requester *who, uint8_t *out, int *created)
 {
@@ -108,12 +150,10 @@ uint16_t mcm_join(struct mc_groups *g, const struct mcm_env *env, const uint8_t 
 	if (!(mask & MCMR_PORT_GID) || !(mask & MCMR_JOIN_STATE))
 		return SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
 	uint8_t state = rec[48] & 0xf;
-	if (!state || (state & ~MC_STATES))
+	if (!state)
 		return SA_ERR_REQ_INVALID;
 	uint64_t port = sa_be64(rec + 24);
 	int proxy = port != who->port_guid;
-	if (proxy && !who->trusted)
-		return SA_ERR_REQ_INVALID;
 	static const uint8_t zero[16];
 	int named = (mask & MCMR_MGID) && memcmp(rec, zero, 16);
 	struct mc_group *grp = named ? mc_find(g, rec) : NULL;
@@ -123,19 +163,22 @@ uint16_t mcm_join(struct mc_groups *g, const struct mcm_env *env, const uint8_t 
 		if ((mask & CREATE_MASK) != CREATE_MASK)
 			return SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
 		uint32_t w = be32(rec + 44);
+		int mtu = pick(mask, MCMR_MTU_SEL, MCMR_MTU, rec[38], env->max_mtu, &MTU);
+		int rate = pick(mask, MCMR_RATE_SEL, MCMR_RATE, rec[42], env->max_rate, &RATE);
+		int life = mask & MCMR_LIFE ? pick(mask, MCMR_LIFE_SEL, MCMR_LIFE, rec[43], 0x3f, &LIFE) :
+			   env->packet_life;
+		if (mtu < 0 || rate < 0 || life < 0)
+			return SA_ERR_REQ_INVALID;
+		if (named && !mgid_valid(rec))
+			return SA_ERR_REQ_INVALID;
 		struct mc_params p = {
 			.qkey = be32(rec + 32), .pkey = be16(rec + 40), .tclass = rec[39],
 			.sl = (uint8_t)(w >> 28), .flow_label = (w >> 8) & 0xfffff,
 			.hop_limit = mask & MCMR_HOP ? (uint8_t)w : 0,
-			.mtu = pick(mask, MCMR_MTU_SEL, MCMR_MTU, rec[38], env->max_mtu),
-			.rate = pick(mask, MCMR_RATE_SEL, MCMR_RATE, rec[42], env->max_rate),
-			.packet_life = mask & MCMR_LIFE ?
-				       pick(mask, MCMR_LIFE_SEL, MCMR_LIFE, rec[43], 0x3f) : env->packet_life,
+			.mtu = (uint8_t)mtu, .rate = (uint8_t)rate, .packet_life = (uint8_t)life,
 			.scope = mask & MCMR_SCOPE ? rec[48] >> 4 : named ? rec[1] & 0xf : 2,
 		};
-		if (!p.mtu || !p.rate || (mask & MCMR_LIFE && !p.packet_life))
-			return SA_ERR_REQ_INVALID;
-		if (env->pkey_ok && !env->pkey_ok(env->ctx, port, p.pkey))
+		if (!may_join(env, who, port, p.pkey))
 			return SA_ERR_REQ_INVALID;
 		uint8_t mgid[16];
 		if (named)
@@ -149,28 +192,34 @@ uint16_t mcm_join(struct mc_groups *g, const struct mcm_env *env, const uint8_t 
 	} else {
 		if (!compatible(grp, rec, mask))
 			return SA_ERR_REQ_INVALID;
-		if (env->pkey_ok && !env->pkey_ok(env->ctx, port, grp->p.pkey))
+		if (!may_join(env, who, port, grp->p.pkey))
 			return SA_ERR_REQ_INVALID;
+		const struct mc_member *m = mc_member(grp, port);
+		if (m && proxy && !m->proxy && !who->trusted)
+			return SA_ERR_REQ_INVALID; /* a port's own membership is its own business */
 	}
 	mc_join(grp, port, rec + 16, state, proxy);
 	mcm_record(grp, mc_member(grp, port), out);
 	return 0;
 }
 
-uint16_t mcm_leave(struct mc_groups *g, const uint8_t *rec, uint64_t mask,
+uint16_t mcm_leave(struct mc_groups *g, const struct mcm_env *env, const uint8_t *rec, uint64_t mask,
 		   const struct mcm_requester *who, uint8_t *out, int *deleted)
 {
 	*deleted = 0;
 	if (!(mask & MCMR_MGID) || !(mask & MCMR_PORT_GID) || !(mask & MCMR_JOIN_STATE))
 		return SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
 	uint64_t port = sa_be64(rec + 24);
-	if (port != who->port_guid && !who->trusted)
-		return SA_ERR_REQ_INVALID;
 	struct mc_group *grp = mc_find(g, rec);
 	const struct mc_member *m = grp ? mc_member(grp, port) : NULL;
-	uint8_t state = rec[48] & MC_STATES;
-	if (!m || !state || !(m->join_state & state))
+	/* another port's membership: only one a proxy made, and only from inside its partition */
+	if (m && port != who->port_guid && !who->trusted &&
+	    (!m->proxy || !env || !env->pkey_ok || !env->pkey_ok(env->ctx, who->port_guid, grp->p.pkey)))
 		return SA_ERR_REQ_INVALID;
+	uint8_t state = rec[48] & MC_STATES;
+	if (!m || !state || (m->join_state & state) != state) /* every bit taken back must be held */
+		return SA_ERR_REQ_INVALID;
+	/* the answer: the states left (none: the port is no member any more) */
 	struct mc_member left = *m;
 	left.join_state &= (uint8_t)~state;
 	mcm_record(grp, &left, out);

@@ -4,8 +4,9 @@
  * (SubnAdmDelete) takes join states back, Get/GetTable list groups and members. Statuses as
  * the IBA asks: INSUFFICIENT_COMPONENTS when a create lacks Q_Key, P_Key, SL, FlowLabel or
  * TClass (or a join its MGID, PortGID or JoinState), REQ_INVALID for an incompatible join, a
- * port outside the group's partition, a proxy join without the SM_Key, a leave of something
- * not joined. Not yet on the wire: the agent takes it with the MFT programming (issue 12). */
+ * port outside the group's partition, a proxy (a requester joining or leaving for another port)
+ * outside it without the SM_Key, a change to a port's own (not proxied) membership by another
+ * port, a leave of states not held. */
 #ifndef IBSM_SA_MCMEMBER_H
 #define IBSM_SA_MCMEMBER_H
 
@@ -41,7 +42,7 @@ struct mcm_env {
 uint16_t mcm_join(struct mc_groups *g, const struct mcm_env *env, const uint8_t *rec, uint64_t mask,
 		  const struct mcm_requester *who, uint8_t *out, int *created);
 /* SubnAdmDelete: *deleted says the group went with it (trap 67). */
-uint16_t mcm_leave(struct mc_groups *g, const uint8_t *rec, uint64_t mask,
+uint16_t mcm_leave(struct mc_groups *g, const struct mcm_env *env, const uint8_t *rec, uint64_t mask,
 		   const struct mcm_requester *who, uint8_t *out, int *deleted);
 /* Get/GetTable, as IBA 15.2.5.17 and OpenSM answer: the groups the query's MGID, MLID and other
  * fields (under their selectors) match and whose partition the requester is in; per group the

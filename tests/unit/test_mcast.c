@@ -240,11 +240,19 @@ static void test_mcmember(void)
 	other[15] ^= 0x55;
 	mcmr(r, other, 2, MC_NON_MEMBER);
 	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &b, out, &created), ==, SA_ERR_REQ_INVALID);
-	/* proxy: port 3 joined by port 2 (no SM_Key) refused, by the SM accepted */
+	/* proxy: port 3 joined by port 7 (outside the partition, no SM_Key) refused, by port 2
+	 * (inside it) accepted, marked proxy; port 1's own membership is not port 2's to change */
+	struct mcm_requester seven_rq = { .port_guid = 7 };
 	mcmr(r, mgid, 3, MC_FULL);
-	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &b, out, &created), ==, SA_ERR_REQ_INVALID);
-	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &sm, out, &created), ==, 0);
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &seven_rq, out, &created), ==, SA_ERR_REQ_INVALID);
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &b, out, &created), ==, 0);
 	g_assert_cmphex(out[49], ==, 0x80);
+	mcmr(r, mgid, 1, MC_NON_MEMBER);
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &b, out, &created), ==, SA_ERR_REQ_INVALID);
+	g_assert_cmphex(mcm_leave(g, &env, r, JOIN_MASK, &b, out, &deleted), ==, SA_ERR_REQ_INVALID);
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &sm, out, &created), ==, 0); /* the SM may */
+	g_assert_cmphex(mcm_leave(g, &env, r, JOIN_MASK, &sm, out, &deleted), ==, 0);
+	mcmr(r, mgid, 3, MC_FULL);
 	/* P_Key: port 7 is not in the partition */
 	struct mcm_requester seven = { .port_guid = 7 };
 	mcmr(r, mgid, 7, MC_FULL);
@@ -276,13 +284,13 @@ static void test_mcmember(void)
 	g_assert_cmpuint(recs->len, ==, 0);
 	/* leaves: not joined so; partial; the last full members go and the group with them */
 	mcmr(r, mgid, 2, MC_FULL);
-	g_assert_cmphex(mcm_leave(g, r, JOIN_MASK, &b, out, &deleted), ==, SA_ERR_REQ_INVALID);
+	g_assert_cmphex(mcm_leave(g, &env, r, JOIN_MASK, &b, out, &deleted), ==, SA_ERR_REQ_INVALID);
 	mcmr(r, mgid, 1, MC_FULL);
-	g_assert_cmphex(mcm_leave(g, r, JOIN_MASK, &a, out, &deleted), ==, 0);
+	g_assert_cmphex(mcm_leave(g, &env, r, JOIN_MASK, &a, out, &deleted), ==, 0);
 	g_assert_false(deleted);                          /* port 3 is a full member too */
 	mcmr(r, mgid, 3, MC_FULL);
-	g_assert_cmphex(mcm_leave(g, r, JOIN_MASK, &a, out, &deleted), ==, SA_ERR_REQ_INVALID); /* proxy */
-	g_assert_cmphex(mcm_leave(g, r, JOIN_MASK, &sm, out, &deleted), ==, 0);
+	g_assert_cmphex(mcm_leave(g, &env, r, JOIN_MASK, &seven_rq, out, &deleted), ==, SA_ERR_REQ_INVALID);
+	g_assert_cmphex(mcm_leave(g, &env, r, JOIN_MASK, &a, out, &deleted), ==, 0); /* proxied: a may */
 	g_assert_true(deleted);
 	g_assert_cmpuint(mc_count(g), ==, 0);
 	g_assert_cmpuint(mc_mlids_in_use(g), ==, 0);
