@@ -10,6 +10,8 @@ test library on both ends (tests/tools/rmpp.c; umad2sim has no RMPP):
      unsubscribe (and the refused cases) and InformInfoRecords;
   s  ServiceRecords: register, by name, by ID, by key, leases that expire, delete;
   e  event forwarding (with this build of osmtest: ClassPortInfo only);
+  m  multicast: creates (MGID given and made up), every selector and the statuses for what
+     cannot be had, JoinState updates and partial leaves, proxy joins, queries;
   f  100 000 single PortInfoRecord queries, one at a time (the fat tree only: a minute).
 on the demo fat tree and on a 4x4 torus for ibsm, on the fat tree for OpenSM."""
 import os
@@ -20,10 +22,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 
 NAMES = {"c": "Create Inventory", "v": "Validate Inventory", "s": "Services Registration",
-         "e": "Event Forwarding", "f": "Stress SA"}
-RUNS = [("ibsm", "ftree-small.net", "h1", "h5", "cvsef"),
-        ("ibsm", "torus-4x4.net", "h00", "h33", "cvse"),
-        ("opensm", "ftree-small.net", "h1", "h5", "cvse")]
+         "e": "Event Forwarding", "f": "Stress SA",
+         "m": "Multicast"}
+RUNS = [("ibsm", "ftree-small.net", "h1", "h5", "cvsemf"),
+        ("ibsm", "torus-4x4.net", "h00", "h33", "cvsem"),
+        ("opensm", "ftree-small.net", "h1", "h5", "cvsem")]
 
 tap = h.start(plan=sum(1 + len(r[4]) for r in RUNS), timeout=900,
               need=("opensm", "osmtest"))

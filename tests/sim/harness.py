@@ -1836,3 +1836,71 @@ def bringup_test(fabric_name, args=(), timeout=120):
         snap, _ = fabric_checks(tap, sim, diag_log=log, switches=True)
         tap.check("every end port's PortInfo names the SM (SMLid)", check_sm_lid(sim, snap))
     tap.done()
+
+# ----------------------------------------------------------------------------- multicast
+# The switches' MFTs are read with tests/clients/mft_read (SubnGet(MulticastForwardingTable) by
+# LID); a copy is then flooded from every member along the port masks, never back out of the
+# port it came in by, as a switch forwards: every other member must get exactly one copy, no
+# switch may be entered twice by one flood (a loop), and no mask bit may point at a port
+# without a link.
+
+def read_mfts(sim, snap, host=None, blocks=4):
+    """{switch guid: {mlid: set(ports)}} as the switches hold them (MLIDs 0xC000 + 32*blocks)."""
+    tool = os.path.join(build_dir(), "tests", "clients", "mft_read")
+    out = {}
+    for node in snap.nodes.values():
+        if node.type != "SW":
+            continue
+        r = sim.run([tool, str(node.lid), str(node.nports), str(blocks)], host=host, timeout=30)
+        table = {}
+        for line in r.out.splitlines():
+            f = line.split()
+            if f and f[0].startswith("0x"):
+                table[int(f[0], 16)] = set(int(p) for p in f[1:])
+        out[node.guid] = table
+    return out
+
+
+def mcast_flood(snap, mfts, mlid, members):
+    """Floods MLID from each member (CA port GUIDs); returns (ok, why, reached) where reached
+    maps each sender to the CA port GUIDs its copy reached (with counts)."""
+    port_of = {}
+    for node in snap.nodes.values():
+        if node.type != "SW":
+            for p in node.ports.values():
+                port_of[p.guid] = p
+    why, reached = [], {}
+    for m in sorted(members):
+        p = port_of.get(m)
+        if not p or not p.peer:
+            why.append("member %016x is not linked" % m)
+            continue
+        got = collections.Counter()
+        seen = set()
+        queue = [p.peer]                   # (switch guid, ingress port)
+        while queue:
+            sw, ingress = queue.pop()
+            if sw in seen:
+                why.append("MLID 0x%04x from %016x: switch %016x entered twice (a loop)" % (mlid, m, sw))
+                continue
+            seen.add(sw)
+            node = snap.nodes[sw]
+            for out in sorted(mfts.get(sw, {}).get(mlid, ())):
+                if out == ingress or out == 0:
+                    continue
+                q = node.ports.get(out)
+                if not q or not q.peer:
+                    why.append("MLID 0x%04x: switch %s port %d has no link" % (mlid, node.name(), out))
+                    continue
+                peer = snap.nodes[q.peer[0]]
+                if peer.type == "SW":
+                    queue.append(q.peer)
+                else:
+                    got[peer.ports[q.peer[1]].guid] += 1
+        reached[m] = got
+        for other in members:
+            if other != m and got[other] != 1:
+                why.append("MLID 0x%04x: %016x -> %016x: %d copies" % (mlid, m, other, got[other]))
+        if got[m]:
+            why.append("MLID 0x%04x: %016x got its own copy back" % (mlid, m))
+    return not why, "; ".join(why[:6]), reached
