@@ -189,7 +189,9 @@ static int attach(const struct fabric *f, uint32_t m, uint32_t *sw, unsigned *po
 	return 0;
 }
 
-/* The link from u up to its parent pu the group takes: among parallel ACTIVE links, by MLID. */
+/* The link from u up to its parent pu the group takes: among parallel ACTIVE links, the one the
+ * MLID picks, counted in the port order of the switch with the lower id (so the choice is the
+ * same whichever end is the parent, and groups spread over the links). */
 static const struct ibsm_adj *uplink(const struct fabric *f, uint32_t u, uint32_t pu, uint16_t mlid)
 {
 	const struct ibsm_switch *sw = &f->switches[u];
@@ -200,10 +202,18 @@ static const struct ibsm_adj *uplink(const struct fabric *f, uint32_t u, uint32_
 	}
 	if (!count)
 		return NULL;
-	uint32_t pick = mlid % count;
+	uint32_t rank = mlid % count;
 	for (uint32_t i = 0; i < sw->nadj; i++) {
 		const struct ibsm_adj *a = &f->adj[sw->adj0 + i];
-		if (a->peer_sw == pu && link_up(f, u, a) && pick-- == 0)
+		if (a->peer_sw != pu || !link_up(f, u, a))
+			continue;
+		unsigned key = u < pu ? a->port : a->peer_port, below = 0;
+		for (uint32_t k = 0; k < sw->nadj; k++) {
+			const struct ibsm_adj *b = &f->adj[sw->adj0 + k];
+			if (b->peer_sw == pu && link_up(f, u, b) && (u < pu ? b->port : b->peer_port) < key)
+				below++;
+		}
+		if (below == rank)
 			return a;
 	}
 	return NULL;
