@@ -96,10 +96,10 @@ static struct held_mft *held_grow(struct mft_memory *m, const struct fabric *f, 
 	int empty = f->nx[node].found_empty;
 	if (h->generation != f->pub.generation) {
 		h->generation = f->pub.generation;
-		if (empty && h->nblocks) /* reset since we knew it: it holds nothing now */
+		if (empty && h->nblocks) { /* reset since we knew it: it holds nothing now */
 			memset(h->rows, 0, (size_t)h->nblocks * h->npos * MFT_BLOCK_MLIDS * 2);
-		if (empty)
 			memset(h->state, B_KNOWN, (size_t)h->nblocks * h->npos);
+		}
 	}
 	if (h->nblocks >= nblocks && h->npos == npos)
 		return h;

@@ -183,6 +183,12 @@ struct ibsm_engine {
 	uint8_t (*path_sl)(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t dlid);
 	int (*sl2vl)(const void *result, uint32_t in_port, uint32_t out_port, uint8_t vl[16]);
 	int (*vlarb)(const void *result, uint32_t port, uint8_t high[64][2], uint8_t low[64][2]);
+	/* The spanning tree of multicast group mlid: members are end-port ids (CA ports, switch
+	 * port 0); egress[s] (one per switch id, zeroed by the core) gets bit p set for every
+	 * port p switch s forwards the group's packets to (members' ports and tree links; port 0
+	 * for a switch member). The tree must be loop-free and reach every member once; the
+	 * core floods out of every set port but the ingress. Return 0 when filled, < 0 to leave
+	 * the group to the core's default tree (rooted at a central switch). */
 	int (*mcast)(const void *result, const struct ibsm_fabric *f, uint16_t mlid,
 		     uint32_t n_members, const uint32_t *members, uint64_t (*egress)[4]);
 	int (*dump)(const void *result, const char *dir, const char *suffix);

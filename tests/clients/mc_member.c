@@ -3,14 +3,17 @@
  * the SA: it joins its port to a group (SubnAdmSet(MCMemberRecord)), leaves it
  * (SubnAdmDelete), or does both in a loop, one request outstanding, and says what the SA
  * answered. The simulated tests and the benchmark use it; it knows nothing of ibsm.
- *   mc_member [-l] [-c] [-s STATE] [-p PORTGUID] [-k SMKEY] [-n LOOPS] MGID
+ *   mc_member [-l] [-c] [-s STATE] [-p PORTGUID] [-k SMKEY] [-n LOOPS] [-B MAXLID] MGID
  * -l: leave instead of join; -c: create if missing (Q_Key 0x0b1b, P_Key 0xffff, MTU 2048 and
  * 10 Gb/s exactly, SL 0; a join names only MGID, PortGID and JoinState); -s: JoinState (1
  * full, 2 non-member, 4 send-only; default 1); -p: for another port (a proxy); -k: SM_Key;
- * -n: LOOPS times join (creating) and leave: the group is made and deleted each time.
+ * -n: LOOPS times join (creating) and leave: the group is made and deleted each time;
+ * -B: every CA port of LIDs 1..MAXLID (found by SubnAdmGet(NodeRecord) per LID) joined by proxy
+ * as a full member, one after the other, as when a cluster's hosts come up (IPoIB broadcast).
  * Lines on stdout:
  *   status 0xSSSS mlid 0xMMMM state 0xS          (one join or leave)
- *   loops N failed F seconds S rate R            (-n: join+leave pairs per second) */
+ *   loops N failed F seconds S rate R            (-n: join+leave pairs per second)
+ *   joins N failed F seconds S rate R            (-B: proxy joins per second) */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <stdint.h>
@@ -57,7 +60,8 @@ static double now(void)
 }
 
 /* One request; 0 with the answer's status and record, -1 on no answer. */
-static int request(uint8_t method, const uint8_t *rec, uint64_t mask, uint16_t *status, uint8_t *answer)
+static int request_attr(uint8_t method, uint16_t attr, const uint8_t *rec, size_t size, uint64_t mask,
+			uint16_t *status, uint8_t *answer)
 {
 	uint8_t buf[1024] = { 0 };
 	uint8_t *mad = umad_get_mad(buf);
@@ -67,10 +71,10 @@ static int request(uint8_t method, const uint8_t *rec, uint64_t mask, uint16_t *
 	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 2);
 	mad_set_field(mad, 0, IB_MAD_METHOD_F, method);
 	mad_set_field64(mad, 0, IB_MAD_TRID_F, tid);
-	mad_set_field(mad, 0, IB_MAD_ATTRID_F, 0x38);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
 	mad_set_field64(mad, 0, IB_SA_MKEY_F, sm_key);
 	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, mask);
-	memcpy(mad + SA_DATA, rec, MCMR_SIZE);
+	memcpy(mad + SA_DATA, rec, size);
 	for (int attempt = 0; attempt < 4; attempt++) {
 		umad_set_addr(buf, sm_lid, 1, 0, IB_DEFAULT_QP1_QKEY);
 		if (umad_send(fd, agent, buf, 256, 1000, 0) < 0)
@@ -85,11 +89,16 @@ static int request(uint8_t method, const uint8_t *rec, uint64_t mask, uint16_t *
 			if (!(r[3] & 0x80) || (uint32_t)mad_get_field64(r, 0, IB_MAD_TRID_F) != (uint32_t)tid)
 				continue;
 			*status = (uint16_t)mad_get_field(r, 0, IB_MAD_STATUS_F);
-			memcpy(answer, r + SA_DATA, MCMR_SIZE);
+			memcpy(answer, r + SA_DATA, size);
 			return 0;
 		}
 	}
 	return -1;
+}
+
+static int request(uint8_t method, const uint8_t *rec, uint64_t mask, uint16_t *status, uint8_t *answer)
+{
+	return request_attr(method, 0x38, rec, MCMR_SIZE, mask, status, answer);
 }
 
 static void record(uint8_t *rec, const uint8_t mgid[16], uint64_t port_guid_be, uint8_t state)
@@ -106,12 +115,42 @@ static void record(uint8_t *rec, const uint8_t mgid[16], uint64_t port_guid_be, 
 	rec[48] = (uint8_t)(0x20 | (state & 0xf));                       /* link-local scope */
 }
 
+/* -B: the CA ports of LIDs 1..maxlid joined by proxy; the join phase timed. */
+static int broadcast(const uint8_t mgid[16], int maxlid)
+{
+	uint64_t *guids = calloc((size_t)maxlid + 1, sizeof(uint64_t));
+	int n = 0, failed = 0;
+	for (int lid = 1; lid <= maxlid; lid++) {
+		uint8_t nr[108] = { 0 }, ans[108];
+		uint16_t st;
+		nr[0] = (uint8_t)(lid >> 8);
+		nr[1] = (uint8_t)lid;
+		if (request_attr(0x01, 0x11, nr, sizeof(nr), 1, &st, ans) < 0 || st)
+			continue;
+		if (ans[6] != 1)  /* NodeInfo.NodeType: CA */
+			continue;
+		memcpy(&guids[n++], ans + 20, 8); /* NodeInfo.PortGUID, network order */
+	}
+	double t0 = now();
+	for (int i = 0; i < n; i++) {
+		uint8_t rec[MCMR_SIZE], a[MCMR_SIZE];
+		uint16_t st;
+		record(rec, mgid, guids[i], 1);
+		if (request(SA_SET, rec, JOIN_MASK, &st, a) < 0 || st)
+			failed++;
+	}
+	double s = now() - t0;
+	printf("joins %d failed %d seconds %.3f rate %.0f\n", n, failed, s, s > 0 ? n / s : 0);
+	free(guids);
+	return failed || !n ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
-	int c, leave = 0, create = 0, loops = 0;
+	int c, leave = 0, create = 0, loops = 0, bcast = 0;
 	uint8_t state = 1;
 	uint64_t proxy = 0;
-	while ((c = getopt(argc, argv, "lcs:p:k:n:")) != -1) {
+	while ((c = getopt(argc, argv, "lcs:p:k:n:B:")) != -1) {
 		if (c == 'l')
 			leave = 1;
 		else if (c == 'c')
@@ -124,6 +163,8 @@ int main(int argc, char **argv)
 			sm_key = strtoull(optarg, NULL, 0);
 		else if (c == 'n')
 			loops = atoi(optarg);
+		else if (c == 'B')
+			bcast = atoi(optarg);
 		else
 			goto usage;
 	}
@@ -148,15 +189,21 @@ int main(int argc, char **argv)
 	}
 	uint8_t rec[MCMR_SIZE], ans[MCMR_SIZE];
 	uint16_t st;
+	if (bcast > 0)
+		return broadcast(mgid, bcast);
 	if (loops > 0) {
 		int failed = 0;
 		double t0 = now();
 		for (int i = 0; i < loops; i++) {
 			record(rec, mgid, guid_be, 1);
-			if (request(SA_SET, rec, CREATE_MASK, &st, ans) < 0 || st)
-				failed++;
-			if (request(SA_DELETE, rec, JOIN_MASK, &st, ans) < 0 || st)
-				failed++;
+			int a = request(SA_SET, rec, CREATE_MASK, &st, ans);
+			failed += a < 0 || st;
+			int b = request(SA_DELETE, rec, JOIN_MASK, &st, ans);
+			failed += b < 0 || st;
+			if (a < 0 && b < 0) { /* the SA is gone: no point going on */
+				printf("no answer after %d loops\n", i);
+				return 2;
+			}
 		}
 		double s = now() - t0;
 		printf("loops %d failed %d seconds %.3f rate %.0f\n", loops, failed, s, s > 0 ? loops / s : 0);
@@ -170,6 +217,6 @@ int main(int argc, char **argv)
 	printf("status 0x%04x mlid 0x%04x state 0x%x\n", st, ans[36] << 8 | ans[37], ans[48] & 0xf);
 	return st ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: mc_member [-l] [-c] [-s STATE] [-p PORTGUID] [-k SMKEY] [-n LOOPS] MGID\n");
+	fprintf(stderr, "usage: mc_member [-l] [-c] [-s STATE] [-p PORTGUID] [-k SMKEY] [-n LOOPS] [-B MAXLID] MGID\n");
 	return 2;
 }

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""mcast_bench.py - the multicast section of `make bench`: OpenSM's and ibsm's multicast side by
+side on the same simulated XGFT fat tree, in one run. For each SM: a fresh ibsim, the SM up,
+then the project's client tests/clients/mc_member (one request outstanding at a time):
+  broadcast  every CA port joined to the IPoIB broadcast group ff12:401b:ffff::ffff:ffff by
+             proxy from one host, one after the other (what a cluster coming up asks of the
+             SA); joins/s. Each join changes the group's tree and its MFTs.
+  cycles     --cycles times: a host creates a group, joins it and leaves it, so the group
+             and its MLID are made and freed each time; join+leave pairs/s.
+Results: markdown on stdout and in bench/results/mcast-<date>.md (and .json). Every process
+is stopped by pid on every path.
+
+usage: mcast_bench.py [--hosts 2048] [--cycles 5000] [--ibsm PATH] [--keep] [--no-save]"""
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+import bench as B  # noqa: E402  (processes, fabrics, the two SMs)
+from sa_bench import client_env, net_facts  # noqa: E402
+
+IPOIB = "ff12:401b:ffff::ffff:ffff"
+CYCLE = "ff12:601b:ffff::b:1"
+LINE = re.compile(r"(\w+) ([0-9.]+)")
+
+
+def run_client(client, args, sim, umad2sim, rundir, host, name, limit):
+    out = os.path.join(rundir, name + ".out")
+    p = B.PROCS.start([client] + args, rundir, client_env(sim, umad2sim, rundir, host), out)
+    code, _ = B.PROCS.wait_rusage(p, limit)
+    with open(out) as f:
+        text = f.read()
+    res = {k: float(v) for k, v in LINE.findall(text)}
+    res["exit"] = code
+    res["text"] = text.strip()[-300:]
+    return res
+
+
+def one_sm(sm, fabric, rundir, umad2sim, client, cycles, timeout):
+    os.makedirs(rundir, exist_ok=True)
+    ca, _ = net_facts(fabric.net)
+    sim = B.Sim(fabric, rundir, console=True)
+    p = None
+    out = {"sm": sm.name}
+    try:
+        log = os.path.join(rundir, "sm.log")
+        watch = B.LogWatch(log)
+        t0 = time.monotonic()
+        p = B.PROCS.start(sm.command(log), rundir, client_env(sim, umad2sim, rundir),
+                          os.path.join(rundir, "sm.out"))
+        while not watch.seen("SUBNET UP"):
+            if p.poll() is not None or time.monotonic() - t0 > timeout:
+                out["error"] = "not up: " + B.tail_of(log, 600)
+                return out
+            time.sleep(0.05)
+        out["up_s"] = round(time.monotonic() - t0, 1)
+        time.sleep(2)  # the first sweep's tail
+        maxlid = fabric.size["hosts"] + fabric.size["switches"]
+        out["broadcast"] = run_client(client, ["-B", str(maxlid), IPOIB], sim, umad2sim, rundir, ca,
+                                      "broadcast", 1800)
+        out["cycles"] = run_client(client, ["-n", str(cycles), CYCLE], sim, umad2sim, rundir, ca,
+                                   "cycles", 1800)
+    finally:
+        if p is not None:
+            B.PROCS.stop(p)
+        sim.stop()
+    return out
+
+
+def markdown(meta, runs):
+    lines = ["## Multicast: joins (%s)" % meta["fabric"], "",
+             "%s, %s. Client: tests/clients/mc_member on %s, one request outstanding. broadcast: every "
+             "CA port joined by proxy to %s; cycles: %d x (create and join, leave) of one group." % (
+                 meta["date"], meta["machine"], meta["client"], IPOIB, meta["cycles"]), "",
+             "| SM | run | requests | failed | seconds | per second |", "|---|---|---|---|---|---|"]
+    for r in runs:
+        if "error" in r:
+            lines.append("| %s | | (%s) | | | |" % (r["sm"], r["error"][:80]))
+            continue
+        for k, n in (("broadcast", "joins"), ("cycles", "loops")):
+            x = r.get(k, {})
+            if "rate" in x:
+                lines.append("| %s | %s | %d %s | %d | %.2f | %.0f |" % (
+                    r["sm"], k, x.get(n, 0), n, x.get("failed", 0), x["seconds"], x["rate"]))
+            else:
+                lines.append("| %s | %s | (%s) | | | |" % (r["sm"], k, x.get("text", "")[:80]))
+    by = {r["sm"]: r for r in runs}
+    if "OpenSM" in by and "ibsm" in by:
+        lines.append("")
+        for k in ("broadcast", "cycles"):
+            a, b = by["ibsm"].get(k, {}), by["OpenSM"].get(k, {})
+            if a.get("rate") and b.get("rate"):
+                lines.append("- %s: ibsm/OpenSM %.1fx (%.0f vs %.0f per second)" % (
+                    k, a["rate"] / b["rate"], a["rate"], b["rate"]))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="OpenSM's multicast joins vs ibsm's")
+    ap.add_argument("--hosts", type=int, default=2048, choices=sorted(B.FABRICS))
+    ap.add_argument("--cycles", type=int, default=5000)
+    ap.add_argument("--ibsm", default=os.path.join(ROOT, "build", "ibsm"))
+    ap.add_argument("--engine", default="minhop")
+    ap.add_argument("--timeout", type=int, default=900, help="bring-up limit per SM (s)")
+    ap.add_argument("--only", choices=("OpenSM", "ibsm"), help="run one SM (no ratios)")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--no-save", action="store_true")
+    a = ap.parse_args(argv)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, B._on_signal)
+    umad2sim = B.find_umad2sim()
+    client = os.path.join(os.path.dirname(a.ibsm), "tests", "clients", "mc_member")
+    if not os.access(client, os.X_OK):
+        sys.stderr.write("mcast_bench: %s not built (make all)\n" % client)
+        return 1
+    work = tempfile.mkdtemp(prefix="ibsm-mcbench.")
+    runs = []
+    try:
+        fabric = B.Fabric(a.hosts, work)
+        meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "fabric": fabric.label +
+                " hosts/switches", "machine": "%d cores" % os.cpu_count(), "cycles": a.cycles}
+        meta["client"], _ = net_facts(fabric.net)
+        for sm in (B.OpenSM(work, a.engine), B.Ibsm(a.ibsm, a.engine, [])):
+            if a.only and sm.name != a.only:
+                continue
+            sys.stderr.write("mcast_bench: %s on %s\n" % (sm.name, fabric.label))
+            runs.append(one_sm(sm, fabric, os.path.join(work, sm.name), umad2sim, client, a.cycles,
+                               a.timeout))
+        text = markdown(meta, runs)
+        sys.stdout.write(text)
+        if not a.no_save:
+            d = os.path.join(HERE, "results")
+            os.makedirs(d, exist_ok=True)
+            stem = os.path.join(d, "mcast-" + datetime.date.today().isoformat())
+            with open(stem + ".md", "w") as f:
+                f.write(text)
+            with open(stem + ".json", "w") as f:
+                json.dump({"meta": meta, "runs": runs}, f, indent=1)
+    finally:
+        B.PROCS.stop_all()
+        if a.keep:
+            sys.stderr.write("mcast_bench: kept %s\n" % work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
