@@ -129,15 +129,17 @@ static int broadcast(const uint8_t mgid[16], int maxlid)
 			continue;
 		if (ans[6] != 1)  /* NodeInfo.NodeType: CA */
 			continue;
-		memcpy(&guids[n++], ans + 20, 8); /* NodeInfo.PortGUID, network order */
+		memcpy(&guids[n++], ans + 24, 8); /* NodeInfo.PortGUID, network order */
 	}
 	double t0 = now();
 	for (int i = 0; i < n; i++) {
 		uint8_t rec[MCMR_SIZE], a[MCMR_SIZE];
 		uint16_t st;
 		record(rec, mgid, guids[i], 1);
-		if (request(SA_SET, rec, JOIN_MASK, &st, a) < 0 || st)
-			failed++;
+		if (request(SA_SET, rec, JOIN_MASK, &st, a) < 0 || st) {
+			if (!failed++)
+				fprintf(stderr, "mc_member: proxy join of port %d refused: status 0x%04x\n", i, st);
+		}
 	}
 	double s = now() - t0;
 	printf("joins %d failed %d seconds %.3f rate %.0f\n", n, failed, s, s > 0 ? n / s : 0);
