@@ -61,7 +61,8 @@ void mft_memory_forget(struct mft_memory *m)
 	/* indices stay (replies in flight carry them); what they knew goes */
 	for (guint i = 0; i < m->held->len; i++) {
 		struct held_mft *h = g_ptr_array_index(m->held, i);
-		memset(h->state, B_UNKNOWN, (size_t)h->nblocks * h->npos);
+		if (h->nblocks)
+			memset(h->state, B_UNKNOWN, (size_t)h->nblocks * h->npos);
 		h->generation = 0;
 	}
 }

@@ -6,6 +6,8 @@
 #include <glib.h>
 #include <string.h>
 #include "sa/mcast_groups.h"
+#include "fabric_fixture.h"
+#include "program/mft.h"
 #include "sa/mcmember.h"
 #include "sa/wire.h"
 #include "sa/mlid.h"
@@ -306,6 +308,35 @@ static void test_mcmember(void)
 	mc_groups_free(g);
 }
 
+static const uint64_t *no_groups(void *ctx, uint32_t sw, uint16_t mlid)
+{
+	(void)ctx; (void)sw; (void)mlid;
+	return NULL;
+}
+
+/* The MFT memory before it holds anything: forgetting, asking about a switch it never saw
+ * (a new mastership comes before any multicast work; UBSan caught a memset of nothing). */
+static void test_mft_memory_empty(void)
+{
+	struct mft_memory *m = mft_memory_new(NULL);
+	mft_memory_forget(m);
+	/* switches seen with no group in use: remembered with no blocks; then a new mastership */
+	struct fabric *f = fx_kary_ntree(2, 2, 0);
+	for (uint32_t s = 0; s < f->pub.n_switches; s++)
+		f->nx[f->switches[s].node].have_switchinfo = 1;
+	struct mft_stats st;
+	g_assert_cmpuint(mft_program(m, f, 0, no_groups, NULL, &st), ==, 0);
+	mft_memory_forget(m);
+	fabric_unref(f);
+	uint8_t pos = 9;
+	uint16_t out[MFT_BLOCK_MLIDS];
+	g_assert_cmpuint(mft_memory_nblocks(m, 0x1234, &pos), ==, 0);
+	g_assert_cmpuint(pos, ==, 0);
+	g_assert_cmpint(mft_memory_block(m, 0x1234, 0, 0, out), ==, 0);
+	g_assert_cmpuint(mft_in_flight(m), ==, 0);
+	mft_memory_free(m);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -316,5 +347,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/mcast/persistent-port-gone", test_persistent_and_port_gone);
 	g_test_add_func("/mcast/group-cycles", test_group_cycles);
 	g_test_add_func("/mcast/mcmember", test_mcmember);
+	g_test_add_func("/mcast/mft-memory-empty", test_mft_memory_empty);
 	return g_test_run();
 }
