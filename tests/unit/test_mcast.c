@@ -8,6 +8,7 @@
 #include "sa/mcast_groups.h"
 #include "fabric_fixture.h"
 #include "program/mft.h"
+#include "sa/ipoib_groups.h"
 #include "sa/mcmember.h"
 #include "sa/wire.h"
 #include "sa/mlid.h"
@@ -308,6 +309,54 @@ static void test_mcmember(void)
 	mc_groups_free(g);
 }
 
+/* The groups partitions.conf asks for: the default partition's broadcast group always, an
+ * ipoib partition's with its flags, mgid= groups with theirs (P_Key filled in, Q_Key 0x0b1b
+ * for IPoIB ones, a second scope making a second group); made once, however often asked. */
+static void test_ipoib_groups(void)
+{
+	const char *text = "Default=0x7fff, ipoib : ALL=full ;\n"
+			   "Storage=0x0002, ipoib, mtu=5, rate=7, sl=3, scope=5 : ALL=full ;\n"
+			   "Apps=0x0003 :\n"
+			   "  mgid=ff12:401b::0707, sl=1\n"
+			   "  mgid=ff12::1, qkey=0xDEADBEEF, scope=2, scope=5\n"
+			   "  ALL=full ;\n";
+	GError *err = NULL;
+	struct part_policy *pp = part_policy_parse_text(text, strlen(text), "p.conf", &err);
+	g_assert_no_error(err);
+	struct mc_groups *g = mc_groups_new();
+	g_assert_cmpuint(ipoib_groups_create(g, pp, 18), ==, 5);
+	g_assert_cmpuint(ipoib_groups_create(g, pp, 18), ==, 0);
+	static const uint8_t def[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t sto[16] = { 0xff, 0x15, 0x40, 0x1b, 0x80, 0x02, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t app[16] = { 0xff, 0x12, 0x40, 0x1b, 0x80, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0x07, 0x07 };
+	static const uint8_t all5[16] = { 0xff, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+	struct mc_group *d = mc_find(g, def), *s = mc_find(g, sto), *a = mc_find(g, app), *r = mc_find(g, all5);
+	g_assert_nonnull(d);
+	g_assert_cmphex(d->mlid, ==, 0xC000);
+	g_assert_cmphex(d->p.qkey, ==, 0x0b1b);
+	g_assert_cmphex(d->p.pkey, ==, 0xffff);
+	g_assert_cmpuint(d->p.mtu, ==, 4);
+	g_assert_cmpuint(d->p.rate, ==, 3);
+	g_assert_true(d->persistent);
+	g_assert_nonnull(s);
+	g_assert_cmpuint(s->p.mtu, ==, 5);
+	g_assert_cmpuint(s->p.rate, ==, 7);
+	g_assert_cmpuint(s->p.sl, ==, 3);
+	g_assert_cmphex(s->p.pkey, ==, 0x8002);
+	g_assert_nonnull(a);
+	g_assert_cmpuint(a->p.sl, ==, 1);
+	g_assert_cmphex(a->p.qkey, ==, 0x0b1b);
+	g_assert_nonnull(r);
+	g_assert_cmphex(r->p.qkey, ==, 0xdeadbeef);
+	mc_groups_free(g);
+	part_policy_free(pp);
+	/* no partitions file: the default partition's group alone */
+	g = mc_groups_new();
+	g_assert_cmpuint(ipoib_groups_create(g, NULL, 18), ==, 1);
+	g_assert_nonnull(mc_find(g, def));
+	mc_groups_free(g);
+}
+
 static const uint64_t *no_groups(void *ctx, uint32_t sw, uint16_t mlid)
 {
 	(void)ctx; (void)sw; (void)mlid;
@@ -348,5 +397,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/mcast/group-cycles", test_group_cycles);
 	g_test_add_func("/mcast/mcmember", test_mcmember);
 	g_test_add_func("/mcast/mft-memory-empty", test_mft_memory_empty);
+	g_test_add_func("/mcast/ipoib-groups", test_ipoib_groups);
 	return g_test_run();
 }
