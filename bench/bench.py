@@ -592,6 +592,55 @@ def offline_run(binary, engine, fabric, rundir, timeout, extra):
     return res
 
 
+def side_by_side(tag, a, work, fabric, umad2sim, measure):
+    """OpenSM then ibsm (only a.only when given) on FABRIC, each on a fresh ibsim with a console:
+    the SM started from its own run directory and waited for until SUBNET UP (a.timeout), then
+    measure(sim, rundir, out) fills the run's dict. Both stopped by pid whatever happens. Returns
+    the runs ({"sm": name, "up_s": ..., or "error": why})."""
+    runs = []
+    for sm in (OpenSM(work, a.engine), Ibsm(a.ibsm, a.engine, [])):
+        if a.only and sm.name != a.only:
+            continue
+        sys.stderr.write("%s: %s on %s\n" % (tag, sm.name, fabric.label))
+        rundir = os.path.join(work, sm.name)
+        os.makedirs(rundir, exist_ok=True)
+        sim = Sim(fabric, rundir, console=True)
+        p = None
+        out = {"sm": sm.name}
+        runs.append(out)
+        try:
+            log = os.path.join(rundir, "sm.log")
+            watch = LogWatch(log)
+            t0 = time.monotonic()
+            p = PROCS.start(sm.command(log), rundir, sim.client_env(umad2sim, rundir),
+                            os.path.join(rundir, "sm.out"))
+            while not watch.seen("SUBNET UP"):
+                if p.poll() is not None or time.monotonic() - t0 > a.timeout:
+                    out["error"] = "not up: " + tail_of(log, 600)
+                    break
+                time.sleep(0.05)
+            if "error" not in out:
+                out["up_s"] = round(time.monotonic() - t0, 1)
+                time.sleep(2)  # the first sweep's tail (OpenSM's multicast, ibsm's light sweep)
+                measure(sim, rundir, out)
+        finally:
+            if p is not None:
+                PROCS.stop(p)
+            sim.stop()
+    return runs
+
+
+def save_results(tag, text, meta, runs):
+    """bench/results/TAG-<date>.md (text) and .json (meta and runs)."""
+    d = os.path.join(HERE, "results")
+    os.makedirs(d, exist_ok=True)
+    stem = os.path.join(d, "%s-%s" % (tag, datetime.date.today().isoformat()))
+    with open(stem + ".md", "w") as f:
+        f.write(text)
+    with open(stem + ".json", "w") as f:
+        json.dump({"meta": meta, "runs": runs}, f, indent=1)
+
+
 def build_client(builddir, name):
     """Compiles bench/NAME.c (a libibumad client: smprate, sa_load) into BUILD/bench/NAME when
     it is missing or stale; None when it cannot be built (the caller says what is skipped)."""

@@ -14,14 +14,12 @@ is stopped by pid on every path.
 usage: mcast_bench.py [--hosts 2048] [--cycles 5000] [--ibsm PATH] [--keep] [--no-save]"""
 import argparse
 import datetime
-import json
 import os
 import re
 import shutil
 import signal
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -46,35 +44,17 @@ def run_client(client, args, sim, umad2sim, rundir, host, name, limit):
     return res
 
 
-def one_sm(sm, fabric, rundir, umad2sim, client, cycles, timeout):
-    os.makedirs(rundir, exist_ok=True)
+def measure(fabric, umad2sim, client, cycles):
+    """The two join runs against an SM that is up (bench.side_by_side)."""
     ca, _ = net_facts(fabric.net)
-    sim = B.Sim(fabric, rundir, console=True)
-    p = None
-    out = {"sm": sm.name}
-    try:
-        log = os.path.join(rundir, "sm.log")
-        watch = B.LogWatch(log)
-        t0 = time.monotonic()
-        p = B.PROCS.start(sm.command(log), rundir, client_env(sim, umad2sim, rundir),
-                          os.path.join(rundir, "sm.out"))
-        while not watch.seen("SUBNET UP"):
-            if p.poll() is not None or time.monotonic() - t0 > timeout:
-                out["error"] = "not up: " + B.tail_of(log, 600)
-                return out
-            time.sleep(0.05)
-        out["up_s"] = round(time.monotonic() - t0, 1)
-        time.sleep(2)  # the first sweep's tail
-        maxlid = fabric.size["hosts"] + fabric.size["switches"]
+    maxlid = fabric.size["hosts"] + fabric.size["switches"]
+
+    def run(sim, rundir, out):
         out["broadcast"] = run_client(client, ["-B", str(maxlid), IPOIB], sim, umad2sim, rundir, ca,
                                       "broadcast", 1800)
         out["cycles"] = run_client(client, ["-n", str(cycles), CYCLE], sim, umad2sim, rundir, ca,
                                    "cycles", 1800)
-    finally:
-        if p is not None:
-            B.PROCS.stop(p)
-        sim.stop()
-    return out
+    return run
 
 
 def markdown(meta, runs):
@@ -124,28 +104,17 @@ def main(argv):
         sys.stderr.write("mcast_bench: %s not built (make all)\n" % client)
         return 1
     work = tempfile.mkdtemp(prefix="ibsm-mcbench.")
-    runs = []
     try:
         fabric = B.Fabric(a.hosts, work)
         meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "fabric": fabric.label +
                 " hosts/switches", "machine": "%d cores" % os.cpu_count(), "cycles": a.cycles}
         meta["client"], _ = net_facts(fabric.net)
-        for sm in (B.OpenSM(work, a.engine), B.Ibsm(a.ibsm, a.engine, [])):
-            if a.only and sm.name != a.only:
-                continue
-            sys.stderr.write("mcast_bench: %s on %s\n" % (sm.name, fabric.label))
-            runs.append(one_sm(sm, fabric, os.path.join(work, sm.name), umad2sim, client, a.cycles,
-                               a.timeout))
+        runs = B.side_by_side("mcast_bench", a, work, fabric, umad2sim,
+                              measure(fabric, umad2sim, client, a.cycles))
         text = markdown(meta, runs)
         sys.stdout.write(text)
         if not a.no_save:
-            d = os.path.join(HERE, "results")
-            os.makedirs(d, exist_ok=True)
-            stem = os.path.join(d, "mcast-" + datetime.date.today().isoformat())
-            with open(stem + ".md", "w") as f:
-                f.write(text)
-            with open(stem + ".json", "w") as f:
-                json.dump({"meta": meta, "runs": runs}, f, indent=1)
+            B.save_results("mcast", text, meta, runs)
     finally:
         B.PROCS.stop_all()
         if a.keep:

@@ -15,7 +15,6 @@ bench/results/sa-<date>.md (and .json). Every process is stopped by pid on every
 usage: sa_bench.py [--hosts 8192] [--seconds 10] [--ibsm PATH] [--keep] [--no-save]"""
 import argparse
 import datetime
-import json
 import os
 import re
 import shutil
@@ -87,37 +86,19 @@ def run_load(load, sim, umad2sim, rundir, host, maxlid, window, seconds, after=N
     return res
 
 
-def one_sm(sm, fabric, rundir, umad2sim, load, seconds, timeout):
-    os.makedirs(rundir, exist_ok=True)
+def measure(fabric, umad2sim, load, seconds):
+    """The three load runs against an SM that is up (bench.side_by_side)."""
     ca, link = net_facts(fabric.net)
-    sim = B.Sim(fabric, rundir, console=True)
-    p = None
-    out = {"sm": sm.name}
-    try:
-        log = os.path.join(rundir, "sm.log")
-        watch = B.LogWatch(log)
-        t0 = time.monotonic()
-        p = B.PROCS.start(sm.command(log), rundir, client_env(sim, umad2sim, rundir),
-                          os.path.join(rundir, "sm.out"))
-        while not watch.seen("SUBNET UP"):
-            if p.poll() is not None or time.monotonic() - t0 > timeout:
-                out["error"] = "not up: " + B.tail_of(log, 600)
-                return out
-            time.sleep(0.05)
-        out["up_s"] = round(time.monotonic() - t0, 1)
-        time.sleep(2)  # the first sweep's tail (OpenSM's multicast, ibsm's light sweep)
-        maxlid = fabric.size["hosts"] + fabric.size["switches"]
+    maxlid = fabric.size["hosts"] + fabric.size["switches"]
+
+    def run(sim, rundir, out):
         out["idle-1"] = run_load(load, sim, umad2sim, rundir, ca, maxlid, 1, seconds)
         out["idle-32"] = run_load(load, sim, umad2sim, rundir, ca, maxlid, 32, seconds)
         if link:
             out["link"] = '%s[%d]' % link
             out["reroute"] = run_load(load, sim, umad2sim, rundir, ca, maxlid, 32, 3 * seconds,
                                       after=(seconds, lambda: sim.console('Unlink "%s"[%d]' % link)))
-    finally:
-        if p is not None:
-            B.PROCS.stop(p)
-        sim.stop()
-    return out
+    return run
 
 
 def gap(timeline):
@@ -172,7 +153,6 @@ def main(argv):
         signal.signal(sig, B._on_signal)
     umad2sim = B.find_umad2sim()
     work = tempfile.mkdtemp(prefix="ibsm-sabench.")
-    runs = []
     try:
         fabric = B.Fabric(a.hosts, work)
         load = B.build_client(os.path.dirname(a.ibsm), "sa_load")
@@ -183,22 +163,12 @@ def main(argv):
                 "maxlid": fabric.size["hosts"] + fabric.size["switches"]}
         meta["client"], link = net_facts(fabric.net)
         meta["link"] = "%s[%d]" % link if link else None
-        for sm in (B.OpenSM(work, a.engine), B.Ibsm(a.ibsm, a.engine, [])):
-            if a.only and sm.name != a.only:
-                continue
-            sys.stderr.write("sa_bench: %s on %s\n" % (sm.name, fabric.label))
-            runs.append(one_sm(sm, fabric, os.path.join(work, sm.name), umad2sim, load, a.seconds,
-                               a.timeout))
+        runs = B.side_by_side("sa_bench", a, work, fabric, umad2sim,
+                              measure(fabric, umad2sim, load, a.seconds))
         text = markdown(meta, runs)
         sys.stdout.write(text)
         if not a.no_save:
-            d = os.path.join(HERE, "results")
-            os.makedirs(d, exist_ok=True)
-            stem = os.path.join(d, "sa-" + datetime.date.today().isoformat())
-            with open(stem + ".md", "w") as f:
-                f.write(text)
-            with open(stem + ".json", "w") as f:
-                json.dump({"meta": meta, "runs": runs}, f, indent=1)
+            B.save_results("sa", text, meta, runs)
     finally:
         B.PROCS.stop_all()
         if a.keep:

@@ -477,7 +477,7 @@ static int cmp_mlid(const void *a, const void *b)
 }
 
 int dump_mcfdbs_groups(const struct fabric *f, uint32_t n_groups, const uint16_t *mlids,
-		       const uint64_t (*egress)[4], const char *dir, GError **err)
+		       const uint64_t (*const *egress)[4], const char *dir, GError **err)
 {
 	if (n_groups && (!mlids || !egress)) {
 		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "MFT dump: groups without tables");
@@ -500,7 +500,7 @@ int dump_mcfdbs_groups(const struct fabric *f, uint32_t n_groups, const uint16_t
 		const struct ibsm_node *node = &f->nodes[f->switches[s].node];
 		int header = 0;
 		for (uint32_t k = 0; k < n_groups; k++) {
-			const uint64_t *bits = egress[(size_t)s * n_groups + by_mlid[k].group];
+			const uint64_t *bits = egress[by_mlid[k].group][s];
 			int first = 1;
 			for (uint32_t p = 0; p <= node->nports; p++) {
 				if (!((bits[p >> 6] >> (p & 63)) & 1))

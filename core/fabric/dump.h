@@ -40,10 +40,10 @@ int dump_fdbs(const struct fabric *f, const uint8_t *lft, uint32_t stride, const
  * entry, so a fabric without multicast groups gives an empty file. */
 int dump_mcfdbs(const struct fabric *f, const char *dir, GError **err);
 
-/* The same with groups: mlids[g] (0xC000..0xFFFE) and egress[s * n_groups + g], bit p of the
- * four words = port p of switch id s forwards MLID mlids[g]. Groups are printed by MLID. */
+/* The same with groups: mlids[g] (0xC000..0xFFFE) and its tree egress[g][s], bit p of the four
+ * words = port p of switch id s forwards MLID mlids[g]. Groups are printed by MLID. */
 int dump_mcfdbs_groups(const struct fabric *f, uint32_t n_groups, const uint16_t *mlids,
-		       const uint64_t (*egress)[4], const char *dir, GError **err);
+		       const uint64_t (*const *egress)[4], const char *dir, GError **err);
 
 /* Per switch: every LID whose entry is a real port (< NumPorts + 1), with its destination. */
 int dump_lfts(const struct fabric *f, const uint8_t *lft, uint32_t stride, const char *dir,

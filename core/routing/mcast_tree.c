@@ -108,6 +108,7 @@ static void find_roots(struct mcast_topo *t)
 	for (uint32_t s = 0; s < ns; s++)
 		if (ecc[s] == best_e && sum[s] == best_s)
 			t->roots[t->n_roots++] = s;
+	t->parents = g_new0(uint32_t *, t->n_roots ? t->n_roots : 1);
 	g_free(ecc);
 	g_free(sum);
 	g_free(src);
@@ -125,16 +126,14 @@ struct mcast_topo *mcast_topo_new(struct fabric *f)
 	t->member = g_new0(uint32_t, n);
 	t->parent = g_new(uint32_t, n);
 	t->msw = g_new(uint32_t, n);
-	find_roots(t);
-	t->parents = g_new0(uint32_t *, t->n_roots ? t->n_roots : 1);
-	return t;
+	return t; /* the hop matrix, or else the centre, when the first group with members needs it */
 }
 
 void mcast_topo_free(struct mcast_topo *t)
 {
 	if (!t)
 		return;
-	for (uint32_t i = 0; i < t->n_roots; i++)
+	for (uint32_t i = 0; t->parents && i < t->n_roots; i++)
 		g_free(t->parents[i]);
 	g_free(t->parents);
 	g_free(t->parent);
@@ -152,12 +151,6 @@ void mcast_topo_free(struct mcast_topo *t)
 const struct fabric *mcast_topo_fabric(const struct mcast_topo *t)
 {
 	return t->f;
-}
-
-const uint32_t *mcast_topo_roots(const struct mcast_topo *t, uint32_t *n)
-{
-	*n = t->n_roots;
-	return t->roots;
 }
 
 static void set_bit(uint64_t *mask, unsigned port)
@@ -295,14 +288,14 @@ static uint32_t group_root(struct mcast_topo *t, uint16_t mlid, const uint32_t *
 			if (pass == 0 && r + 1 == t->ns)
 				pick = mlid % ties;
 		}
-	return t->roots[0];
+	return IBSM_NONE; /* no switch at all */
 }
 
 int mcast_tree_build(struct mcast_topo *t, uint16_t mlid, const uint32_t *members, uint32_t n,
 		     uint64_t (*egress)[4])
 {
 	const struct fabric *f = t->f;
-	if (!t->n_roots || !n)
+	if (!n || !t->ns)
 		return 0;
 	if (++t->now == 0) { /* wrapped: start the stamps again */
 		memset(t->stamp, 0, (size_t)t->ns * sizeof(uint32_t));
@@ -326,6 +319,8 @@ int mcast_tree_build(struct mcast_topo *t, uint16_t mlid, const uint32_t *member
 		if (!nm)
 			return 0;
 		root = group_root(t, mlid, t->msw, nm);
+		if (root == IBSM_NONE)
+			return 0;
 		bfs(t, root, t->parent);
 		parent = t->parent;
 		if (++t->now == 0) {
@@ -334,6 +329,10 @@ int mcast_tree_build(struct mcast_topo *t, uint16_t mlid, const uint32_t *member
 			t->now = 1;
 		}
 	} else {
+		if (!t->roots)
+			find_roots(t);
+		if (!t->n_roots)
+			return 0;
 		uint32_t k = mlid % t->n_roots;
 		root = t->roots[k];
 		if (!t->parents[k]) {

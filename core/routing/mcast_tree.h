@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* mcast_tree.h - the core's default multicast spanning tree (for engines without an `mcast`
- * hook). Per generation: the central switches (least eccentricity over the switches that have
- * end ports, over ACTIVE links) and, lazily, a breadth-first tree from each. A group's tree is
- * rooted at one of them (chosen by MLID, so groups spread over the centre of a fat tree), and
- * is the union of the tree paths from its members' switches to the root: loop-free, every
- * member reached once. Between two switches joined by parallel links one link carries the
- * group, chosen by MLID, so groups spread over parallel links too. Pure: no MADs. */
+ * hook), over a generation's ACTIVE links. A group's tree is rooted at the centre of its member
+ * switches (least eccentricity, then least total distance; among equals the one the MLID
+ * picks, so groups spread over the centre of a fat tree), found from a hop matrix built when
+ * the first group needs it (up to 4096 switches; above that the fabric's own centre, measured
+ * from its switches with end ports, serves every group). The tree is the union of the
+ * breadth-first paths from the members' switches to the root, less a dead-end chain below
+ * the root: loop-free, every member reached once. Between two switches joined by parallel
+ * links one link carries the group, chosen by MLID, so groups spread over parallel links too.
+ * Pure: no MADs. */
 #ifndef IBSM_ROUTING_MCAST_TREE_H
 #define IBSM_ROUTING_MCAST_TREE_H
 
@@ -29,7 +32,5 @@ int mcast_tree_build(struct mcast_topo *t, uint16_t mlid, const uint32_t *member
 /* The tree from the engine's `mcast` hook when one builds it, else the default above. */
 int mcast_tree_route(struct mcast_topo *t, const struct routing_result *r, uint16_t mlid,
 		     const uint32_t *members, uint32_t n, uint64_t (*egress)[4]);
-/* The switch ids trees may be rooted at (*n of them). */
-const uint32_t *mcast_topo_roots(const struct mcast_topo *t, uint32_t *n);
 
 #endif

@@ -13,7 +13,7 @@
 
 struct mcast_mgr {
 	struct routing_result *r;      /* the routes the trees are for (a reference) */
-	struct mcast_topo *topo;       /* its generation's roots and BFS trees */
+	struct mcast_topo *topo;       /* its generation's hop matrix and scratch for trees */
 	uint64_t (**tree)[4];          /* [N_MLIDS]: egress per switch of MLID 0xC000 + i, or NULL */
 	unsigned n_trees;
 	uint64_t dirty[(N_MLIDS + 63) / 64]; /* MLIDs whose members changed */
@@ -88,25 +88,21 @@ static uint32_t program(struct mcast_mgr *m)
 static void dump(struct mcast_mgr *m)
 {
 	const struct fabric *f = m->r->f;
-	uint32_t ns = f->pub.n_switches, ng = m->n_trees;
-	uint16_t *mlids = g_new(uint16_t, ng ? ng : 1);
-	uint64_t (*egress)[4] = g_malloc0(sizeof(uint64_t[4]) * ((size_t)ns * ng + 1));
-	uint32_t g = 0;
-	for (uint32_t i = 0; i < N_MLIDS && g < ng; i++) {
-		if (!m->tree[i])
-			continue;
-		mlids[g] = (uint16_t)(MFT_MLID_FIRST + i);
-		for (uint32_t s = 0; s < ns; s++)
-			memcpy(egress[(size_t)s * ng + g], m->tree[i][s], sizeof(egress[0]));
-		g++;
-	}
+	uint32_t ng = 0;
+	uint16_t *mlids = g_new(uint16_t, m->n_trees + 1);
+	const uint64_t (**trees)[4] = g_malloc(sizeof(*trees) * (m->n_trees + 1));
+	for (uint32_t i = 0; i < N_MLIDS && ng < m->n_trees; i++)
+		if (m->tree[i]) {
+			mlids[ng] = (uint16_t)(MFT_MLID_FIRST + i);
+			trees[ng++] = (const uint64_t (*)[4])m->tree[i];
+		}
 	GError *err = NULL;
-	if (dump_mcfdbs_groups(f, g, mlids, (const uint64_t (*)[4])egress, m->sm->opt->tmp_dir, &err) < 0) {
+	if (dump_mcfdbs_groups(f, ng, mlids, trees, m->sm->opt->tmp_dir, &err) < 0) {
 		LOG_E("MCG-0003", "%s", err->message);
 		g_clear_error(&err);
 	}
 	g_free(mlids);
-	g_free(egress);
+	g_free(trees);
 }
 
 /* After joins and leaves: the trees of the groups that changed, and the MFT blocks that
@@ -216,11 +212,8 @@ void mcast_sweep(struct sm *sm, struct routing_result *r)
 	uint64_t failed = mft_failures(mem);
 	uint32_t sets = program(m);
 	transport_drain(sm->t, &sm->stop);
-	uint32_t n_roots;
-	mcast_topo_roots(m->topo, &n_roots);
-	LOG_I("MCG-0001", "multicast: %u groups (%u new), %u with members, trees over %u central "
-	      "switch%s, %u MFT blocks written, %" PRIu64 " failed", rb.groups, made, rb.with_members,
-	      n_roots, n_roots == 1 ? "" : "es", sets, mft_failures(mem) - failed);
+	LOG_I("MCG-0001", "multicast: %u groups (%u new), %u with members, %u MFT blocks written, %"
+	      PRIu64 " failed", rb.groups, made, rb.with_members, sets, mft_failures(mem) - failed);
 	if (sm->opt->dump_routes)
 		dump(m);
 }

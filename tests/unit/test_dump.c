@@ -366,20 +366,23 @@ static void test_mcfdbs_groups(void)
 {
 	struct fabric *f = hand_fabric();
 	const uint16_t mlids[2] = { 0xC001, 0xC000 }; /* printed sorted by MLID */
-	uint64_t (*egress)[4] = g_malloc0(sizeof(*egress) * f->pub.n_switches * 2);
+	uint64_t (*g0)[4] = g_malloc0(sizeof(*g0) * f->pub.n_switches);
+	uint64_t (*g1)[4] = g_malloc0(sizeof(*g1) * f->pub.n_switches);
+	const uint64_t (*egress[2])[4] = { (const uint64_t (*)[4])g0, (const uint64_t (*)[4])g1 };
 	uint32_t sa = f->nodes[fabric_node_by_guid(f, SA)].sw, sb = f->nodes[fabric_node_by_guid(f, SB)].sw;
-	egress[sb * 2 + 0][0] = (1u << 1) | (1u << 3);  /* SB: 0xC001 -> ports 1, 3 */
-	egress[sa * 2 + 1][0] = (1u << 0) | (1u << 5);  /* SA: 0xC000 -> ports 0, 5 */
-	egress[sa * 2 + 1][1] = 1;                      /* port 64: SA has no such port */
+	g0[sb][0] = (1u << 1) | (1u << 3);  /* SB: 0xC001 -> ports 1, 3 */
+	g1[sa][0] = (1u << 0) | (1u << 5);  /* SA: 0xC000 -> ports 0, 5 */
+	g1[sa][1] = 1;                      /* port 64: SA has no such port */
 	char *dir = tmp_dir();
 	GError *err = NULL;
-	g_assert_cmpint(dump_mcfdbs_groups(f, 2, mlids, (const uint64_t (*)[4])egress, dir, &err), ==, 0);
+	g_assert_cmpint(dump_mcfdbs_groups(f, 2, mlids, egress, dir, &err), ==, 0);
 	g_assert_no_error(err);
 	assert_file(dir, DUMP_MCFDBS,
 		    "\nSwitch 0x2000000000000001\nLID    : Out Port(s)\n0xC001 : 0x001  0x003 \n"
 		    "\nSwitch 0x1000000000000002\nLID    : Out Port(s)\n0xC000 : 0x000  0x005 \n");
 	remove_dir(dir);
-	g_free(egress);
+	g_free(g0);
+	g_free(g1);
 	fabric_unref(f);
 }
 
