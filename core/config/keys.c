@@ -101,6 +101,56 @@ static const struct config_key keys[] = {
 	  "Enable QoS setup", NULL },
 	{ "qos_policy_file", CONFIG_STRING, OFF(qos_policy_file), 0, 0, 0, 'Y', "qos_policy_file", "FILE", NULL,
 	  "QoS policy file", NULL },
+	{ "qos_max_vls", CONFIG_QOS, OFF(qos_opt[QOS_S_ALL][QOS_P_MAX_VLS]), QOS_P_MAX_VLS, 0, 0, NOFLAG,
+	  "every port: data VLs used at most, 1-15 (with -Q; unset: OpenSM's default)", NULL },
+	{ "qos_high_limit", CONFIG_QOS, OFF(qos_opt[QOS_S_ALL][QOS_P_HIGH_LIMIT]), QOS_P_HIGH_LIMIT, 0, 0, NOFLAG,
+	  "every port: VLHighLimit 0-255 (x 4 KB of high-priority traffic) (with -Q; unset: OpenSM's default)", NULL },
+	{ "qos_vlarb_high", CONFIG_QOS, OFF(qos_opt[QOS_S_ALL][QOS_P_VLARB_HIGH]), QOS_P_VLARB_HIGH, 0, 0, NOFLAG,
+	  "every port: high-priority VL arbitration, VL:weight,... (up to 64) (with -Q; unset: OpenSM's default)", NULL },
+	{ "qos_vlarb_low", CONFIG_QOS, OFF(qos_opt[QOS_S_ALL][QOS_P_VLARB_LOW]), QOS_P_VLARB_LOW, 0, 0, NOFLAG,
+	  "every port: low-priority VL arbitration, VL:weight,... (up to 64) (with -Q; unset: OpenSM's default)", NULL },
+	{ "qos_sl2vl", CONFIG_QOS, OFF(qos_opt[QOS_S_ALL][QOS_P_SL2VL]), QOS_P_SL2VL, 0, 0, NOFLAG,
+	  "every port: VL of SL 0..15, comma-separated (15 drops the SL) (with -Q; unset: OpenSM's default)", NULL },
+	{ "qos_ca_max_vls", CONFIG_QOS, OFF(qos_opt[QOS_S_CA][QOS_P_MAX_VLS]), QOS_P_MAX_VLS, 0, 0, NOFLAG,
+	  "CA ports: data VLs used at most, 1-15; unset: the qos_ value", NULL },
+	{ "qos_ca_high_limit", CONFIG_QOS, OFF(qos_opt[QOS_S_CA][QOS_P_HIGH_LIMIT]), QOS_P_HIGH_LIMIT, 0, 0, NOFLAG,
+	  "CA ports: VLHighLimit 0-255 (x 4 KB of high-priority traffic); unset: the qos_ value", NULL },
+	{ "qos_ca_vlarb_high", CONFIG_QOS, OFF(qos_opt[QOS_S_CA][QOS_P_VLARB_HIGH]), QOS_P_VLARB_HIGH, 0, 0, NOFLAG,
+	  "CA ports: high-priority VL arbitration, VL:weight,... (up to 64); unset: the qos_ value", NULL },
+	{ "qos_ca_vlarb_low", CONFIG_QOS, OFF(qos_opt[QOS_S_CA][QOS_P_VLARB_LOW]), QOS_P_VLARB_LOW, 0, 0, NOFLAG,
+	  "CA ports: low-priority VL arbitration, VL:weight,... (up to 64); unset: the qos_ value", NULL },
+	{ "qos_ca_sl2vl", CONFIG_QOS, OFF(qos_opt[QOS_S_CA][QOS_P_SL2VL]), QOS_P_SL2VL, 0, 0, NOFLAG,
+	  "CA ports: VL of SL 0..15, comma-separated (15 drops the SL); unset: the qos_ value", NULL },
+	{ "qos_rtr_max_vls", CONFIG_QOS, OFF(qos_opt[QOS_S_RTR][QOS_P_MAX_VLS]), QOS_P_MAX_VLS, 0, 0, NOFLAG,
+	  "router ports: data VLs used at most, 1-15; unset: the qos_ value", NULL },
+	{ "qos_rtr_high_limit", CONFIG_QOS, OFF(qos_opt[QOS_S_RTR][QOS_P_HIGH_LIMIT]), QOS_P_HIGH_LIMIT, 0, 0, NOFLAG,
+	  "router ports: VLHighLimit 0-255 (x 4 KB of high-priority traffic); unset: the qos_ value", NULL },
+	{ "qos_rtr_vlarb_high", CONFIG_QOS, OFF(qos_opt[QOS_S_RTR][QOS_P_VLARB_HIGH]), QOS_P_VLARB_HIGH, 0, 0, NOFLAG,
+	  "router ports: high-priority VL arbitration, VL:weight,... (up to 64); unset: the qos_ value", NULL },
+	{ "qos_rtr_vlarb_low", CONFIG_QOS, OFF(qos_opt[QOS_S_RTR][QOS_P_VLARB_LOW]), QOS_P_VLARB_LOW, 0, 0, NOFLAG,
+	  "router ports: low-priority VL arbitration, VL:weight,... (up to 64); unset: the qos_ value", NULL },
+	{ "qos_rtr_sl2vl", CONFIG_QOS, OFF(qos_opt[QOS_S_RTR][QOS_P_SL2VL]), QOS_P_SL2VL, 0, 0, NOFLAG,
+	  "router ports: VL of SL 0..15, comma-separated (15 drops the SL); unset: the qos_ value", NULL },
+	{ "qos_sw0_max_vls", CONFIG_QOS, OFF(qos_opt[QOS_S_SW0][QOS_P_MAX_VLS]), QOS_P_MAX_VLS, 0, 0, NOFLAG,
+	  "switch port 0: data VLs used at most, 1-15; unset: the qos_ value", NULL },
+	{ "qos_sw0_high_limit", CONFIG_QOS, OFF(qos_opt[QOS_S_SW0][QOS_P_HIGH_LIMIT]), QOS_P_HIGH_LIMIT, 0, 0, NOFLAG,
+	  "switch port 0: VLHighLimit 0-255 (x 4 KB of high-priority traffic); unset: the qos_ value", NULL },
+	{ "qos_sw0_vlarb_high", CONFIG_QOS, OFF(qos_opt[QOS_S_SW0][QOS_P_VLARB_HIGH]), QOS_P_VLARB_HIGH, 0, 0, NOFLAG,
+	  "switch port 0: high-priority VL arbitration, VL:weight,... (up to 64); unset: the qos_ value", NULL },
+	{ "qos_sw0_vlarb_low", CONFIG_QOS, OFF(qos_opt[QOS_S_SW0][QOS_P_VLARB_LOW]), QOS_P_VLARB_LOW, 0, 0, NOFLAG,
+	  "switch port 0: low-priority VL arbitration, VL:weight,... (up to 64); unset: the qos_ value", NULL },
+	{ "qos_sw0_sl2vl", CONFIG_QOS, OFF(qos_opt[QOS_S_SW0][QOS_P_SL2VL]), QOS_P_SL2VL, 0, 0, NOFLAG,
+	  "switch port 0: VL of SL 0..15, comma-separated (15 drops the SL); unset: the qos_ value", NULL },
+	{ "qos_swe_max_vls", CONFIG_QOS, OFF(qos_opt[QOS_S_SWE][QOS_P_MAX_VLS]), QOS_P_MAX_VLS, 0, 0, NOFLAG,
+	  "switch external ports: data VLs used at most, 1-15; unset: the qos_ value", NULL },
+	{ "qos_swe_high_limit", CONFIG_QOS, OFF(qos_opt[QOS_S_SWE][QOS_P_HIGH_LIMIT]), QOS_P_HIGH_LIMIT, 0, 0, NOFLAG,
+	  "switch external ports: VLHighLimit 0-255 (x 4 KB of high-priority traffic); unset: the qos_ value", NULL },
+	{ "qos_swe_vlarb_high", CONFIG_QOS, OFF(qos_opt[QOS_S_SWE][QOS_P_VLARB_HIGH]), QOS_P_VLARB_HIGH, 0, 0, NOFLAG,
+	  "switch external ports: high-priority VL arbitration, VL:weight,... (up to 64); unset: the qos_ value", NULL },
+	{ "qos_swe_vlarb_low", CONFIG_QOS, OFF(qos_opt[QOS_S_SWE][QOS_P_VLARB_LOW]), QOS_P_VLARB_LOW, 0, 0, NOFLAG,
+	  "switch external ports: low-priority VL arbitration, VL:weight,... (up to 64); unset: the qos_ value", NULL },
+	{ "qos_swe_sl2vl", CONFIG_QOS, OFF(qos_opt[QOS_S_SWE][QOS_P_SL2VL]), QOS_P_SL2VL, 0, 0, NOFLAG,
+	  "switch external ports: VL of SL 0..15, comma-separated (15 drops the SL); unset: the qos_ value", NULL },
 };
 
 /* opensm.conf keys (OpenSM 3.3.23) for settings ibsm does not have (yet): accepted and ignored */
@@ -126,13 +176,7 @@ static const char *const opensm_only[] = {
 	"event_plugin_name", "event_plugin_options", "node_name_map_name", "force_log_flush",
 	"log_max_size", "per_module_logging_file", "enable_quirks", "no_clients_rereg",
 	"disable_multicast", "exit_on_fatal", "console", "console_port",
-	"suppress_sl2vl_mad_status_errors", "qos_max_vls", "qos_high_limit", "qos_vlarb_high",
-	"qos_vlarb_low", "qos_sl2vl", "qos_ca_max_vls", "qos_ca_high_limit", "qos_ca_vlarb_high",
-	"qos_ca_vlarb_low", "qos_ca_sl2vl", "qos_sw0_max_vls", "qos_sw0_high_limit",
-	"qos_sw0_vlarb_high", "qos_sw0_vlarb_low", "qos_sw0_sl2vl", "qos_swe_max_vls",
-	"qos_swe_high_limit", "qos_swe_vlarb_high", "qos_swe_vlarb_low", "qos_swe_sl2vl",
-	"qos_rtr_max_vls", "qos_rtr_high_limit", "qos_rtr_vlarb_high", "qos_rtr_vlarb_low",
-	"qos_rtr_sl2vl", "congestion_control", "cc_key", "cc_max_outstanding_mads",
+	"suppress_sl2vl_mad_status_errors", "congestion_control", "cc_key", "cc_max_outstanding_mads",
 	"cc_sw_cong_setting_control_map", "cc_sw_cong_setting_victim_mask",
 	"cc_sw_cong_setting_credit_mask", "cc_sw_cong_setting_threshold",
 	"cc_sw_cong_setting_packet_size", "cc_sw_cong_setting_credit_starvation_threshold",
@@ -226,7 +270,7 @@ static void set_default(struct sm_options *o, const struct config_key *k)
 {
 	struct sm_options d;
 	options_defaults(&d);
-	if (k->type == CONFIG_STRING) {
+	if (k->type == CONFIG_STRING || k->type == CONFIG_QOS) {
 		char **dst = field(o, k);
 		g_free(*dst);
 		*dst = g_strdup(*(char **)field(&d, k));
@@ -289,6 +333,10 @@ int config_set(struct sm_options *o, const struct config_key *k, const char *val
 		if (!strcmp(k->key, "guid"))
 			o->guid_given = uv != 0; /* from a file, 0 means "the first usable port" */
 		return 0;
+	case CONFIG_QOS:
+		if (qos_option_check((enum qos_param)k->min, value, err) < 0)
+			return -1;
+		/* fall through */
 	case CONFIG_STRING: {
 		char **dst = field(o, k);
 		g_free(*dst);
@@ -320,6 +368,7 @@ char *config_format(const struct sm_options *o, const struct config_key *k)
 	case CONFIG_U64:
 		return g_strdup_printf("0x%016llx", (unsigned long long)*(const uint64_t *)p);
 	case CONFIG_STRING:
+	case CONFIG_QOS:
 		return g_strdup(*(char *const *)p);
 	}
 	return NULL;

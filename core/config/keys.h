@@ -16,6 +16,7 @@ enum config_type {
 	CONFIG_U32,    /* uint32_t */
 	CONFIG_U64,    /* uint64_t (GUIDs, prefixes: 0x hex) */
 	CONFIG_STRING, /* char *, g_free'd; null/empty/(null) = the default */
+	CONFIG_QOS,    /* char *, a qos_* value checked by policy/qos_options.h (min = its param) */
 };
 
 #define CONFIG_F_INVERT 0x1    /* bool stored inverted (accum_log_file -> erase_log) */

@@ -53,6 +53,9 @@ void options_free(struct sm_options *o)
 	g_free(o->pid_file);
 	g_free(o->partition_config_file);
 	g_free(o->qos_policy_file);
+	for (int i = 0; i < QOS_N_SCOPES; i++)
+		for (int j = 0; j < QOS_N_PARAMS; j++)
+			g_free(o->qos_opt[i][j]);
 	g_free(o->config_file);
 	g_free(o->create_config);
 	if (o->extra)

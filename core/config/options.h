@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <stdint.h>
 #include "ibsm_paths.h"
+#include "policy/qos_options.h"
 
 #define IBSM_DEFAULT_CONFIG IBSM_SYSCONFDIR "/ibsm/ibsm.yaml"
 
@@ -61,8 +62,9 @@ struct sm_options {
 	char *pid_file;             /* --pid_file (default /run/ibsm/ibsm.pid) */
 	char *partition_config_file;/* -P partitions.conf (core/pkey.c; missing = default partition) */
 	int allow_both_pkeys;       /* -W, OpenSM compatibility only: `both` is always honoured */
-	int qos;                    /* -Q (stored for QoS) */
-	char *qos_policy_file;      /* -Y (stored for QoS) */
+	int qos;                    /* -Q: SL2VL/VLArb programmed, the QoS policy enforced */
+	char *qos_policy_file;      /* -Y: the QoS policy file (sa/qos_policy) */
+	char *qos_opt[QOS_N_SCOPES][QOS_N_PARAMS]; /* qos_[ca_|rtr_|sw0_|swe_]<param>, NULL unset */
 	char *config_file;          /* the configuration file read, NULL = none */
 	char *create_config;        /* -c FILE: template written there (options_build_err) */
 	GHashTable *extra;          /* key -> struct config_extra: file keys outside the table */

@@ -37,7 +37,7 @@ static void append_value(GString *s, const struct config_key *k, const char *v)
 {
 	if (!v)
 		g_string_append(s, "~");
-	else if (k->type == CONFIG_STRING)
+	else if (k->type == CONFIG_STRING || k->type == CONFIG_QOS)
 		append_yaml_string(s, v);
 	else
 		g_string_append(s, v);

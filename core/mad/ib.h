@@ -15,6 +15,7 @@
 
 /* PortInfo.CapabilityMask bits */
 #define IB_CAP_IS_SM              (1u << 1)
+#define IB_CAP_SL_MAP             (1u << 6)  /* IsSLMappingSupported */
 #define IB_CAP_CLIENT_REREG       (1u << 25)
 
 /* PortInfo.PortPhysicalState */

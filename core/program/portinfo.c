@@ -234,3 +234,14 @@ uint32_t portinfo_step_state(struct pass *g, uint8_t from, uint8_t to, int need_
 	}
 	return n;
 }
+
+int portinfo_vl_high_limit(struct pass *g, uint32_t port, uint8_t limit)
+{
+	if (!g->f->px[port].have_portinfo)
+		return 0;
+	uint8_t pi[SMP_DATA_SIZE];
+	pi_base(g, port, pi);
+	mad_set_field(pi, 0, IB_PORT_VL_HIGH_LIMIT_F, limit);
+	submit_set(g, port, pi);
+	return 1;
+}

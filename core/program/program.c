@@ -9,6 +9,7 @@
 #include "program/mft.h"
 #include "program/pkey.h"
 #include "program/portinfo.h"
+#include "program/qos.h"
 #include "program/program.h"
 
 #define NOT_ACTIVE_LOG_MAX 10
@@ -19,6 +20,7 @@ struct programmer {
 	struct lft_memory *lft;
 	struct pkey_memory *pkey;
 	struct mft_memory *mft;
+	struct qos_memory *qos;
 	GHashTable *mkey_written; /* port GUID -> M_Key fields last written (portinfo.h) */
 };
 
@@ -30,6 +32,7 @@ struct programmer *programmer_new(struct transport *t, volatile int *stop)
 	p->lft = lft_memory_new();
 	p->pkey = pkey_memory_new();
 	p->mft = mft_memory_new(t);
+	p->qos = qos_memory_new();
 	p->mkey_written = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, g_free);
 	return p;
 }
@@ -41,6 +44,7 @@ void programmer_free(struct programmer *p)
 	lft_memory_free(p->lft);
 	pkey_memory_free(p->pkey);
 	mft_memory_free(p->mft);
+	qos_memory_free(p->qos);
 	g_hash_table_destroy(p->mkey_written);
 	g_free(p);
 }
@@ -51,12 +55,18 @@ void programmer_forget(struct programmer *p)
 	p->lft = lft_memory_new();
 	pkey_memory_forget(p->pkey);
 	mft_memory_forget(p->mft);
+	qos_memory_forget(p->qos);
 	g_hash_table_remove_all(p->mkey_written);
 }
 
 struct mft_memory *programmer_mft(struct programmer *p)
 {
 	return p->mft;
+}
+
+const struct vlt_memory *programmer_vl_tables(const struct programmer *p)
+{
+	return qos_memory_tables(p->qos);
 }
 
 const uint16_t *programmer_pkey_table(const struct programmer *p, const struct fabric *f,
@@ -164,6 +174,15 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 	phase_end(pl, "%u P_Key blocks written, %u read, %u tables known", pks.blocks_written,
 		  pks.blocks_read, pks.trusted);
 
+	/* SL2VL and VL arbitration under -Q, after OperVLs (DESIGN.md) */
+	if (o->qos) {
+		phase_begin(pl, "qos");
+		struct vlt_stats qs;
+		rep->qos_writes = qos_program(&g, p->qos, r, &qs);
+		phase_end(pl, "%u SL2VL/VLArb tables, %u read, %u written, %u known", qs.tables, qs.read,
+			  qs.written, qs.trusted);
+	}
+
 	/* 4. LFT blocks that differ, with ARMED on INIT ports streaming beside them */
 	phase_begin(pl, "lft");
 	rep->lft_blocks_written = lft_write_changed(&g, nblocks);
@@ -180,7 +199,7 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 	rep->not_active = not_active_ports(&g) + enabled; /* their links come up by the next sweep */
 	rep->failed = g.failed;
 	rep->failures = g.failures;
-	rep->writes = g.sets + rep->lft_blocks_written; /* g.sets counts PortInfo, SwitchInfo, P_Key */
+	rep->writes = g.sets + rep->lft_blocks_written; /* g.sets: PortInfo, SwitchInfo, P_Key, QoS */
 	g_free(g.state);
 	return rep->not_active || rep->failures || (p->stop && *p->stop) ? -EIO : 0;
 }

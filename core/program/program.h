@@ -23,6 +23,9 @@ void programmer_free(struct programmer *p);
 void programmer_forget(struct programmer *p);
 /* What the switches' MFTs hold, and the writer of them (program/mft.h). */
 struct mft_memory *programmer_mft(struct programmer *p);
+/* What the SL2VL and VLArb tables hold (program/vltables.h), for the SA's records. */
+struct vlt_memory;
+const struct vlt_memory *programmer_vl_tables(const struct programmer *p);
 /* The P_Key table port id `port` of f holds as the last pass left it (*cap entries; NULL:
  * not known), for the SA's snapshot. */
 const uint16_t *programmer_pkey_table(const struct programmer *p, const struct fabric *f,
@@ -32,6 +35,7 @@ struct program_report {
 	uint32_t writes;           /* Sets that change the fabric (PortInfo, SwitchInfo, LFT, P_Key) */
 	uint32_t lft_blocks_written, lft_blocks_read;
 	uint32_t pkey_blocks_written, pkey_blocks_read;
+	uint32_t qos_writes;       /* SL2VL/VLArb blocks and VLHighLimit PortInfo Sets (-Q) */
 	uint32_t failed;           /* SMPs that failed or were refused (a refused state change) */
 	uint32_t failures;         /* SMPs that failed for good */
 	uint32_t not_active;       /* linked ports left not ACTIVE */
