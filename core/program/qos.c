@@ -162,30 +162,30 @@ static void end_node(struct build *b, const struct ibsm_node *n)
 	}
 }
 
-/* A switch: VLArb of every linked external port (and of an enhanced port 0); SL2VL of every
- * (input, output) pair of port 0 and linked ports, output port 0 with the port-0 settings. */
+/* A switch, as OpenSM programs one: VLArb of every linked external port and SL2VL of every
+ * (input, output) pair towards a linked output (inputs linked or not); output port 0 and port
+ * 0's VLArb only on an enhanced port 0 (base port 0 has no VLs of its own), with the port-0
+ * settings. A port that comes up gets its tables in that sweep. */
 static void switch_node(struct build *b, const struct ibsm_node *n, uint32_t node)
 {
 	const struct fabric *f = b->g->f;
 	uint32_t p0 = n->port0;
 	if (!f->px[p0].have_portinfo)
 		return;
+	int esp0 = f->nx[node].enhanced_sp0;
 	const struct qos_port_config *swe = &b->cfg[QOS_S_SWE], *sw0 = &b->cfg[QOS_S_SW0];
 	for (unsigned o = 1; o <= n->nports; o++)
 		if (linked(f, p0 + o))
 			add_vlarb(b, p0 + o, p0, (uint8_t)o, swe);
-	if (f->nx[node].enhanced_sp0)
+	if (esp0)
 		add_vlarb(b, p0, p0, 0, sw0);
 	if (!(pi_field(f, p0, IB_PORT_CAPMASK_F) & IB_CAP_SL_MAP))
 		return;
-	for (unsigned o = 0; o <= n->nports; o++) {
+	for (unsigned o = esp0 ? 0 : 1; o <= n->nports; o++) {
 		if (o && !linked(f, p0 + o))
 			continue;
-		for (unsigned i = 0; i <= n->nports; i++) {
-			if (i && !linked(f, p0 + i))
-				continue;
+		for (unsigned i = 0; i <= n->nports; i++)
 			add_sl2vl(b, p0 + o, p0, p0 + i, p0 + o, i << 8 | o, o ? swe : sw0);
-		}
 	}
 }
 

@@ -12,6 +12,7 @@ struct vlt_key {
 	uint64_t guid;             /* node GUID */
 	uint32_t mod;
 	uint16_t attr;
+	uint8_t port;              /* the port number the SMP goes to (a CA port; 0 for a switch) */
 };
 
 struct vlt_held {
@@ -30,13 +31,14 @@ struct vlt_memory {
 static guint key_hash(gconstpointer k)
 {
 	const struct vlt_key *x = k;
-	return (guint)(x->guid ^ (x->guid >> 31) ^ ((uint64_t)x->mod * 2654435761u) ^ x->attr);
+	return (guint)(x->guid ^ (x->guid >> 31) ^ ((uint64_t)x->mod * 2654435761u) ^ x->attr ^
+		       (guint)x->port << 20);
 }
 
 static gboolean key_equal(gconstpointer a, gconstpointer b)
 {
 	const struct vlt_key *x = a, *y = b;
-	return x->guid == y->guid && x->mod == y->mod && x->attr == y->attr;
+	return x->guid == y->guid && x->mod == y->mod && x->attr == y->attr && x->port == y->port;
 }
 
 struct vlt_memory *vlt_memory_new(void)
@@ -62,13 +64,14 @@ void vlt_memory_forget(struct vlt_memory *m)
 static struct vlt_key key_of(const struct fabric *f, const struct vlt_want *w)
 {
 	const struct ibsm_port *p = &f->ports[w->smp_port];
-	return (struct vlt_key){ .guid = f->nodes[p->node].guid, .mod = w->mod, .attr = w->attr };
+	return (struct vlt_key){ .guid = f->nodes[p->node].guid, .mod = w->mod, .attr = w->attr,
+				 .port = p->num };
 }
 
-const uint8_t *vlt_memory_held(const struct vlt_memory *m, uint64_t node_guid, uint16_t attr,
-			       uint32_t mod, uint8_t *len)
+const uint8_t *vlt_memory_held(const struct vlt_memory *m, uint64_t node_guid, uint8_t port,
+			       uint16_t attr, uint32_t mod, uint8_t *len)
 {
-	struct vlt_key k = { .guid = node_guid, .mod = mod, .attr = attr };
+	struct vlt_key k = { .guid = node_guid, .mod = mod, .attr = attr, .port = port };
 	const struct vlt_held *h = g_hash_table_lookup(m->held, &k);
 	*len = h ? h->len : 0;
 	return h ? h->data : NULL;
@@ -136,7 +139,8 @@ static int req(struct vlt_run *r, struct smp_req *q, uint32_t i, int kind)
 }
 
 /* A remembered table can be trusted when the previous pass confirmed it and neither its port
- * nor its switch came back since (a port not ACTIVE, a switch found without tables). */
+ * nor its switch came back since (a port coming up: INIT or ARMED; a switch found without
+ * tables). A port that stays down keeps what was written. */
 static const struct vlt_held *trusted(const struct vlt_run *r, const struct vlt_want *w)
 {
 	const struct fabric *f = r->g->f;
@@ -145,7 +149,7 @@ static const struct vlt_held *trusted(const struct vlt_run *r, const struct vlt_
 	if (!h || h->len != w->len || h->pass + 1 != r->m->pass)
 		return NULL;
 	const struct ibsm_port *p = &f->ports[w->port];
-	if (p->num && p->state != IBSM_STATE_ACTIVE)
+	if (p->num && p->state != IBSM_STATE_ACTIVE && p->state != IBSM_STATE_DOWN)
 		return NULL;
 	if (f->nx[p->node].found_empty)
 		return NULL;

@@ -39,9 +39,10 @@ struct vlt_stats {
 uint32_t vlt_program(struct pass *g, struct vlt_memory *m, const struct vlt_want *w, uint32_t n,
 		     struct vlt_stats *st);
 
-/* What a table holds as last read or written (NULL when not known): node GUID, attribute and
- * modifier as vlt_want addresses it; *len gets the bytes known. */
-const uint8_t *vlt_memory_held(const struct vlt_memory *m, uint64_t node_guid, uint16_t attr,
-			       uint32_t mod, uint8_t *len);
+/* What a table holds as last read or written (NULL when not known): node GUID, the port number
+ * the SMP goes to (a CA port; 0 for a switch), attribute and modifier as vlt_want addresses it;
+ * *len gets the bytes known. */
+const uint8_t *vlt_memory_held(const struct vlt_memory *m, uint64_t node_guid, uint8_t port,
+			       uint16_t attr, uint32_t mod, uint8_t *len);
 
 #endif

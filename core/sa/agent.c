@@ -48,6 +48,7 @@ struct sa {
 	void *mc_ctx;
 	uint8_t mc_mtu, mc_rate;       /* the most a group may ask of every link of the generation */
 	const struct mft_memory *mft;  /* what the switches' MFTs hold */
+	const struct vlt_memory *vlt;  /* what the SL2VL / VLArb tables hold */
 	struct sa_stats st;
 };
 
@@ -251,6 +252,7 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 			     .n_remote = sa->remote->len };
 	v.self.sm_key = sa->sm_key;
 	v.mft = sa->mft;
+	v.vlt = sa->vlt;
 	if (rq->attr == MCMR_ATTR) {
 		if (v.f)
 			multicast(sa, rq, v.f, a);
@@ -288,8 +290,16 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 		if (v.f)
 			k->build(&v, rq->sm_key == sa->sm_key, all);
 		size_t size = k->layout.size, n = 0;
+		uint64_t mask = rq->comp_mask;
+		const uint8_t *query = rq->record;
+		uint8_t copy[SA_MAD_DATA];
+		if (k->query && v.f && size <= sizeof(copy) && rq->record_len >= size) {
+			memcpy(copy, rq->record, size);
+			k->query(&v, &mask, copy);
+			query = copy;
+		}
 		for (size_t off = 0; off + size <= all->len; off += size) {
-			if (!sa_match(&k->layout, rq->comp_mask, rq->record, all->data + off))
+			if (!sa_match(&k->layout, mask, query, all->data + off))
 				continue;
 			if (n * size != off)
 				memmove(all->data + n * size, all->data + off, size);
@@ -667,6 +677,11 @@ unsigned sa_mcast_partitions(struct sa *sa, const struct part_policy *pp)
 void sa_set_mft(struct sa *sa, const struct mft_memory *mft)
 {
 	sa->mft = mft;
+}
+
+void sa_set_vl_tables(struct sa *sa, const struct vlt_memory *vlt)
+{
+	sa->vlt = vlt;
 }
 
 void sa_set_sm_key(struct sa *sa, uint64_t sm_key)

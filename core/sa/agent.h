@@ -11,6 +11,7 @@
 #include "routing/result.h"
 #include "policy/partitions.h"
 #include "program/mft.h"
+#include "program/vltables.h"
 #include "sa/mcast_groups.h"
 #include "sa/pkeys.h"
 
@@ -53,6 +54,8 @@ void sa_set_mcast_hook(struct sa *sa, void (*changed)(void *ctx, uint16_t mlid),
 struct mc_groups *sa_mcast_groups(struct sa *sa);
 unsigned sa_mcast_partitions(struct sa *sa, const struct part_policy *pp);
 void sa_set_mft(struct sa *sa, const struct mft_memory *mft);
+/* What the SL2VL and VLArb tables hold (program/vltables.h), for their records. */
+void sa_set_vl_tables(struct sa *sa, const struct vlt_memory *vlt);
 /* Our SM_Key: a request presenting it sees the keys in records (M_Key, SM_Key). */
 void sa_set_sm_key(struct sa *sa, uint64_t sm_key);
 /* What PathRecords carry from the configuration: GIDs' subnet prefix, PacketLifeTime. */

@@ -3,13 +3,25 @@
  * the SL-to-VL tables of every end port (a CA or router port: one table, ports 0/0) and of
  * every (input, output) port pair of each switch, ports 0 to NumPorts; the VL arbitration
  * blocks 1-4 (low 0-31, low 32-63, high 0-31, high 32-63) of every switch port and CA port.
- * The core programs neither table yet (QoS programming is issue 13, which publishes what it
- * wrote with the generation), so the records carry the tables as this SM knows them: nothing
- * mapped, no weights (all zero) — the same records OpenSM 3.3.23 answers without QoS. */
+ * The tables are what the ports hold as the programmer knows them (program/vltables.h: read or
+ * written under -Q); a table not known reads as zeros, which is also what OpenSM 3.3.23
+ * answers without QoS. */
+#include <string.h>
+#include <infiniband/mad.h>
 #include "sa/records.h"
 
 #define SL2VLR_SIZE 16  /* LID 2, InputPortNum 1, OutputPortNum 1, reserved 4, table 8 */
 #define VLAR_SIZE 72    /* LID 2, OutputPortNum 1, BlockNum 1, reserved 4, 32 entries */
+
+/* The table as the programmer knows it into out (len bytes), zeros when not known. */
+static void held(const struct sa_view *v, uint64_t guid, uint8_t port, uint16_t attr, uint32_t mod,
+		 uint8_t *out, uint8_t len)
+{
+	uint8_t have = 0;
+	const uint8_t *d = v->vlt ? vlt_memory_held(v->vlt, guid, port, attr, mod, &have) : NULL;
+	if (d)
+		memcpy(out, d, have < len ? have : len);
+}
 
 static void sl2vl(const struct sa_view *v, int trusted, GByteArray *out)
 {
@@ -25,6 +37,7 @@ static void sl2vl(const struct sa_view *v, int trusted, GByteArray *out)
 				for (unsigned o = 0; o <= node->nports; o++) {
 					uint8_t rec[SL2VLR_SIZE] = { (uint8_t)(lid >> 8), (uint8_t)lid,
 								     (uint8_t)in, (uint8_t)o };
+					held(v, node->guid, 0, IB_ATTR_SLVL_TABLE, in << 8 | o, rec + 8, 8);
 					g_byte_array_append(out, rec, SL2VLR_SIZE);
 				}
 			continue;
@@ -34,6 +47,7 @@ static void sl2vl(const struct sa_view *v, int trusted, GByteArray *out)
 			if (!lid)
 				continue;
 			uint8_t rec[SL2VLR_SIZE] = { (uint8_t)(lid >> 8), (uint8_t)lid };
+			held(v, node->guid, (uint8_t)i, IB_ATTR_SLVL_TABLE, 0, rec + 8, 8);
 			g_byte_array_append(out, rec, SL2VLR_SIZE);
 		}
 	}
@@ -52,6 +66,8 @@ static void vlarb(const struct sa_view *v, int trusted, GByteArray *out)
 				continue;
 			for (uint8_t b = 1; b <= 4; b++) {
 				uint8_t rec[VLAR_SIZE] = { (uint8_t)(lid >> 8), (uint8_t)lid, (uint8_t)i, b };
+				held(v, node->guid, sw ? 0 : (uint8_t)i, IB_ATTR_VL_ARBITRATION,
+				     (uint32_t)b << 16 | (sw ? i : 0), rec + 8, 64);
 				g_byte_array_append(out, rec, VLAR_SIZE);
 			}
 		}
@@ -65,9 +81,23 @@ struct sa_kind sa_sl2vl_record = {
 	.build = sl2vl,
 };
 
+/* A CA or router port's tables are asked for with OutputPortNum 0 (osmtest does, OpenSM
+ * answers with the port the LID names): port 0 of a LID that is not a switch's means its port. */
+static void vlarb_query(const struct sa_view *v, uint64_t *mask, uint8_t *q)
+{
+	if ((*mask & 3) != 3 || q[2] != 0)
+		return;
+	uint16_t lid = (uint16_t)(q[0] << 8 | q[1]);
+	const struct fabric *f = v->f;
+	uint32_t p = lid <= f->pub.max_lid ? f->pub.lid_port[lid] : IBSM_NONE;
+	if (p != IBSM_NONE && f->nodes[f->ports[p].node].type != IBSM_SWITCH)
+		q[2] = f->ports[p].num;
+}
+
 struct sa_kind sa_vlarb_record = {
 	.layout = { .name = "VLArbitrationTableRecord", .attr = 0x36, .size = VLAR_SIZE, .n = 5,
 		    /* LID, OutputPortNum, BlockNum, reserved, VLArbitrationTable */
 		    .width = { 16, 8, 8, 32, 512 } },
 	.build = vlarb,
+	.query = vlarb_query,
 };

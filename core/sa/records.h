@@ -8,6 +8,7 @@
 #include <glib.h>
 #include "fabric/model.h"
 #include "program/mft.h"
+#include "program/vltables.h"
 #include "routing/result.h"
 #include "sa/compmask.h"
 #include "sa/pkeys.h"
@@ -33,6 +34,7 @@ struct sa_view {
 	const struct routing_result *r;   /* its routes (the LFTs the switches hold) */
 	const struct sa_pkeys *pk;        /* its P_Key tables (NULL: not known) */
 	const struct mft_memory *mft;     /* what the switches' MFTs hold (NULL: not known) */
+	const struct vlt_memory *vlt;     /* what SL2VL / VLArb tables hold (NULL: not known) */
 	struct sa_self self;
 	const struct sa_remote_sm *remote; /* the other SMs in the subnet */
 	unsigned n_remote;
@@ -46,6 +48,9 @@ struct sa_kind {
 	/* appends every record of f (layout.size bytes each) to out; keys (M_Key, SM_Key) are
 	 * zeroed unless trusted (the requester presented our SM_Key) */
 	void (*build)(const struct sa_view *v, int trusted, GByteArray *out);
+	/* rewrites the query (a copy, mask and record) before matching, or NULL: the readings
+	 * OpenSM gives some components (a CA port's VLArb asked for as port 0) */
+	void (*query)(const struct sa_view *v, uint64_t *mask, uint8_t *record);
 	/* answered only to a requester presenting our SM_Key (else ERR_REQ_INVALID), as OpenSM
 	 * does for P_KeyTableRecord: partition membership is not every port's business */
 	int trusted_only;

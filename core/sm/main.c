@@ -198,6 +198,8 @@ static int bind_port(struct sm *sm, struct local_port *lp)
 	sm_apply_mkey(sm); /* the keys again, now that the SA exists */
 	sm->prog = programmer_new(sm->t, &sm->stop);
 	mcast_init(sm);
+	if (sm->sa)
+		sa_set_vl_tables(sm->sa, programmer_vl_tables(sm->prog));
 	phase_log_init(&sm->phases, sm->t, sm->opt->progress);
 	return 0;
 }
