@@ -49,6 +49,7 @@ struct sa {
 	uint8_t mc_mtu, mc_rate;       /* the most a group may ask of every link of the generation */
 	const struct mft_memory *mft;  /* what the switches' MFTs hold */
 	const struct vlt_memory *vlt;  /* what the SL2VL / VLArb tables hold */
+	struct qos_match *qos;         /* the QoS policy in force (-Q), NULL: none */
 	struct sa_stats st;
 };
 
@@ -253,6 +254,7 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 	v.self.sm_key = sa->sm_key;
 	v.mft = sa->mft;
 	v.vlt = sa->vlt;
+	v.qos = sa->qos;
 	if (rq->attr == MCMR_ATTR) {
 		if (v.f)
 			multicast(sa, rq, v.f, a);
@@ -475,6 +477,7 @@ void sa_free(struct sa *sa)
 		transport_set_work(dispatch_transport(sa->d), NULL, NULL);
 	}
 	sa_queue_free(sa->q);
+	qos_match_free(sa->qos);
 	mc_groups_free(sa->mc);
 	g_array_free(sa->remote, TRUE);
 	if (sa->report_timer)
@@ -654,6 +657,8 @@ void sa_publish(struct sa *sa, struct routing_result *r, struct sa_pkeys *pk)
 		mcast_limits(sa, sa->r->f);
 		mcast_ports_gone(sa, sa->r->f);
 	}
+	if (sa->qos)
+		qos_match_compile(sa->qos, sa->r ? sa->r->f : NULL, sa->pk);
 	routing_result_unref(old);
 	sa_pkeys_free(old_pk);
 }
@@ -677,6 +682,14 @@ unsigned sa_mcast_partitions(struct sa *sa, const struct part_policy *pp)
 void sa_set_mft(struct sa *sa, const struct mft_memory *mft)
 {
 	sa->mft = mft;
+}
+
+void sa_set_qos_policy(struct sa *sa, const struct qos_policy *pol, const struct part_policy *pp)
+{
+	qos_match_free(sa->qos);
+	sa->qos = pol ? qos_match_new(pol, pp) : NULL;
+	if (sa->qos)
+		qos_match_compile(sa->qos, sa->r ? sa->r->f : NULL, sa->pk);
 }
 
 void sa_set_vl_tables(struct sa *sa, const struct vlt_memory *vlt)

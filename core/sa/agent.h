@@ -10,6 +10,7 @@
 #include "mad/dispatch.h"
 #include "routing/result.h"
 #include "policy/partitions.h"
+#include "policy/qos_policy.h"
 #include "program/mft.h"
 #include "program/vltables.h"
 #include "sa/mcast_groups.h"
@@ -54,6 +55,9 @@ void sa_set_mcast_hook(struct sa *sa, void (*changed)(void *ctx, uint16_t mlid),
 struct mc_groups *sa_mcast_groups(struct sa *sa);
 unsigned sa_mcast_partitions(struct sa *sa, const struct part_policy *pp);
 void sa_set_mft(struct sa *sa, const struct mft_memory *mft);
+/* The QoS policy PathRecords and MultiPathRecords are shaped by (NULL: none, as without -Q);
+ * pol must stay valid until replaced; pp gives partition names (copied). */
+void sa_set_qos_policy(struct sa *sa, const struct qos_policy *pol, const struct part_policy *pp);
 /* What the SL2VL and VLArb tables hold (program/vltables.h), for their records. */
 void sa_set_vl_tables(struct sa *sa, const struct vlt_memory *vlt);
 /* Our SM_Key: a request presenting it sees the keys in records (M_Key, SM_Key). */

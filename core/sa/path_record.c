@@ -205,6 +205,7 @@ static int end_port(const struct fabric *f, uint32_t p)
 struct query {
 	const struct sa_view *v;
 	const struct pr_env *env;
+	struct qos_query qos;      /* what QoS match rules see of the query */
 	const uint8_t *q;
 	uint64_t mask, plain;      /* plain: the components sa_match compares */
 	unsigned per_pair;
@@ -212,15 +213,51 @@ struct query {
 	GByteArray *out;
 };
 
+/* A P_Key both ends share (one a full member) among the level's P_Keys, 0 if none. */
+static uint16_t shared_in(const struct sa_pkeys *pk, uint32_t src, uint32_t dst, const GArray *ranges)
+{
+	uint32_t n = 0;
+	const uint16_t *t = pk ? sa_pkeys_of(pk, src, &n) : NULL;
+	if (!t)
+		return qos_ranges_have(ranges, 0x7fff) ? sa_pkeys_shared(pk, src, dst, 0x7fff) : 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint16_t k = t[i] & 0x7fff;
+		uint16_t got = k && qos_ranges_have(ranges, k) ? sa_pkeys_shared(pk, src, dst, k) : 0;
+		if (got)
+			return got;
+	}
+	return 0;
+}
+
+/* The LID offsets a level's path bits allow within a port's 2^lmc LIDs (all when it names
+ * none of them). */
+static uint32_t allowed_offsets(const struct qos_level *lvl, unsigned nd)
+{
+	uint32_t all = nd >= 32 ? ~0u : (1u << nd) - 1, ok = 0;
+	if (!lvl || !lvl->path_bits || !lvl->path_bits->len)
+		return all;
+	for (unsigned i = 0; i < nd && i < 32; i++)
+		if (qos_ranges_have(lvl->path_bits, i))
+			ok |= 1u << i;
+	return ok ? ok : all;
+}
+
 /* The records of one (src, dst) pair: up to per_pair distinct DLIDs, then SLIDs of the
- * ports' LMC ranges (or the LIDs the query fixed). */
+ * ports' LMC ranges (or the LIDs the query fixed), shaped by the pair's QoS level (-Q with a
+ * policy): its MTU and rate limits, packet lifetime, P_Keys, path bits and SL. */
 static void pair(struct query *qq, uint32_t src, uint32_t dst)
 {
 	const struct fabric *f = qq->v->f;
 	const struct ibsm_port *s = &f->ports[src], *d = &f->ports[dst];
 	unsigned ns = qq->slid ? 1 : 1u << s->lmc, nd = qq->dlid ? 1 : 1u << d->lmc;
 	unsigned made = 0;
+	int rule;
+	const struct qos_level *lvl = qq->v->qos ? qos_match_level(qq->v->qos, f, src, dst, &qq->qos, &rule)
+						 : NULL;
+	uint32_t offsets = qq->dlid ? ~0u : allowed_offsets(lvl, nd);
 	for (unsigned k = 0; k < ns * nd && made < qq->per_pair; k++) {
+		if (!qq->dlid && k % nd < 32 && !(offsets >> (k % nd) & 1))
+			continue;
 		uint16_t dlid = qq->dlid ? qq->dlid : (uint16_t)(d->lid + k % nd);
 		uint16_t slid = qq->slid ? qq->slid : (uint16_t)(s->lid + k / nd);
 		struct path p, back;
@@ -231,13 +268,21 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 		uint64_t m = qq->mask;
 		if ((m >> PR_REVERSIBLE & 1) && bits(q, PR_REVERSIBLE) && !reversible)
 			continue;
+		if (lvl && lvl->mtu_limit > 0 && p.mtu > lvl->mtu_limit)
+			p.mtu = (uint8_t)lvl->mtu_limit;
+		if (lvl && lvl->rate_limit > 0 && pr_rate_units((uint8_t)lvl->rate_limit) &&
+		    p.units > pr_rate_units((uint8_t)lvl->rate_limit))
+			p.units = pr_rate_units((uint8_t)lvl->rate_limit);
 		/* a port's path to itself crosses no link: PacketLifeTime 0, as OpenSM */
 		int mtu = p.mtu, rate = pr_rate_at_most(p.units), life = src == dst ? 0 : qq->env->packet_life;
-		if (m >> PR_MTU & 1)
-			mtu = select_ordered(m >> PR_MTU_SEL & 1 ? (unsigned)bits(q, PR_MTU_SEL) : 2, mtu,
-					     (int)bits(q, PR_MTU));
-		if (rate && (m >> PR_RATE & 1)) {
-			unsigned sel = m >> PR_RATE_SEL & 1 ? (unsigned)bits(q, PR_RATE_SEL) : 2;
+		if (src != dst && lvl && lvl->packet_life >= 0)
+			life = lvl->packet_life;
+		/* MTU, rate and packet lifetime constrain the path only with their selector, as
+		 * OpenSM reads a query (saquery --mtu 2 without '<', '>' or '=' asks nothing) */
+		if ((m >> PR_MTU & 1) && (m >> PR_MTU_SEL & 1))
+			mtu = select_ordered((unsigned)bits(q, PR_MTU_SEL), mtu, (int)bits(q, PR_MTU));
+		if (rate && (m >> PR_RATE & 1) && (m >> PR_RATE_SEL & 1)) {
+			unsigned sel = (unsigned)bits(q, PR_RATE_SEL);
 			uint8_t want_code = (uint8_t)bits(q, PR_RATE);
 			unsigned want = pr_rate_units(want_code);
 			if (!want)
@@ -251,8 +296,8 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 			if (rate == 0)
 				rate = -1;
 		}
-		if (m >> PR_LIFE & 1) {
-			unsigned sel = m >> PR_LIFE_SEL & 1 ? (unsigned)bits(q, PR_LIFE_SEL) : 2;
+		if ((m >> PR_LIFE & 1) && (m >> PR_LIFE_SEL & 1)) {
+			unsigned sel = (unsigned)bits(q, PR_LIFE_SEL);
 			int want = (int)bits(q, PR_LIFE);
 			int ok = sel == 0 ? life > want : sel == 1 ? life < want : sel == 2 ? life == want : 1;
 			if (!ok)
@@ -260,10 +305,21 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 		}
 		if (mtu < 0 || rate < 0 || life < 0)
 			continue;
-		/* a partition both ends are in, one of them as a full member (the asked one) */
-		uint16_t pkey = sa_pkeys_shared(qq->v->pk, src, dst,
-						m >> PR_PKEY & 1 ? (uint16_t)bits(q, PR_PKEY) : 0);
+		/* a partition both ends are in, one of them as a full member (the asked one; with a
+		 * level that names P_Keys, one of those) */
+		uint16_t want_pkey = m >> PR_PKEY & 1 ? (uint16_t)bits(q, PR_PKEY) : 0, pkey;
+		if (lvl && lvl->pkeys && lvl->pkeys->len && !want_pkey)
+			pkey = shared_in(qq->v->pk, src, dst, lvl->pkeys);
+		else if (lvl && lvl->pkeys && lvl->pkeys->len && !qos_ranges_have(lvl->pkeys, want_pkey & 0x7fff))
+			pkey = 0;
+		else
+			pkey = sa_pkeys_shared(qq->v->pk, src, dst, want_pkey);
 		if (!pkey)
+			continue;
+		/* the SL asked for, else the level's; the routing engine has the last word (a
+		 * torus-2QoS path gets the SL its turns need) and must agree with the one asked */
+		int sl = m >> PR_SL & 1 ? (int)bits(q, PR_SL) : lvl && lvl->sl >= 0 ? lvl->sl : 0;
+		if ((m >> PR_SL & 1) && lvl && lvl->sl >= 0 && lvl->sl != sl)
 			continue;
 		uint8_t rec[PR_SIZE] = { 0 };
 		for (int c = PR_SID_MSB; c <= PR_SID_LSB; c++) /* echoed: rdma_cm asks with them */
@@ -280,7 +336,7 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 			pr_put(rec, PR_HOPLIMIT, bits(q, PR_HOPLIMIT));
 		pr_put(rec, PR_REVERSIBLE, (uint64_t)reversible);
 		pr_put(rec, PR_PKEY, pkey);
-		pr_put(rec, PR_SL, routing_path_sl(qq->v->r, 0, slid, dlid));
+		pr_put(rec, PR_SL, routing_path_sl(qq->v->r, (uint8_t)sl, slid, dlid));
 		pr_put(rec, PR_MTU_SEL, 2);
 		pr_put(rec, PR_MTU, (uint64_t)mtu);
 		pr_put(rec, PR_RATE_SEL, 2);
@@ -299,6 +355,12 @@ uint16_t pr_query(const struct sa_view *v, const struct pr_env *env, const uint8
 {
 	const struct fabric *f = v->f;
 	struct query qq = { .v = v, .env = env, .q = query, .mask = mask, .out = out };
+	qq.qos.has_service_id = (mask >> PR_SID_MSB & 1) || (mask >> PR_SID_LSB & 1);
+	qq.qos.service_id = bits(query, PR_SID_MSB) << 32 | bits(query, PR_SID_LSB);
+	qq.qos.has_qos_class = mask >> PR_QOS & 1;
+	qq.qos.qos_class = (uint16_t)bits(query, PR_QOS);
+	qq.qos.has_pkey = mask >> PR_PKEY & 1;
+	qq.qos.pkey = (uint16_t)bits(query, PR_PKEY);
 	uint32_t src, dst;
 	int any_src, any_dst;
 	uint16_t st = end_of(v, env, query, mask, PR_SGID, 24, PR_SLID, &src, &qq.slid, &any_src);
@@ -313,6 +375,7 @@ uint16_t pr_query(const struct sa_view *v, const struct pr_env *env, const uint8
 		qq.per_pair = (unsigned)bits(query, PR_NUMBPATH);
 	/* components compared on the record as built; the others were applied above */
 	qq.plain = mask & ~((1ULL << PR_NUMBPATH) | (1ULL << PR_REVERSIBLE) | (1ULL << PR_PKEY) |
+			    (1ULL << PR_QOS) | /* a QoS class selects a level; answers carry 0, as OpenSM's */
 			    (1ULL << PR_MTU_SEL) |
 			    (1ULL << PR_MTU) | (1ULL << PR_RATE_SEL) | (1ULL << PR_RATE) |
 			    (1ULL << PR_LIFE_SEL) | (1ULL << PR_LIFE));

@@ -67,13 +67,14 @@ uint16_t sa_pkeys_shared(const struct sa_pkeys *k, uint32_t a, uint32_t b, uint1
 	const uint16_t *ta = sa_pkeys_of(k, a, &na), *tb = sa_pkeys_of(k, b, &nb);
 	if (!ta || !tb) /* not programmed by us (yet): the default partition */
 		return want && (want & 0x7fff) != 0x7fff ? 0 : 0xffff;
+	uint16_t best = 0;
 	for (uint32_t i = 0; i < na; i++) {
 		uint16_t x = ta[i];
 		if (!(x & 0x7fff) || (want && (x & 0x7fff) != (want & 0x7fff)))
 			continue;
 		uint16_t y = find(tb, nb, x);
-		if (y && ((x | y) & 0x8000))
-			return x;
+		if (y && ((x | y) & 0x8000) && (!best || (x & 0x7fff) < (best & 0x7fff)))
+			best = x;
 	}
-	return 0;
+	return best;
 }

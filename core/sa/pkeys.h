@@ -17,8 +17,9 @@ struct sa_pkeys *sa_pkeys_new(const struct fabric *f, sa_pkey_table_fn table, co
 void sa_pkeys_free(struct sa_pkeys *k);
 /* Port id port's table (*n entries), or NULL when not known. */
 const uint16_t *sa_pkeys_of(const struct sa_pkeys *k, uint32_t port, uint32_t *n);
-/* The P_Key a path between ports a and b may use: want (0: the first one a's table lists)
- * when both hold it (low 15 bits) and at least one is a full member; returned as a holds it.
+/* The P_Key a path between ports a and b may use: want (0: the lowest 15-bit key they share,
+ * as OpenSM picks) when both hold it (low 15 bits) and at least one is a full member; returned
+ * as a holds it.
  * 0 when there is none. Ports whose tables are not known share the default partition. */
 uint16_t sa_pkeys_shared(const struct sa_pkeys *k, uint32_t a, uint32_t b, uint16_t want);
 

@@ -12,6 +12,7 @@
 #include "routing/result.h"
 #include "sa/compmask.h"
 #include "sa/pkeys.h"
+#include "sa/qos_match.h"
 
 /* This SM as SMInfo shows it (sm/ tells the SA). */
 struct sa_self {
@@ -35,6 +36,7 @@ struct sa_view {
 	const struct sa_pkeys *pk;        /* its P_Key tables (NULL: not known) */
 	const struct mft_memory *mft;     /* what the switches' MFTs hold (NULL: not known) */
 	const struct vlt_memory *vlt;     /* what SL2VL / VLArb tables hold (NULL: not known) */
+	const struct qos_match *qos;      /* the QoS policy in force (NULL: none) */
 	struct sa_self self;
 	const struct sa_remote_sm *remote; /* the other SMs in the subnet */
 	unsigned n_remote;

@@ -106,7 +106,8 @@ static void reload(struct loop *l)
 		      err ? err->message : "?");
 		g_clear_error(&err);
 		options_free(&fresh);
-		policies_load_partitions(l->sm); /* the partition file is re-read all the same */
+		policies_load_partitions(l->sm); /* the policy files are re-read all the same */
+		policies_load_qos(l->sm);
 		return;
 	}
 	/* the engines are set up anew with the new configuration; the routes in force keep the
@@ -128,6 +129,7 @@ static void reload(struct loop *l)
 	sm_apply_mkey(l->sm); /* ports keep their keys until the next sweep writes the new ones */
 	log_set_level(l->sm->opt->verbosity);
 	policies_load_partitions(l->sm); /* re-read -P (a bad file keeps the policy in force) */
+	policies_load_qos(l->sm);        /* and -Y, likewise */
 }
 
 static void heavy(struct loop *l)

@@ -307,6 +307,7 @@ static int run_online(struct sm *sm, int argc, char **argv)
 		fprintf(stderr, "ibsm: bringing up the subnet from %s port %d (GUID 0x%016" PRIx64 ")\n",
 			lp.ca, lp.port, lp.guid);
 	policies_load_partitions(sm);
+	policies_load_qos(sm);
 	if (sm->opt->once) {
 		rc = run_once(sm);
 	} else {
@@ -333,6 +334,7 @@ static void sm_release(struct sm *sm)
 	traps_agent_unregister(sm);
 	mcast_free(sm);
 	sa_free(sm->sa);
+	sm->sa = NULL; /* policies_free below must not hand it anything */
 	dispatch_free(sm->dispatch);
 	programmer_free(sm->prog);
 	transport_free(sm->t);

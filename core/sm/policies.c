@@ -5,6 +5,7 @@
 #include <errno.h>
 #include "base/file.h"
 #include "base/log.h"
+#include "sa/agent.h"
 #include "sm/policies.h"
 
 /* What the parser reported: notes (assumptions it made) and the entries it skipped. */
@@ -65,9 +66,95 @@ int policies_load_partitions(struct sm *sm)
 	return 0;
 }
 
+/* The ipoib lines' P_Keys must be partitions (OpenSM refuses the file otherwise). */
+static int check_ipoib_pkeys(const struct qos_policy *q, const struct part_policy *pp, GError **err)
+{
+	for (guint i = 0; q->ipoib_pkeys && i < q->ipoib_pkeys->len; i++) {
+		const struct qos_range *r = &g_array_index(q->ipoib_pkeys, struct qos_range, i);
+		for (uint64_t k = r->lo; k <= r->hi && k <= 0xffff; k++) {
+			int found = 0;
+			for (guint j = 0; pp && pp->parts && j < pp->parts->len && !found; j++)
+				found = ((const struct partition *)g_ptr_array_index(pp->parts, j))->pkey == (k & 0x7fff);
+			if (!found) {
+				g_set_error(err, QOS_POLICY_ERROR, 0, "%s: qos-ulps: IPoIB P_Key 0x%04x is not a "
+					    "partition of the partition policy", q->source, (unsigned)k);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int policies_load_qos(struct sm *sm)
+{
+	const char *path = sm->opt->qos_policy_file;
+	if (!sm->opt->qos) {
+		if (sm->sa)
+			sa_set_qos_policy(sm->sa, NULL, NULL);
+		if (sm->qos_policy)
+			qos_policy_free(sm->qos_policy);
+		sm->qos_policy = NULL;
+		return 0;
+	}
+	char *text = NULL;
+	size_t len = 0;
+	GError *err = NULL;
+	struct qos_policy *np = NULL;
+	int rc = path && *path ? file_read_capped(path, FILE_CAP_TEXT, "QoS policy file", &text, &len, &err)
+			       : -ENOENT;
+	if (rc == -ENOENT) {
+		g_clear_error(&err);
+		LOG_I("POL-0006", "QoS policy file %s not found: no QoS policy (PathRecords as without "
+		      "one; SL2VL and VL arbitration from the qos_* options)", path && *path ? path : "(none)");
+	} else if (rc >= 0) {
+		np = qos_policy_parse_text(text, len, path, &err);
+		g_free(text);
+		if (np && check_ipoib_pkeys(np, sm->part_policy, &err) < 0) {
+			qos_policy_free(np);
+			np = NULL;
+		}
+		if (!np) {
+			LOG_E("POL-0007", "QoS policy file not taken, %s: %s", sm->qos_policy ?
+			      "the previous policy stays in force" : "no QoS policy is in force",
+			      err ? err->message : path);
+			g_clear_error(&err);
+			if (sm->sa && sm->qos_policy) /* partition names may have changed */
+				sa_set_qos_policy(sm->sa, sm->qos_policy, sm->part_policy);
+			return -1;
+		}
+		for (guint i = 0; np->notes && i < np->notes->len; i++)
+			LOG_I("POL-0008", "QoS policy: %s", (const char *)g_ptr_array_index(np->notes, i));
+		unsigned named_groups = 0, ulps = 0;
+		for (guint i = 0; i < np->groups->len; i++)
+			named_groups += !((const struct qos_port_group *)g_ptr_array_index(np->groups, i))->generated;
+		for (guint i = 0; i < np->rules->len; i++)
+			ulps += ((const struct qos_match_rule *)g_ptr_array_index(np->rules, i))->from_ulps != 0;
+		LOG_I("POL-0009", "QoS policy read from %s: %u port groups (%u named), %u levels, %u match "
+		      "rules (%u from qos-ulps)", path, np->groups->len, named_groups, np->levels->len,
+		      np->rules->len, ulps);
+	} else {
+		LOG_E("POL-0007", "QoS policy file not taken, %s: %s", sm->qos_policy ?
+		      "the previous policy stays in force" : "no QoS policy is in force",
+		      err ? err->message : path);
+		g_clear_error(&err);
+		return -1;
+	}
+	if (sm->sa)
+		sa_set_qos_policy(sm->sa, np, sm->part_policy);
+	if (sm->qos_policy)
+		qos_policy_free(sm->qos_policy);
+	sm->qos_policy = np;
+	return 0;
+}
+
 void policies_free(struct sm *sm)
 {
 	if (sm->part_policy)
 		part_policy_free(sm->part_policy);
 	sm->part_policy = NULL;
+	if (sm->sa)
+		sa_set_qos_policy(sm->sa, NULL, NULL);
+	if (sm->qos_policy)
+		qos_policy_free(sm->qos_policy);
+	sm->qos_policy = NULL;
 }

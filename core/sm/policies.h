@@ -11,6 +11,12 @@
  * policy; a file that fails to parse keeps the policy in force (or the default when there is
  * none yet) and logs the error. Returns 0 when the file (or its absence) was taken, -1 if kept. */
 int policies_load_partitions(struct sm *sm);
+/* Loads opt->qos_policy_file (under -Q) into sm->qos_policy and hands it to the SA: a missing
+ * file means no policy (every path as without one); a file that does not parse, or whose
+ * qos-ulps ipoib lines name a P_Key no partition has, keeps the policy in force and logs the
+ * error with file:line:column. Without -Q the policy is dropped. Returns 0 when taken, -1 if
+ * kept. Call after policies_load_partitions (partition names and P_Keys). */
+int policies_load_qos(struct sm *sm);
 void policies_free(struct sm *sm);
 
 #endif

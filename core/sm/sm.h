@@ -13,6 +13,7 @@
 #include "mad/phase.h"
 #include "mad/transport.h"
 #include "policy/partitions.h"
+#include "policy/qos_policy.h"
 #include "program/program.h"
 #include "routing/chain.h"
 #include "routing/result.h"
@@ -33,6 +34,7 @@ struct sm {
 	struct routing_chain *chain;   /* engines set up for the configuration in force */
 	struct programmer *prog;       /* what the fabric holds, across sweeps */
 	struct part_policy *part_policy; /* partitions in force (NULL until loaded) */
+	struct qos_policy *qos_policy;   /* QoS policy in force (-Q; NULL: none) */
 	uint64_t port_guid;            /* our port */
 	enum ib_sm_state state;
 	uint32_t act_count;

@@ -372,10 +372,22 @@ static void test_path_records(void)
 	q_put(ql, PR_LIFE_SEL, 0);
 	q_put(ql, PR_LIFE, 18);
 	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, ql, 1u << PR_LIFE_SEL | 1u << PR_LIFE, &st, NULL), ==, 0);
-	/* an SL other than the engine's: no record; a full default P_Key: echoed */
+	/* an SL asked for is the path's (minhop has no say), as OpenSM answers without QoS */
 	uint8_t qs[64] = { 0 };
 	q_put(qs, PR_SL, 3);
-	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, qs, 1u << PR_SL, &st, NULL), ==, 0);
+	g_byte_array_set_size(recs, 0);
+	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, qs, 1u << PR_SL, &st, recs), ==, 1);
+	g_assert_cmpuint(pr_get(recs->data, PR_SL), ==, 3);
+	/* an MTU, rate or lifetime without its selector asks nothing (OpenSM): 4096 still */
+	uint8_t qn[64] = { 0 };
+	q_put(qn, PR_MTU, 1);
+	q_put(qn, PR_RATE, 2);
+	q_put(qn, PR_LIFE, 3);
+	g_byte_array_set_size(recs, 0);
+	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, qn, 1u << PR_MTU | 1u << PR_RATE | 1u << PR_LIFE, &st,
+				recs), ==, 1);
+	g_assert_cmpuint(pr_get(recs->data, PR_MTU), ==, 5);
+	g_assert_cmpuint(pr_get(recs->data, PR_RATE), ==, 3);
 	/* statuses: a DGID of no port; a Get naming one end only */
 	uint8_t qg[64] = { 0 };
 	put_gid(qg, PR_DGID, 0xdead);
@@ -389,6 +401,67 @@ static void test_path_records(void)
 	resp = ask(&s, SA_GETTABLE, 0x35, 1u << PR_SGID, qg, 64, &len);
 	g_assert_cmphex(status_of(resp), ==, 0);
 	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 64, ==, 4 + 2);
+	g_byte_array_free(recs, TRUE);
+	sabed_clear(&s);
+}
+
+/* A QoS policy (-Q -Y) shapes the answers: the level a rule picks limits MTU and rate, sets
+ * the packet lifetime and SL, refuses a different SL, and its path bits choose the DLIDs of an
+ * LMC 2 port; a query with a Service ID in no rule gets the DEFAULT level. */
+static void test_path_qos_policy(void)
+{
+	struct sabed s;
+	sabed_init_lmc(&s, 2);
+	const struct fabric *f = s.b.f;
+	uint32_t b = fx_ca_port(&f->pub, 3, 1);
+	char *text = g_strdup_printf(
+		"port-groups\n port-group\n  name: Far\n  port-guid: 0x%" G_GINT64_MODIFIER "x\n"
+		" end-port-group\nend-port-groups\n"
+		"qos-levels\n qos-level\n  name: DEFAULT\n  sl: 1\n end-qos-level\n"
+		" qos-level\n  name: Slow\n  sl: 4\n  mtu-limit: 2\n  rate-limit: 2\n  packet-life: 9\n"
+		"  path-bits: 1, 3\n end-qos-level\nend-qos-levels\n"
+		"qos-match-rules\n qos-match-rule\n  destination: Far\n  service-id: 0x100-0x1ff\n"
+		"  qos-level-name: Slow\n end-qos-match-rule\nend-qos-match-rules\n",
+		(guint64)f->ports[b].guid);
+	GError *err = NULL;
+	struct qos_policy *pol = qos_policy_parse_text(text, strlen(text), "t.conf", &err);
+	g_assert_no_error(err);
+	sa_set_qos_policy(s.sa, pol, NULL);
+	uint16_t st;
+	GByteArray *recs = g_byte_array_new();
+	uint8_t q[64] = { 0 };
+	q_put(q, PR_SID_LSB, 0x150);
+	q_put(q, PR_NUMBPATH, 4);
+	uint64_t m = 1u << PR_SID_MSB | 1u << PR_SID_LSB | 1u << PR_NUMBPATH;
+	/* NumbPath 4: DLID offsets 1 and 3 only, from two SLIDs each */
+	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, q, m, &st, recs), ==, 4);
+	for (guint i = 0; i < 4; i++) {
+		const uint8_t *r = recs->data + i * 64;
+		g_assert_cmpuint(pr_get(r, PR_SL), ==, 4);
+		g_assert_cmpuint(pr_get(r, PR_MTU), ==, 2);
+		g_assert_cmpuint(pr_get(r, PR_RATE), ==, 2);
+		g_assert_cmpuint(pr_get(r, PR_LIFE), ==, 9);
+		g_assert_cmpuint((pr_get(r, PR_DLID) - f->ports[b].lid) % 2, ==, 1);
+	}
+	/* the level's SL asked for: paths; another SL: none */
+	q_put(q, PR_SL, 4);
+	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, q, m | 1u << PR_SL, &st, NULL), ==, 4);
+	q_put(q, PR_SL, 5);
+	g_assert_cmpuint(pr_ask(&s, SA_GETTABLE, q, m | 1u << PR_SL, &st, NULL), ==, 0);
+	/* a Service ID outside the rule: DEFAULT (SL 1, the path's MTU) */
+	uint8_t d[64] = { 0 };
+	q_put(d, PR_SID_LSB, 0x250);
+	g_byte_array_set_size(recs, 0);
+	g_assert_cmpuint(pr_ask(&s, SA_GET, d, 1u << PR_SID_LSB, &st, recs), ==, 1);
+	g_assert_cmpuint(pr_get(recs->data, PR_SL), ==, 1);
+	g_assert_cmpuint(pr_get(recs->data, PR_MTU), ==, 5);
+	/* no policy any more: SL 0 */
+	sa_set_qos_policy(s.sa, NULL, NULL);
+	g_byte_array_set_size(recs, 0);
+	g_assert_cmpuint(pr_ask(&s, SA_GET, q, m, &st, recs), ==, 1);
+	g_assert_cmpuint(pr_get(recs->data, PR_SL), ==, 0);
+	qos_policy_free(pol);
+	g_free(text);
 	g_byte_array_free(recs, TRUE);
 	sabed_clear(&s);
 }
@@ -1030,6 +1103,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sa/switchinfo_records", test_switchinfo_records);
 	g_test_add_func("/sa/path_records", test_path_records);
 	g_test_add_func("/sa/path_numbpath_lmc", test_path_numbpath_lmc);
+	g_test_add_func("/sa/path_qos_policy", test_path_qos_policy);
 	g_test_add_func("/sa/path_partitions", test_path_partitions);
 	g_test_add_func("/sa/services", test_services);
 	g_test_add_func("/sa/service_requests", test_service_requests);
