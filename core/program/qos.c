@@ -228,7 +228,7 @@ static uint32_t high_limits(struct build *b, struct qos_memory *m)
 		char key[40];
 		g_snprintf(key, sizeof(key), "%016" PRIx64 "/%u", n->guid, f->ports[port].num);
 		if (g_hash_table_size(m->hl_refused) < 10)
-			LOG_I("QOS-0003", "port %u of node 0x%016" PRIx64 " (%s) does not keep VLHighLimit %u "
+			LOG_I("QOS-0001", "port %u of node 0x%016" PRIx64 " (%s) does not keep VLHighLimit %u "
 			      "(reads back %u); not written again while the setting stays", f->ports[port].num,
 			      n->guid, n->desc, c->high_limit, pi_field(f, port, IB_PORT_VL_HIGH_LIMIT_F));
 		g_hash_table_replace(m->hl_refused, g_strdup(key), GUINT_TO_POINTER((guint)c->high_limit + 1));
@@ -257,7 +257,7 @@ uint32_t qos_program(struct pass *g, struct qos_memory *m, const struct routing_
 	}
 	uint32_t sets = high_limits(&b, m);
 	sets += vlt_program(g, m->vlt, (const struct vlt_want *)(void *)b.want->data, b.want->len, st);
-	LOG_V("QOS-0004", "QoS tables: %u wanted (%u SL2VL and %u VLArb from the routing engine), %u "
+	LOG_V("QOS-0002", "QoS tables: %u wanted (%u SL2VL and %u VLArb from the routing engine), %u "
 	      "known from earlier sweeps, %u read, %u written, %u failed", st->tables, b.engine_sl2vl,
 	      b.engine_vlarb, st->trusted, st->read, st->written, st->failed);
 	g_array_free(b.want, TRUE);

@@ -113,7 +113,7 @@ static void on_done(struct transport *t, const struct smp_req *q, int status, co
 		r->g->failures++;
 		r->failed[i] = 1;
 		r->st->failed++;
-		LOG_E("QOS-0001", "%s %s (modifier 0x%x) of node 0x%016" PRIx64 " (%s) failed: %s",
+		LOG_E("VLT-0001", "%s %s (modifier 0x%x) of node 0x%016" PRIx64 " (%s) failed: %s",
 		      attr_name(w->attr), kind == VLT_SET ? "Set" : "Get", w->mod, n->guid, n->desc, why);
 		return;
 	}
@@ -123,7 +123,7 @@ static void on_done(struct transport *t, const struct smp_req *q, int status, co
 		struct vlt_key k = key_of(f, w);
 		struct vlt_held *h = g_hash_table_lookup(r->m->held, &k);
 		if (!h || !h->refused || memcmp(h->sent, w->data, w->len))
-			LOG_E("QOS-0002", "%s (modifier 0x%x) of node 0x%016" PRIx64 " (%s) reads back "
+			LOG_E("VLT-0002", "%s (modifier 0x%x) of node 0x%016" PRIx64 " (%s) reads back "
 			      "differently from what was written; not written again until the wanted "
 			      "table changes", attr_name(w->attr), w->mod, n->guid, n->desc);
 		r->failed[i] = 2; /* remembered as refused */
