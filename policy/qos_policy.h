@@ -51,6 +51,8 @@ struct qos_level {
 	GArray *path_bits;         /* struct qos_range: LID offsets allowed (empty: any) */
 	GArray *pkeys;             /* struct qos_range: 15-bit P_Keys allowed (empty: any) */
 	unsigned line;
+	int from_ulps;             /* made by qos-ulps: an SL-only level ("qos-ulps SL <n>"), or
+				    * the DEFAULT of a "default : SL" line; no name of the file */
 };
 
 struct qos_match_rule {
@@ -90,5 +92,6 @@ int qos_ranges_have(const GArray *ranges, uint64_t v);
 
 #define QOS_POLICY_ERROR qos_policy_error_quark()
 GQuark qos_policy_error_quark(void);
+enum qos_policy_error { QOS_POLICY_ERROR_SYNTAX = 1 };
 
 #endif

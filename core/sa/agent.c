@@ -50,6 +50,7 @@ struct sa {
 	const struct mft_memory *mft;  /* what the switches' MFTs hold */
 	const struct vlt_memory *vlt;  /* what the SL2VL / VLArb tables hold */
 	struct qos_match *qos;         /* the QoS policy in force (-Q), NULL: none */
+	uint8_t *part_sl;              /* [0x8000] the SL of each partition's paths (+1; 0: none) */
 	struct sa_stats st;
 };
 
@@ -255,6 +256,7 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 	v.mft = sa->mft;
 	v.vlt = sa->vlt;
 	v.qos = sa->qos;
+	v.part_sl = sa->part_sl;
 	if (rq->attr == MCMR_ATTR) {
 		if (v.f)
 			multicast(sa, rq, v.f, a);
@@ -478,6 +480,7 @@ void sa_free(struct sa *sa)
 	}
 	sa_queue_free(sa->q);
 	qos_match_free(sa->qos);
+	g_free(sa->part_sl);
 	mc_groups_free(sa->mc);
 	g_array_free(sa->remote, TRUE);
 	if (sa->report_timer)
@@ -690,6 +693,20 @@ void sa_set_qos_policy(struct sa *sa, const struct qos_policy *pol, const struct
 	sa->qos = pol ? qos_match_new(pol, pp) : NULL;
 	if (sa->qos)
 		qos_match_compile(sa->qos, sa->r ? sa->r->f : NULL, sa->pk);
+}
+
+void sa_set_partitions(struct sa *sa, const struct part_policy *pp)
+{
+	g_free(sa->part_sl);
+	sa->part_sl = NULL;
+	for (guint i = 0; pp && pp->parts && i < pp->parts->len; i++) {
+		const struct partition *p = g_ptr_array_index(pp->parts, i);
+		if (!p->sl)
+			continue;
+		if (!sa->part_sl)
+			sa->part_sl = g_malloc0(0x8000);
+		sa->part_sl[p->pkey & 0x7fff] = (uint8_t)(p->sl + 1);
+	}
 }
 
 void sa_set_vl_tables(struct sa *sa, const struct vlt_memory *vlt)

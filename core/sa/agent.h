@@ -58,6 +58,9 @@ void sa_set_mft(struct sa *sa, const struct mft_memory *mft);
 /* The QoS policy PathRecords and MultiPathRecords are shaped by (NULL: none, as without -Q);
  * pol must stay valid until replaced; pp gives partition names (copied). */
 void sa_set_qos_policy(struct sa *sa, const struct qos_policy *pol, const struct part_policy *pp);
+/* The partitions in force: the SL (sl=) of paths in each (copied), as OpenSM gives a path
+ * whose QoS level names no SL. */
+void sa_set_partitions(struct sa *sa, const struct part_policy *pp);
 /* What the SL2VL and VLArb tables hold (program/vltables.h), for their records. */
 void sa_set_vl_tables(struct sa *sa, const struct vlt_memory *vlt);
 /* Our SM_Key: a request presenting it sees the keys in records (M_Key, SM_Key). */

@@ -316,9 +316,11 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 			pkey = sa_pkeys_shared(qq->v->pk, src, dst, want_pkey);
 		if (!pkey)
 			continue;
-		/* the SL asked for, else the level's; the routing engine has the last word (a
+		/* the SL asked for, else the level's, else the partition's (sl=); the routing
+		 * engine has the last word (a
 		 * torus-2QoS path gets the SL its turns need) and must agree with the one asked */
-		int sl = m >> PR_SL & 1 ? (int)bits(q, PR_SL) : lvl && lvl->sl >= 0 ? lvl->sl : 0;
+		int sl = m >> PR_SL & 1 ? (int)bits(q, PR_SL) : lvl && lvl->sl >= 0 ? lvl->sl :
+			 qq->v->part_sl && qq->v->part_sl[pkey & 0x7fff] ? qq->v->part_sl[pkey & 0x7fff] - 1 : 0;
 		if ((m >> PR_SL & 1) && lvl && lvl->sl >= 0 && lvl->sl != sl)
 			continue;
 		uint8_t rec[PR_SIZE] = { 0 };

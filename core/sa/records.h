@@ -37,6 +37,7 @@ struct sa_view {
 	const struct mft_memory *mft;     /* what the switches' MFTs hold (NULL: not known) */
 	const struct vlt_memory *vlt;     /* what SL2VL / VLArb tables hold (NULL: not known) */
 	const struct qos_match *qos;      /* the QoS policy in force (NULL: none) */
+	const uint8_t *part_sl;           /* [0x8000] partition SL + 1 by P_Key (NULL: none) */
 	struct sa_self self;
 	const struct sa_remote_sm *remote; /* the other SMs in the subnet */
 	unsigned n_remote;

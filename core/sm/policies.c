@@ -60,6 +60,8 @@ int policies_load_partitions(struct sm *sm)
 		LOG_I("POL-0003", "partition policy read from %s: %u partitions (%u entries skipped)", path,
 		      np->parts ? np->parts->len : 0, np->skipped ? np->skipped->len : 0);
 	}
+	if (sm->sa)
+		sa_set_partitions(sm->sa, np);
 	if (sm->part_policy)
 		part_policy_free(sm->part_policy);
 	sm->part_policy = np;

@@ -180,8 +180,18 @@ struct ibsm_engine {
 	int (*route)(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *s,
 		     struct ibsm_routes *out, void **result);
 	void (*result_free)(void *result); /* result is immutable; queries below are thread-safe */
+	/* The SL of path slid -> dlid: sl_hint is the SL the core would give (asked for by the
+	 * query, else its QoS level's); return it, or the SL the engine's routes need. */
 	uint8_t (*path_sl)(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t dlid);
+	/* Under -Q, the SL-to-VL map the core writes (vl[sl], 15 drops the SL): vl holds the
+	 * qos_* option value for the port's type; change it and return 0 to override, < 0 to
+	 * leave it. A switch table: in_port and out_port are port ids of the switch's ports (its
+	 * port 0 included); a CA or router port's table: in_port == out_port == that port's id.
+	 * The core fits every VL to the output port's OperVLs afterwards. */
 	int (*sl2vl)(const void *result, uint32_t in_port, uint32_t out_port, uint8_t vl[16]);
+	/* Under -Q, the VL arbitration of port id `port` (a switch external port, an enhanced
+	 * switch port 0, a CA or router port): (VL, weight) entries, prefilled from the options;
+	 * return 0 to override, < 0 to leave them. Entries beyond the port's caps are not written. */
 	int (*vlarb)(const void *result, uint32_t port, uint8_t high[64][2], uint8_t low[64][2]);
 	/* The spanning tree of multicast group mlid: members are end-port ids (CA ports, switch
 	 * port 0); egress[s] (one per switch id, zeroed by the core) gets bit p set for every

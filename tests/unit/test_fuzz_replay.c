@@ -5,6 +5,7 @@
 #include <string.h>
 #include "../fuzz/fuzz_netfile.c"
 #include "../fuzz/fuzz_partitions.c"
+#include "../fuzz/fuzz_qos_policy.c"
 #include "../fuzz/fuzz_sa.c"
 
 static int replay_dir(const char *dir, int (*target)(const uint8_t *, size_t))
@@ -68,6 +69,28 @@ static void test_partitions_corpus(void)
 	g_string_free(many, TRUE);
 }
 
+/* QoS policy files: the corpus (seed examples, every error class), then edge inputs. */
+static void test_qos_policy_corpus(void)
+{
+	int n = replay_dir(TEST_SRCDIR "/tests/fuzz/corpus/qos_policy", fuzz_qos_policy);
+	g_test_message("%d inputs replayed", n);
+	g_assert_cmpint(n, >=, 20);
+	const char *inputs[] = { "", "\n", "#", "\"", ":", ",", "-", "qos-ulps", "qos-ulps\n",
+				 "qos-ulps\ndefault:0\nend-qos-ulps", "qos-ulps\n:\nend-qos-ulps",
+				 "qos-ulps\nany,\nend-qos-ulps", "qos-ulps\nsdp,port-num 1-\n",
+				 "port-groups\nport-group\nport-guid: 0x1,\n", "port-groups\nport-group\n"
+				 "port-name: \"a/P1,,/P\"\n", "qos-levels\nqos-level\nname: \"\"\n",
+				 "qos-setup\nsl2vl-tables\nsl2vl-scope\nfrom: *,1\n" };
+	for (size_t i = 0; i < G_N_ELEMENTS(inputs); i++)
+		fuzz_qos_policy((const uint8_t *)inputs[i], strlen(inputs[i]));
+	GString *many = g_string_new("qos-ulps\ndefault : 0\n"); /* every SL, many rules */
+	for (int i = 0; i < 2000; i++)
+		g_string_append_printf(many, "any, target-port-guid %d-%d : %d\n", i, i + 1, i % 16);
+	g_string_append(many, "end-qos-ulps\n");
+	fuzz_qos_policy((const uint8_t *)many->str, many->len);
+	g_string_free(many, TRUE);
+}
+
 /* SA requests: the corpus, then requests of every method and attribute with every single
  * component bit and all of them, whole and cut short. */
 static void test_sa_corpus(void)
@@ -101,6 +124,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/fuzz/netfile/corpus", test_netfile_corpus);
 	g_test_add_func("/fuzz/netfile/edge_inputs", test_netfile_edge_inputs);
 	g_test_add_func("/fuzz/partitions/corpus", test_partitions_corpus);
+	g_test_add_func("/fuzz/qos_policy/corpus", test_qos_policy_corpus);
 	g_test_add_func("/fuzz/sa/corpus", test_sa_corpus);
 	return g_test_run();
 }

@@ -455,6 +455,17 @@ static void test_path_qos_policy(void)
 	g_assert_cmpuint(pr_ask(&s, SA_GET, d, 1u << PR_SID_LSB, &st, recs), ==, 1);
 	g_assert_cmpuint(pr_get(recs->data, PR_SL), ==, 1);
 	g_assert_cmpuint(pr_get(recs->data, PR_MTU), ==, 5);
+	/* no policy: the partition's sl= (the path's P_Key is the default one here) */
+	sa_set_qos_policy(s.sa, NULL, NULL);
+	const char *parts = "Default=0x7fff, sl=2 : ALL=full ;\n";
+	struct part_policy *pp = part_policy_parse_text(parts, strlen(parts), "p.conf", &err);
+	g_assert_no_error(err);
+	sa_set_partitions(s.sa, pp);
+	g_byte_array_set_size(recs, 0);
+	g_assert_cmpuint(pr_ask(&s, SA_GET, q, m, &st, recs), ==, 1);
+	g_assert_cmpuint(pr_get(recs->data, PR_SL), ==, 2);
+	sa_set_partitions(s.sa, NULL);
+	part_policy_free(pp);
 	/* no policy any more: SL 0 */
 	sa_set_qos_policy(s.sa, NULL, NULL);
 	g_byte_array_set_size(recs, 0);
