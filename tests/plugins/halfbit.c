@@ -10,6 +10,7 @@
 #include <string.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "hop_route.h"
 
 #define HALFBIT_EXPORT __attribute__((visibility("default")))
 #define HALFBIT_OFFSET 1
@@ -35,33 +36,6 @@ static int halfbit_setup(const struct ibsm_core *core, void **inst)
 static void halfbit_teardown(void *inst)
 {
 	free(inst);
-}
-
-/* The exit port of switch s toward end port p, or IBSM_NO_PORT. */
-static uint8_t exit_port(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
-			 const uint8_t *hops, uint32_t s, uint32_t p)
-{
-	uint32_t S = f->n_switches, t = ibsm_port_switch(f, p);
-	const struct ibsm_port *port = &f->ports[p];
-	if (t == IBSM_NONE)
-		return IBSM_NO_PORT;
-	if (f->nodes[port->node].type != IBSM_SWITCH &&
-	    (!ibsm_bit(&sc->ports, p) || !ibsm_bit(&sc->ports, port->peer)))
-		return IBSM_NO_PORT; /* the CA's own link is not usable */
-	if (t == s)
-		return f->nodes[port->node].type == IBSM_SWITCH ? 0 : f->ports[port->peer].num;
-	uint8_t h = hops[(size_t)s * S + t];
-	if (h == 0xFF || h == 0)
-		return IBSM_NO_PORT;
-	const struct ibsm_switch *sw = &f->switches[s];
-	uint8_t best = IBSM_NO_PORT;
-	for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj; a++) {
-		const struct ibsm_adj *adj = &f->adj[a];
-		if (adj->port < best && hops[(size_t)adj->peer_sw * S + t] == h - 1 &&
-		    ibsm_scope_link(f, sc, s, adj))
-			best = adj->port;
-	}
-	return best;
 }
 
 static int halfbit_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
@@ -116,7 +90,7 @@ static int halfbit_route(void *inst, const struct ibsm_fabric *f, const struct i
 			uint32_t lid = port->lid + HALFBIT_OFFSET;
 			if (lid > f->max_lid || lid >= out->stride || f->lid_port[lid] != p)
 				continue;
-			uint8_t e = exit_port(f, sc, hops, s, p);
+			uint8_t e = hop_exit_port(f, sc, hops, s, p);
 			if (e == IBSM_NO_PORT)
 				continue;
 			row[lid] = e;

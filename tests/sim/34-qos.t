@@ -14,7 +14,9 @@ the port's OperVLs the way OpenSM masks it). Runs, each changing what the run be
   5. the same again: every table read, none written (only what differs is written);
   6. ibsm --once without -Q: no SL2VL/VLArb Set at all, the tables stay as A left them;
   7. osmtest -f q (SL2VLTableRecords and VLArbitrationTableRecords through the SA) against
-     ibsm and against OpenSM, both with A: the same tables (LIDs mapped to node GUIDs)."""
+     ibsm and against OpenSM, both with A: the same tables (LIDs mapped to node GUIDs);
+  8. ibsm -Q with A and the test engine qoshook (tests/plugins/qoshook.c), whose sl2vl/vlarb
+     hooks claim the switch external ports: its tables there, A's everywhere else."""
 import os
 import re
 import sys
@@ -230,7 +232,7 @@ def osmtest_tables(sim, sm_name, log, conf_path, snap_env):
         sm.stop()
 
 
-tap = h.start(plan=14, timeout=900, need=("smpquery", "opensm", "osmtest"))
+tap = h.start(plan=15, timeout=900, need=("smpquery", "opensm", "osmtest"))
 net = h.need_fabric(tap, "qos.net")
 if h.sm_override():
     tap.skip_all("IBSM_SM_CMD set: the comparison is between ibsm and OpenSM")
@@ -317,6 +319,26 @@ with h.Sim(net, host=SM_HOST) as sim:
            for k in sorted(set(rec_i) | set(rec_o)) if rec_i.get(k) != rec_o.get(k)]
     tap.ok(ok_o and rec_o and not bad, "osmtest -f q shows the same %d tables for ibsm and OpenSM "
            "(%d differ)" % (len(rec_o), len(bad)), "\n".join(bad[:8]) + why_o[-500:])
-    tap.ok(not re.search(r"AddressSanitizer|runtime error", h.read(loga) + h.read(logb)),
+    # 8. an engine's hooks override the options for the ports it claims
+    logh = sim.path("ibsm-hook.log")
+    plugins = os.path.join(h.build_dir(), "tests", "plugins")
+    r = sim.run_sm(["--once", "-Q", "-F", conf_a, "-R", "qoshook", "--plugin-dir", plugins, "-f", logh],
+                   timeout=120)
+    t_h, facts_h, _ = read_all(sim)
+    want_h = expected(A, facts_h)
+    for label, (vls, caps, typ) in facts_h.items():
+        if typ != "swe":
+            continue
+        count = min(vls, int(setting(A, "swe", "max_vls")))
+        engine_map = [fit(15 if sl == 15 else 7 - sl % 8, count) for sl in range(16)]
+        want_h[label + " sl2vl"] = {(i, int(label[4:-1])): engine_map for i in range(0, 9)}
+        want_h[label + " vlarb"] = {
+            "high": ([(3, 99)] + [(0, 0)] * 63)[:caps["high"]],
+            "low": ([(fit(v, count), 10 + v) for v in range(8)] + [(0, 0)] * 56)[:caps["low"]]}
+    ok, why = compare(t_h, want_h)
+    tap.ok(r.rc == 0 and ok,
+           "with -R qoshook: the engine's SL2VL and VLArb on switch external ports, the options' "
+           "on CA, router and port-0 tables", why + h.tail(logh))
+    tap.ok(not re.search(r"AddressSanitizer|runtime error", h.read(loga) + h.read(logb) + h.read(logh)),
            "no sanitizer report", h.tail(loga))
 tap.done()
