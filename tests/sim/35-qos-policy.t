@@ -218,7 +218,7 @@ def describe(q, recs):
         ",".join("%s=%s" % (k, r.get(k)) for k in FIELDS) for r in recs) or "no path")
 
 
-tap = h.start(plan=10, timeout=600, need=("saquery", "opensm"))
+tap = h.start(plan=11, timeout=600, need=("saquery", "opensm"))
 net = h.need_fabric(tap, "qos.net")
 if h.sm_override():
     tap.skip_all("IBSM_SM_CMD set: the comparison is between ibsm and OpenSM")
@@ -264,6 +264,22 @@ with h.Sim(net, host=SM_HOST) as sim:
            re.search(r"POL-0008 QoS policy: .*qos-setup", text),
            "ibsm reports the policy read, and qos-setup as parsed but not applied",
            "\n".join(l for l in text.splitlines() if "POL-" in l))
+
+    # ---- the SL2VL / VLArb tables are remembered across sweeps: a heavy sweep neither reads
+    # nor writes them again
+    c0 = ism.counts()
+    n_sweeps = h.read(ilog).count("SWP-0005")
+    os.kill(ism.pid, signal.SIGHUP)
+    deadline = time.time() + 30
+    while time.time() < deadline and h.read(ilog).count("SWP-0005") <= n_sweeps:
+        time.sleep(0.2)
+    c1 = ism.counts()
+    tap.ok(h.read(ilog).count("SWP-0005") > n_sweeps and c0.valid and c1.valid and
+           c0.gets(h.SL2VL) > 0 and c1.gets(h.SL2VL) == c0.gets(h.SL2VL) and
+           c1.sets(h.SL2VL) == c0.sets(h.SL2VL) and c1.gets(h.VLARB) == c0.gets(h.VLARB),
+           "a second heavy sweep (SIGHUP) reads and writes no SL2VL or VLArb table: what they hold "
+           "is remembered (%d SL2VL Gets at the first)" % (c0.gets(h.SL2VL) if c0.valid else -1),
+           "before: %s\nafter: %s" % (c0.summary(), c1.summary()))
 
     # ---- SIGHUP: a broken policy keeps the one in force
     with open(policy, "w") as f:
