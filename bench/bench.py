@@ -281,8 +281,8 @@ class OpenSM:
              "active": ("armed", "up")}
     TS = re.compile(r"^\w{3} +\d+ (\d\d):(\d\d):(\d\d) (\d{6}) ")
 
-    def __init__(self, workdir, engine):
-        self.engine = engine
+    def __init__(self, workdir, engine, extra=(), conf_lines=""):
+        self.engine, self.extra = engine, list(extra)
         self.conf = os.path.join(workdir, "opensm.conf")
         modlog = os.path.join(workdir, "opensm-modlog.conf")
         default = os.path.join(workdir, "opensm-default.conf")
@@ -296,7 +296,7 @@ class OpenSM:
         text = re.sub(r"(?m)^per_module_logging_file .*$", "per_module_logging_file " + modlog,
                       text)
         with open(self.conf, "w") as f:
-            f.write(text)
+            f.write(text + conf_lines)
         with open(modlog, "w") as f:
             f.write("osm_state_mgr.c 0x07\n")
         self.console = None
@@ -304,7 +304,7 @@ class OpenSM:
     def command(self, log):
         self.console = free_tcp_port()
         return ["opensm", "-F", self.conf, "-f", log, "-s", "0", "-R", self.engine,
-                "-q", "loopback", "-C", str(self.console)]
+                "-q", "loopback", "-C", str(self.console)] + self.extra
 
     def at_up(self, res):
         try:
@@ -592,13 +592,17 @@ def offline_run(binary, engine, fabric, rundir, timeout, extra):
     return res
 
 
-def side_by_side(tag, a, work, fabric, umad2sim, measure):
+def side_by_side(tag, a, work, fabric, umad2sim, measure, extra=None):
     """OpenSM then ibsm (only a.only when given) on FABRIC, each on a fresh ibsim with a console:
     the SM started from its own run directory and waited for until SUBNET UP (a.timeout), then
     measure(sim, rundir, out) fills the run's dict. Both stopped by pid whatever happens. Returns
-    the runs ({"sm": name, "up_s": ..., or "error": why})."""
+    the runs ({"sm": name, "up_s": ..., or "error": why}). extra: {"OpenSM": [...], "ibsm":
+    [...]}, arguments added to that SM's command line; "OpenSM.conf": lines added to OpenSM's
+    configuration file (it takes one -F)."""
     runs = []
-    for sm in (OpenSM(work, a.engine), Ibsm(a.ibsm, a.engine, [])):
+    extra = extra or {}
+    for sm in (OpenSM(work, a.engine, extra.get("OpenSM", ()), extra.get("OpenSM.conf", "")),
+               Ibsm(a.ibsm, a.engine, list(extra.get("ibsm", ())))):
         if a.only and sm.name != a.only:
             continue
         sys.stderr.write("%s: %s on %s\n" % (tag, sm.name, fabric.label))

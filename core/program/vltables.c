@@ -165,7 +165,7 @@ uint32_t vlt_program(struct pass *g, struct vlt_memory *m, const struct vlt_want
 	r.held = g_malloc0_n(n ? n : 1, VLT_VLARB_LEN);
 	r.known = g_new0(uint8_t, n ? n : 1);
 	r.failed = g_new0(uint8_t, n ? n : 1);
-	uint8_t *refused = g_new0(uint8_t, n ? n : 1);
+	uint8_t *refused = g_new0(uint8_t, n ? n : 1), *blind = g_new0(uint8_t, n ? n : 1);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct vlt_held *h = trusted(&r, &w[i]);
 		if (h) {
@@ -173,6 +173,12 @@ uint32_t vlt_program(struct pass *g, struct vlt_memory *m, const struct vlt_want
 			r.known[i] = 1;
 			refused[i] = h->refused && !memcmp(h->sent, w[i].data, w[i].len);
 			st->trusted++;
+			continue;
+		}
+		/* a switch found new or reset holds its defaults, not ours: written without a read
+		 * (the Set's answer is what it holds then), which halves a cold bring-up's SMPs */
+		if (g->f->nx[g->f->ports[w[i].smp_port].node].found_empty) {
+			blind[i] = 1;
 			continue;
 		}
 		struct smp_req q;
@@ -183,8 +189,9 @@ uint32_t vlt_program(struct pass *g, struct vlt_memory *m, const struct vlt_want
 	}
 	transport_drain(g->t, g->stop);
 	for (uint32_t i = 0; i < n && !(g->stop && *g->stop); i++) {
-		if (!r.known[i] || r.failed[i] || refused[i] || !memcmp(r.held[i], w[i].data, w[i].len))
-			continue; /* never write a table we could not read */
+		if (!blind[i] && (!r.known[i] || r.failed[i] || refused[i] ||
+				  !memcmp(r.held[i], w[i].data, w[i].len)))
+			continue; /* never write a table we could not read (but a blank switch's) */
 		struct smp_req q;
 		if (req(&r, &q, i, VLT_SET) < 0)
 			continue;
@@ -214,6 +221,7 @@ uint32_t vlt_program(struct pass *g, struct vlt_memory *m, const struct vlt_want
 	g_free(r.known);
 	g_free(r.failed);
 	g_free(refused);
+	g_free(blind);
 	g->sets += st->written;
 	return st->written;
 }

@@ -2,7 +2,8 @@
 /* vltables.h - what the SL2VL mapping tables and VL arbitration blocks of the fabric hold,
  * remembered across sweeps, and the Gets and Sets that make them what QoS wants: a table not
  * known (first contact, a port that came back, a reset switch) is read first, only tables that
- * differ are written, a Set that reads back differently is reported once and not repeated. The
+ * differ are written (a switch found new or reset is written without the read: the Set's answer
+ * tells what it holds), a Set that reads back differently is reported once and not repeated. The
  * SA's SL2VLTableRecords and VLArbitrationTableRecords are answered from this memory. */
 #ifndef IBSM_PROGRAM_VLTABLES_H
 #define IBSM_PROGRAM_VLTABLES_H
