@@ -12,6 +12,7 @@
  * blanks of a name and looks names up with strcasecmp) and resolved at the end of the file,
  * so a rule may name a group defined further down. */
 #include <string.h>
+#include "policy/messages.h"
 #include "policy/qos_policy.h"
 
 G_DEFINE_QUARK(ibsm-qos-policy-error-quark, qos_policy_error)
@@ -199,11 +200,8 @@ static void fail(struct parser *ps, unsigned line, unsigned col, const char *fmt
 	ps->failed = 1;
 	va_list ap;
 	va_start(ap, fmt);
-	char *m = g_strdup_vprintf(fmt, ap);
+	policy_error_v(ps->err, QOS_POLICY_ERROR, QOS_POLICY_ERROR_SYNTAX, src_name(ps), line, col, fmt, ap);
 	va_end(ap);
-	g_set_error(ps->err, QOS_POLICY_ERROR, QOS_POLICY_ERROR_SYNTAX, "%s:%u:%u: %s",
-		    src_name(ps), line, col, m);
-	g_free(m);
 }
 
 __attribute__((format(printf, 4, 5)))
@@ -211,10 +209,8 @@ static void note(struct parser *ps, unsigned line, unsigned col, const char *fmt
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char *m = g_strdup_vprintf(fmt, ap);
+	g_ptr_array_add(ps->pol->notes, policy_message_v(src_name(ps), line, col, fmt, ap));
 	va_end(ap);
-	g_ptr_array_add(ps->pol->notes, g_strdup_printf("%s:%u:%u: %s", src_name(ps), line, col, m));
-	g_free(m);
 }
 
 /* Text quoted in a message: at most 60 bytes of it. */

@@ -189,6 +189,22 @@ static void switch_node(struct build *b, const struct ibsm_node *n, uint32_t nod
 	}
 }
 
+/* The settings of port id port's type (CA, router, switch port 0 or external port). */
+static const struct qos_port_config *port_config(const struct build *b, uint32_t port)
+{
+	const struct fabric *f = b->g->f;
+	const struct ibsm_node *n = &f->nodes[f->ports[port].node];
+	enum qos_scope t = n->type == IBSM_SWITCH ? (f->ports[port].num ? QOS_S_SWE : QOS_S_SW0) :
+			   n->type == IBSM_ROUTER ? QOS_S_RTR : QOS_S_CA;
+	return &b->cfg[t];
+}
+
+/* "node GUID/port number", the key of the VLHighLimit memory */
+static void port_key(const struct fabric *f, uint32_t port, char *buf, size_t len)
+{
+	g_snprintf(buf, len, "%016" PRIx64 "/%u", f->nodes[f->ports[port].node].guid, f->ports[port].num);
+}
+
 /* VLHighLimit of every port that has VLArb tables; a port that does not keep it (ibsim
  * ignores it) is reported once and not written again while the wanted value stays. */
 static uint32_t high_limits(struct build *b, struct qos_memory *m)
@@ -204,13 +220,11 @@ static uint32_t high_limits(struct build *b, struct qos_memory *m)
 		if (w[i].attr != IB_ATTR_VL_ARBITRATION || g_hash_table_contains(seen, GUINT_TO_POINTER(port + 1)))
 			continue;
 		g_hash_table_add(seen, GUINT_TO_POINTER(port + 1));
-		const struct ibsm_node *n = &f->nodes[f->ports[port].node];
-		const struct qos_port_config *c = &b->cfg[n->type == IBSM_SWITCH ?
-			(f->ports[port].num ? QOS_S_SWE : QOS_S_SW0) : n->type == IBSM_ROUTER ? QOS_S_RTR : QOS_S_CA];
+		const struct qos_port_config *c = port_config(b, port);
 		if (pi_field(f, port, IB_PORT_VL_HIGH_LIMIT_F) == c->high_limit)
 			continue;
 		char key[40];
-		g_snprintf(key, sizeof(key), "%016" PRIx64 "/%u", n->guid, f->ports[port].num);
+		port_key(f, port, key, sizeof(key));
 		gpointer refused = g_hash_table_lookup(m->hl_refused, key);
 		if (refused && GPOINTER_TO_UINT(refused) == (guint)c->high_limit + 1)
 			continue;
@@ -221,12 +235,11 @@ static uint32_t high_limits(struct build *b, struct qos_memory *m)
 	for (guint i = 0; i < asked->len; i++) {
 		uint32_t port = g_array_index(asked, uint32_t, i);
 		const struct ibsm_node *n = &f->nodes[f->ports[port].node];
-		const struct qos_port_config *c = &b->cfg[n->type == IBSM_SWITCH ?
-			(f->ports[port].num ? QOS_S_SWE : QOS_S_SW0) : n->type == IBSM_ROUTER ? QOS_S_RTR : QOS_S_CA];
+		const struct qos_port_config *c = port_config(b, port);
 		if (pi_field(f, port, IB_PORT_VL_HIGH_LIMIT_F) == c->high_limit)
 			continue;
 		char key[40];
-		g_snprintf(key, sizeof(key), "%016" PRIx64 "/%u", n->guid, f->ports[port].num);
+		port_key(f, port, key, sizeof(key));
 		if (g_hash_table_size(m->hl_refused) < 10)
 			LOG_I("QOS-0001", "port %u of node 0x%016" PRIx64 " (%s) does not keep VLHighLimit %u "
 			      "(reads back %u); not written again while the setting stays", f->ports[port].num,

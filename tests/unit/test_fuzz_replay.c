@@ -7,6 +7,7 @@
 #include "../fuzz/fuzz_partitions.c"
 #include "../fuzz/fuzz_qos_policy.c"
 #include "../fuzz/fuzz_sa.c"
+#include "../fuzz/fuzz_torus_conf.c"
 
 static int replay_dir(const char *dir, int (*target)(const uint8_t *, size_t))
 {
@@ -91,6 +92,32 @@ static void test_qos_policy_corpus(void)
 	g_string_free(many, TRUE);
 }
 
+/* torus-2QoS.conf files: the corpus (the seed example, the equivalences, every error class),
+ * then edge inputs. */
+static void test_torus_conf_corpus(void)
+{
+	int n = replay_dir(TEST_SRCDIR "/tests/fuzz/corpus/torus_conf", fuzz_torus_conf);
+	g_test_message("%d inputs replayed", n);
+	g_assert_cmpint(n, >=, 15);
+	const char *inputs[] = { "", "\n", "#", "\r\n", "torus", "torus 1 1", "mesh 1 1 1",
+				 "torus 2 2 2\nnext_seed\nnext_seed", "xp_link 1 1", "port_order",
+				 "port_order #", "torus 4 4 4\nx_dateline -3\nxm_link 0x1 0x2",
+				 "torus 1 1 1\nx_dateline -0", "torus 0x 1 1", "torus 0 1 1",
+				 "portgroup_max_ports 99999999999999999999", "y_dateline",
+				 "torus 49151 1 1\nx_dateline -49150" };
+	for (size_t i = 0; i < G_N_ELEMENTS(inputs); i++)
+		fuzz_torus_conf((const uint8_t *)inputs[i], strlen(inputs[i]));
+	GString *many = g_string_new("torus 7 7 7\n"); /* many seeds, every port */
+	for (int i = 1; i < 3000; i++)
+		g_string_append_printf(many, "next_seed\nxp_link %d %d\nym_link %d 0x%x\n"
+				       "z_dateline %d\n", i, i + 1, i, i + 2, i % 13 - 6);
+	g_string_append(many, "port_order");
+	for (int i = 0; i < 600; i++)
+		g_string_append_printf(many, " %d", (i * 7) % 255);
+	fuzz_torus_conf((const uint8_t *)many->str, many->len);
+	g_string_free(many, TRUE);
+}
+
 /* SA requests: the corpus, then requests of every method and attribute with every single
  * component bit and all of them, whole and cut short. */
 static void test_sa_corpus(void)
@@ -126,5 +153,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/fuzz/partitions/corpus", test_partitions_corpus);
 	g_test_add_func("/fuzz/qos_policy/corpus", test_qos_policy_corpus);
 	g_test_add_func("/fuzz/sa/corpus", test_sa_corpus);
+	g_test_add_func("/fuzz/torus_conf/corpus", test_torus_conf_corpus);
 	return g_test_run();
 }
