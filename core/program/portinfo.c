@@ -55,6 +55,8 @@ static void on_portinfo(struct transport *t, const struct smp_req *r, int status
 		return;
 	}
 	memcpy(g->f->px[port].portinfo, data, SMP_DATA_SIZE);
+	if (g->pi_answered)
+		g->pi_answered[port] = 1;
 	if (smp_cookie_kind(r->cookie) == PI_SET && smp_cookie_sub(r->cookie) == PI_SETS_MKEY)
 		mkey_port_written(g, port, r->data, data);
 	uint8_t now = (uint8_t)mad_get_field((void *)data, 0, IB_PORT_STATE_F);

@@ -205,8 +205,9 @@ static void port_key(const struct fabric *f, uint32_t port, char *buf, size_t le
 	g_snprintf(buf, len, "%016" PRIx64 "/%u", f->nodes[f->ports[port].node].guid, f->ports[port].num);
 }
 
-/* VLHighLimit of every port that has VLArb tables; a port that does not keep it (ibsim
- * ignores it) is reported once and not written again while the wanted value stays. */
+/* VLHighLimit of every port that has VLArb tables; a port that answers the Set but does not
+ * keep the value (ibsim ignores it) is reported once and not written again while the wanted
+ * value stays; a Set that got no answer is tried again next sweep. */
 static uint32_t high_limits(struct build *b, struct qos_memory *m)
 {
 	struct pass *g = b->g;
@@ -215,6 +216,7 @@ static uint32_t high_limits(struct build *b, struct qos_memory *m)
 	uint32_t sent = 0;
 	const struct vlt_want *w = (const struct vlt_want *)(void *)b->want->data;
 	GArray *asked = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	g->pi_answered = g_new0(uint8_t, f->pub.n_ports ? f->pub.n_ports : 1);
 	for (guint i = 0; i < b->want->len; i++) {
 		uint32_t port = w[i].port;
 		if (w[i].attr != IB_ATTR_VL_ARBITRATION || g_hash_table_contains(seen, GUINT_TO_POINTER(port + 1)))
@@ -236,8 +238,8 @@ static uint32_t high_limits(struct build *b, struct qos_memory *m)
 		uint32_t port = g_array_index(asked, uint32_t, i);
 		const struct ibsm_node *n = &f->nodes[f->ports[port].node];
 		const struct qos_port_config *c = port_config(b, port);
-		if (pi_field(f, port, IB_PORT_VL_HIGH_LIMIT_F) == c->high_limit)
-			continue;
+		if (!g->pi_answered[port] || pi_field(f, port, IB_PORT_VL_HIGH_LIMIT_F) == c->high_limit)
+			continue; /* lost (tried again next sweep), or taken */
 		char key[40];
 		port_key(f, port, key, sizeof(key));
 		if (g_hash_table_size(m->hl_refused) < 10)
@@ -247,6 +249,8 @@ static uint32_t high_limits(struct build *b, struct qos_memory *m)
 		g_hash_table_replace(m->hl_refused, g_strdup(key), GUINT_TO_POINTER((guint)c->high_limit + 1));
 	}
 	g_array_free(asked, TRUE);
+	g_free(g->pi_answered);
+	g->pi_answered = NULL;
 	g_hash_table_destroy(seen);
 	return sent;
 }

@@ -156,6 +156,12 @@ static const struct vlt_held *trusted(const struct vlt_run *r, const struct vlt_
 	return h;
 }
 
+static gboolean not_this_pass(gpointer key, gpointer value, gpointer m)
+{
+	(void)key;
+	return ((const struct vlt_held *)value)->pass != ((const struct vlt_memory *)m)->pass;
+}
+
 uint32_t vlt_program(struct pass *g, struct vlt_memory *m, const struct vlt_want *w, uint32_t n,
 		     struct vlt_stats *st)
 {
@@ -217,6 +223,10 @@ uint32_t vlt_program(struct pass *g, struct vlt_memory *m, const struct vlt_want
 		}
 		g_hash_table_replace(m->held, g_memdup2(&k, sizeof(k)), h);
 	}
+	/* tables no longer wanted (a node gone, a port unlinked, a block beyond new caps) are
+	 * forgotten, so the SA's records do not show them */
+	if (!(g->stop && *g->stop))
+		g_hash_table_foreach_remove(m->held, not_this_pass, m);
 	g_free(r.held);
 	g_free(r.known);
 	g_free(r.failed);

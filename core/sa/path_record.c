@@ -213,33 +213,42 @@ struct query {
 	GByteArray *out;
 };
 
-/* A P_Key both ends share (one a full member) among the level's P_Keys, 0 if none. */
+/* A P_Key both ends share (one a full member) among the level's P_Keys, as OpenSM picks one:
+ * the first of the level's ranges that has one, the lowest key in it; 0 if none. */
 static uint16_t shared_in(const struct sa_pkeys *pk, uint32_t src, uint32_t dst, const GArray *ranges)
 {
 	uint32_t n = 0;
 	const uint16_t *t = pk ? sa_pkeys_of(pk, src, &n) : NULL;
 	if (!t)
 		return qos_ranges_have(ranges, 0x7fff) ? sa_pkeys_shared(pk, src, dst, 0x7fff) : 0;
+	uint16_t best = 0;
+	guint best_range = G_MAXUINT;
 	for (uint32_t i = 0; i < n; i++) {
-		uint16_t k = t[i] & 0x7fff;
-		uint16_t got = k && qos_ranges_have(ranges, k) ? sa_pkeys_shared(pk, src, dst, k) : 0;
-		if (got)
-			return got;
+		uint16_t k = t[i] & 0x7fff, got = k ? sa_pkeys_shared(pk, src, dst, k) : 0;
+		for (guint j = 0; got && j < ranges->len && j <= best_range; j++) {
+			const struct qos_range *r = &g_array_index(ranges, struct qos_range, j);
+			if (k < r->lo || k > r->hi)
+				continue;
+			if (j < best_range || k < (best & 0x7fff)) {
+				best = got;
+				best_range = j;
+			}
+			break;
+		}
 	}
-	return 0;
+	return best;
 }
 
-/* The LID offsets a level's path bits allow within a port's 2^lmc LIDs (all when it names
- * none of them). */
-static uint32_t allowed_offsets(const struct qos_level *lvl, unsigned nd)
+/* Does the level restrict the DLIDs of a port with nd LIDs (its path bits name at least one
+ * of the port's LID offsets)? When they name none, every offset goes. */
+static int restricts_offsets(const struct qos_level *lvl, unsigned nd)
 {
-	uint32_t all = nd >= 32 ? ~0u : (1u << nd) - 1, ok = 0;
 	if (!lvl || !lvl->path_bits || !lvl->path_bits->len)
-		return all;
-	for (unsigned i = 0; i < nd && i < 32; i++)
+		return 0;
+	for (unsigned i = 0; i < nd; i++)
 		if (qos_ranges_have(lvl->path_bits, i))
-			ok |= 1u << i;
-	return ok ? ok : all;
+			return 1;
+	return 0;
 }
 
 /* The records of one (src, dst) pair: up to per_pair distinct DLIDs, then SLIDs of the
@@ -254,9 +263,9 @@ static void pair(struct query *qq, uint32_t src, uint32_t dst)
 	int rule;
 	const struct qos_level *lvl = qq->v->qos ? qos_match_level(qq->v->qos, f, src, dst, &qq->qos, &rule)
 						 : NULL;
-	uint32_t offsets = qq->dlid ? ~0u : allowed_offsets(lvl, nd);
+	int by_bits = !qq->dlid && restricts_offsets(lvl, nd);
 	for (unsigned k = 0; k < ns * nd && made < qq->per_pair; k++) {
-		if (!qq->dlid && k % nd < 32 && !(offsets >> (k % nd) & 1))
+		if (by_bits && !qos_ranges_have(lvl->path_bits, k % nd))
 			continue;
 		uint16_t dlid = qq->dlid ? qq->dlid : (uint16_t)(d->lid + k % nd);
 		uint16_t slid = qq->slid ? qq->slid : (uint16_t)(s->lid + k / nd);

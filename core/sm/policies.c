@@ -139,6 +139,8 @@ int policies_load_qos(struct sm *sm)
 		      "the previous policy stays in force" : "no QoS policy is in force",
 		      err ? err->message : path);
 		g_clear_error(&err);
+		if (sm->sa && sm->qos_policy) /* partition names may have changed */
+			sa_set_qos_policy(sm->sa, sm->qos_policy, sm->part_policy);
 		return -1;
 	}
 	if (sm->sa)

@@ -477,6 +477,36 @@ static void test_path_qos_policy(void)
 	sabed_clear(&s);
 }
 
+/* Path bits beyond 31 (LMC 6: 64 LIDs per port): a level with path-bits 40-41 gives only
+ * those two DLID offsets, whatever NumbPath asks. */
+static void test_path_qos_path_bits_high(void)
+{
+	struct sabed s;
+	sabed_init_lmc(&s, 6);
+	const struct fabric *f = s.b.f;
+	uint32_t b = fx_ca_port(&f->pub, 3, 1);
+	const char *text = "qos-levels\n qos-level\n  name: DEFAULT\n  sl: 0\n  path-bits: 40-41\n"
+			   " end-qos-level\nend-qos-levels\n";
+	GError *err = NULL;
+	struct qos_policy *pol = qos_policy_parse_text(text, strlen(text), "t.conf", &err);
+	g_assert_no_error(err);
+	sa_set_qos_policy(s.sa, pol, NULL);
+	uint16_t st;
+	GByteArray *recs = g_byte_array_new();
+	uint8_t q[64] = { 0 };
+	q_put(q, PR_NUMBPATH, 64);
+	guint n = pr_ask(&s, SA_GETTABLE, q, 1u << PR_NUMBPATH, &st, recs);
+	g_assert_cmpuint(n, ==, 64);
+	for (guint i = 0; i < n; i++) {
+		unsigned off = (unsigned)pr_get(recs->data + i * 64, PR_DLID) - f->ports[b].lid;
+		g_assert_true(off == 40 || off == 41);
+	}
+	sa_set_qos_policy(s.sa, NULL, NULL);
+	qos_policy_free(pol);
+	g_byte_array_free(recs, TRUE);
+	sabed_clear(&s);
+}
+
 /* LMC 2: NumbPath 4 gives four paths with distinct DLIDs first; 16 gives every SLID/DLID
  * combination, and not more. */
 static void test_path_numbpath_lmc(void)
@@ -1115,6 +1145,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/sa/path_records", test_path_records);
 	g_test_add_func("/sa/path_numbpath_lmc", test_path_numbpath_lmc);
 	g_test_add_func("/sa/path_qos_policy", test_path_qos_policy);
+	g_test_add_func("/sa/path_qos_path_bits_high", test_path_qos_path_bits_high);
 	g_test_add_func("/sa/path_partitions", test_path_partitions);
 	g_test_add_func("/sa/services", test_services);
 	g_test_add_func("/sa/service_requests", test_service_requests);
