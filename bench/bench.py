@@ -634,6 +634,54 @@ def side_by_side(tag, a, work, fabric, umad2sim, measure, extra=None):
     return runs
 
 
+def section_args(description, hosts, argv, add=None):
+    """The arguments every side-by-side section of `make bench` takes (fabric size, the ibsm
+    binary, engine, bring-up limit, --only, --keep, --no-save), plus add(ap)'s own."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--hosts", type=int, default=hosts, choices=sorted(FABRICS))
+    ap.add_argument("--ibsm", default=os.path.join(ROOT, "build", "ibsm"))
+    ap.add_argument("--engine", default="minhop")
+    ap.add_argument("--timeout", type=int, default=900, help="bring-up limit per SM (s)")
+    ap.add_argument("--only", choices=("OpenSM", "ibsm"), help="run one SM (no ratios)")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--no-save", action="store_true")
+    if add:
+        add(ap)
+    return ap.parse_args(argv)
+
+
+def run_section(tag, a, prepare, markdown_fn):
+    """One section: a scratch dir and the fabric, prepare(work, fabric, umad2sim, meta) ->
+    (measure, extra) or None when it cannot run, OpenSM and ibsm side by side, the markdown on
+    stdout and in bench/results/TAG-<date>.*; every process stopped, the scratch dir removed
+    (unless --keep). Returns the exit status."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _on_signal)
+    umad2sim = find_umad2sim()
+    work = tempfile.mkdtemp(prefix="ibsm-%s." % tag)
+    try:
+        fabric = Fabric(a.hosts, work)
+        meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "fabric": fabric.label +
+                " hosts/switches", "machine": "%d cores" % os.cpu_count(),
+                "maxlid": fabric.size["hosts"] + fabric.size["switches"]}
+        got = prepare(work, fabric, umad2sim, meta)
+        if not got:
+            return 1
+        measure, extra = got
+        runs = side_by_side(tag, a, work, fabric, umad2sim, measure, extra)
+        text = markdown_fn(meta, runs)
+        sys.stdout.write(text)
+        if not a.no_save:
+            save_results(tag, text, meta, runs)
+    finally:
+        PROCS.stop_all()
+        if a.keep:
+            sys.stderr.write("%s: kept %s\n" % (tag, work))
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
 def save_results(tag, text, meta, runs):
     """bench/results/TAG-<date>.md (text) and .json (meta and runs)."""
     d = os.path.join(HERE, "results")

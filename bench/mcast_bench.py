@@ -12,14 +12,9 @@ Results: markdown on stdout and in bench/results/mcast-<date>.md (and .json). Ev
 is stopped by pid on every path.
 
 usage: mcast_bench.py [--hosts 2048] [--cycles 5000] [--ibsm PATH] [--keep] [--no-save]"""
-import argparse
-import datetime
 import os
 import re
-import shutil
-import signal
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -86,42 +81,18 @@ def markdown(meta, runs):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description="OpenSM's multicast joins vs ibsm's")
-    ap.add_argument("--hosts", type=int, default=2048, choices=sorted(B.FABRICS))
-    ap.add_argument("--cycles", type=int, default=5000)
-    ap.add_argument("--ibsm", default=os.path.join(ROOT, "build", "ibsm"))
-    ap.add_argument("--engine", default="minhop")
-    ap.add_argument("--timeout", type=int, default=900, help="bring-up limit per SM (s)")
-    ap.add_argument("--only", choices=("OpenSM", "ibsm"), help="run one SM (no ratios)")
-    ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--no-save", action="store_true")
-    a = ap.parse_args(argv)
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, B._on_signal)
-    umad2sim = B.find_umad2sim()
-    client = os.path.join(os.path.dirname(a.ibsm), "tests", "clients", "mc_member")
-    if not os.access(client, os.X_OK):
-        sys.stderr.write("mcast_bench: %s not built (make all)\n" % client)
-        return 1
-    work = tempfile.mkdtemp(prefix="ibsm-mcbench.")
-    try:
-        fabric = B.Fabric(a.hosts, work)
-        meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "fabric": fabric.label +
-                " hosts/switches", "machine": "%d cores" % os.cpu_count(), "cycles": a.cycles}
+    a = B.section_args("OpenSM's multicast joins vs ibsm's", 2048, argv,
+                       lambda ap: ap.add_argument("--cycles", type=int, default=5000))
+
+    def prepare(_work, fabric, umad2sim, meta):
+        client = os.path.join(os.path.dirname(a.ibsm), "tests", "clients", "mc_member")
+        if not os.access(client, os.X_OK):
+            sys.stderr.write("mcast_bench: %s not built (make all)\n" % client)
+            return None
+        meta["cycles"] = a.cycles
         meta["client"], _ = net_facts(fabric.net)
-        runs = B.side_by_side("mcast_bench", a, work, fabric, umad2sim,
-                              measure(fabric, umad2sim, client, a.cycles))
-        text = markdown(meta, runs)
-        sys.stdout.write(text)
-        if not a.no_save:
-            B.save_results("mcast", text, meta, runs)
-    finally:
-        B.PROCS.stop_all()
-        if a.keep:
-            sys.stderr.write("mcast_bench: kept %s\n" % work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    return 0
+        return measure(fabric, umad2sim, client, a.cycles), None
+    return B.run_section("mcast", a, prepare, markdown)
 
 
 if __name__ == "__main__":

@@ -11,13 +11,8 @@ Results: markdown on stdout and in bench/results/qos-<date>.md (and .json). Ever
 stopped by pid on every path.
 
 usage: qos_bench.py [--hosts 2048] [--seconds 10] [--ibsm PATH] [--keep] [--no-save]"""
-import argparse
-import datetime
 import os
-import shutil
-import signal
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -101,51 +96,25 @@ def markdown(meta, runs):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description="OpenSM's QoS vs ibsm's")
-    ap.add_argument("--hosts", type=int, default=2048, choices=sorted(B.FABRICS))
-    ap.add_argument("--seconds", type=float, default=10)
-    ap.add_argument("--ibsm", default=os.path.join(ROOT, "build", "ibsm"))
-    ap.add_argument("--engine", default="minhop")
-    ap.add_argument("--timeout", type=int, default=900, help="bring-up limit per SM (s)")
-    ap.add_argument("--only", choices=("OpenSM", "ibsm"), help="run one SM (no ratios)")
-    ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--no-save", action="store_true")
-    a = ap.parse_args(argv)
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, B._on_signal)
-    umad2sim = B.find_umad2sim()
-    work = tempfile.mkdtemp(prefix="ibsm-qosbench.")
-    try:
+    a = B.section_args("OpenSM's QoS vs ibsm's", 2048, argv,
+                       lambda ap: ap.add_argument("--seconds", type=float, default=10))
+
+    def prepare(work, fabric, umad2sim, meta):
         load = B.build_client(os.path.dirname(a.ibsm), "sa_load")
         if not load:
             sys.stderr.write("qos_bench: could not build bench/sa_load.c\n")
-            return 1
+            return None
         conf, pol = os.path.join(work, "qos.conf"), os.path.join(work, "qos-policy.conf")
         with open(conf, "w") as f:
             f.write(OPTIONS)
         with open(pol, "w") as f:
             f.write(policy_text())
-        fabric = B.Fabric(a.hosts, work)
-        meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "fabric": fabric.label +
-                " hosts/switches", "machine": "%d cores" % os.cpu_count(),
-                "maxlid": fabric.size["hosts"] + fabric.size["switches"]}
         meta["client"], _ = net_facts(fabric.net)
         # OpenSM takes one -F: the qos_* lines go into its bench configuration
         extra = {"OpenSM": ["-Q", "-Y", pol], "OpenSM.conf": "\n" + OPTIONS,
                  "ibsm": ["-Q", "-Y", pol, "-F", conf]}
-        runs = B.side_by_side("qos_bench", a, work, fabric, umad2sim,
-                              measure(fabric, umad2sim, load, a.seconds), extra)
-        text = markdown(meta, runs)
-        sys.stdout.write(text)
-        if not a.no_save:
-            B.save_results("qos", text, meta, runs)
-    finally:
-        B.PROCS.stop_all()
-        if a.keep:
-            sys.stderr.write("qos_bench: kept %s\n" % work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    return 0
+        return measure(fabric, umad2sim, load, a.seconds), extra
+    return B.run_section("qos", a, prepare, markdown)
 
 
 if __name__ == "__main__":

@@ -13,14 +13,9 @@ re-route that stops the SA shows as seconds with none. Results: markdown on stdo
 bench/results/sa-<date>.md (and .json). Every process is stopped by pid on every path.
 
 usage: sa_bench.py [--hosts 8192] [--seconds 10] [--ibsm PATH] [--keep] [--no-save]"""
-import argparse
-import datetime
 import os
 import re
-import shutil
-import signal
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -139,43 +134,17 @@ def markdown(meta, runs):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description="OpenSM's SA vs ibsm's under PathRecord load")
-    ap.add_argument("--hosts", type=int, default=8192, choices=sorted(B.FABRICS))
-    ap.add_argument("--seconds", type=float, default=10)
-    ap.add_argument("--ibsm", default=os.path.join(ROOT, "build", "ibsm"))
-    ap.add_argument("--engine", default="minhop")
-    ap.add_argument("--timeout", type=int, default=900, help="bring-up limit per SM (s)")
-    ap.add_argument("--only", choices=("OpenSM", "ibsm"), help="run one SM (no ratios)")
-    ap.add_argument("--keep", action="store_true")
-    ap.add_argument("--no-save", action="store_true")
-    a = ap.parse_args(argv)
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, B._on_signal)
-    umad2sim = B.find_umad2sim()
-    work = tempfile.mkdtemp(prefix="ibsm-sabench.")
-    try:
-        fabric = B.Fabric(a.hosts, work)
+    a = B.section_args("OpenSM's SA vs ibsm's under PathRecord load", 8192, argv,
+                       lambda ap: ap.add_argument("--seconds", type=float, default=10))
+
+    def prepare(_work, fabric, umad2sim, meta):
         load = B.build_client(os.path.dirname(a.ibsm), "sa_load")
         if not load:
-            return 1
-        meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "fabric": fabric.label +
-                " hosts/switches", "machine": "%d cores" % os.cpu_count(),
-                "maxlid": fabric.size["hosts"] + fabric.size["switches"]}
+            return None
         meta["client"], link = net_facts(fabric.net)
         meta["link"] = "%s[%d]" % link if link else None
-        runs = B.side_by_side("sa_bench", a, work, fabric, umad2sim,
-                              measure(fabric, umad2sim, load, a.seconds))
-        text = markdown(meta, runs)
-        sys.stdout.write(text)
-        if not a.no_save:
-            B.save_results("sa", text, meta, runs)
-    finally:
-        B.PROCS.stop_all()
-        if a.keep:
-            sys.stderr.write("sa_bench: kept %s\n" % work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    return 0
+        return measure(fabric, umad2sim, load, a.seconds), None
+    return B.run_section("sa", a, prepare, markdown)
 
 
 if __name__ == "__main__":

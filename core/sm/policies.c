@@ -68,6 +68,17 @@ int policies_load_partitions(struct sm *sm)
 	return 0;
 }
 
+/* The line of the qos-ulps rule that names P_Key k (for the message). */
+static unsigned ulps_line(const struct qos_policy *q, uint64_t k)
+{
+	for (guint i = 0; i < q->rules->len; i++) {
+		const struct qos_match_rule *r = g_ptr_array_index(q->rules, i);
+		if (r->from_ulps && r->pkey && qos_ranges_have(r->pkey, k & 0x7fff))
+			return r->line;
+	}
+	return 0;
+}
+
 /* The ipoib lines' P_Keys must be partitions (OpenSM refuses the file otherwise). */
 static int check_ipoib_pkeys(const struct qos_policy *q, const struct part_policy *pp, GError **err)
 {
@@ -78,8 +89,9 @@ static int check_ipoib_pkeys(const struct qos_policy *q, const struct part_polic
 			for (guint j = 0; pp && pp->parts && j < pp->parts->len && !found; j++)
 				found = ((const struct partition *)g_ptr_array_index(pp->parts, j))->pkey == (k & 0x7fff);
 			if (!found) {
-				g_set_error(err, QOS_POLICY_ERROR, 0, "%s: qos-ulps: IPoIB P_Key 0x%04x is not a "
-					    "partition of the partition policy", q->source, (unsigned)k);
+				g_set_error(err, QOS_POLICY_ERROR, 0, "%s:%u: qos-ulps: IPoIB P_Key 0x%04x is not a "
+					    "partition of the partition policy", q->source, ulps_line(q, k),
+					    (unsigned)k);
 				return -1;
 			}
 		}
@@ -87,54 +99,51 @@ static int check_ipoib_pkeys(const struct qos_policy *q, const struct part_polic
 	return 0;
 }
 
+/* Reads the QoS policy file at path: 1 with *out parsed (and its ipoib P_Keys partitions of
+ * pp), 0 when there is no such file, -1 with *err when it cannot be taken. */
+static int read_qos(const char *path, const struct part_policy *pp, struct qos_policy **out,
+		    GError **err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = path && *path ? file_read_capped(path, FILE_CAP_TEXT, "QoS policy file", &text, &len, err)
+			       : -ENOENT;
+	if (rc == -ENOENT) {
+		g_clear_error(err);
+		return 0;
+	}
+	if (rc < 0)
+		return -1;
+	*out = qos_policy_parse_text(text, len, path, err);
+	g_free(text);
+	if (*out && check_ipoib_pkeys(*out, pp, err) < 0) {
+		qos_policy_free(*out);
+		*out = NULL;
+	}
+	return *out ? 1 : -1;
+}
+
+static void log_qos_policy(const struct qos_policy *np, const char *path)
+{
+	for (guint i = 0; np->notes && i < np->notes->len; i++)
+		LOG_I("POL-0008", "QoS policy: %s", (const char *)g_ptr_array_index(np->notes, i));
+	unsigned named_groups = 0, ulps = 0;
+	for (guint i = 0; i < np->groups->len; i++)
+		named_groups += !((const struct qos_port_group *)g_ptr_array_index(np->groups, i))->generated;
+	for (guint i = 0; i < np->rules->len; i++)
+		ulps += ((const struct qos_match_rule *)g_ptr_array_index(np->rules, i))->from_ulps != 0;
+	LOG_I("POL-0009", "QoS policy read from %s: %u port groups (%u named), %u levels, %u match "
+	      "rules (%u from qos-ulps)", path, np->groups->len, named_groups, np->levels->len,
+	      np->rules->len, ulps);
+}
+
 int policies_load_qos(struct sm *sm)
 {
 	const char *path = sm->opt->qos_policy_file;
-	if (!sm->opt->qos) {
-		if (sm->sa)
-			sa_set_qos_policy(sm->sa, NULL, NULL);
-		if (sm->qos_policy)
-			qos_policy_free(sm->qos_policy);
-		sm->qos_policy = NULL;
-		return 0;
-	}
-	char *text = NULL;
-	size_t len = 0;
-	GError *err = NULL;
 	struct qos_policy *np = NULL;
-	int rc = path && *path ? file_read_capped(path, FILE_CAP_TEXT, "QoS policy file", &text, &len, &err)
-			       : -ENOENT;
-	if (rc == -ENOENT) {
-		g_clear_error(&err);
-		LOG_I("POL-0006", "QoS policy file %s not found: no QoS policy (PathRecords as without "
-		      "one; SL2VL and VL arbitration from the qos_* options)", path && *path ? path : "(none)");
-	} else if (rc >= 0) {
-		np = qos_policy_parse_text(text, len, path, &err);
-		g_free(text);
-		if (np && check_ipoib_pkeys(np, sm->part_policy, &err) < 0) {
-			qos_policy_free(np);
-			np = NULL;
-		}
-		if (!np) {
-			LOG_E("POL-0007", "QoS policy file not taken, %s: %s", sm->qos_policy ?
-			      "the previous policy stays in force" : "no QoS policy is in force",
-			      err ? err->message : path);
-			g_clear_error(&err);
-			if (sm->sa && sm->qos_policy) /* partition names may have changed */
-				sa_set_qos_policy(sm->sa, sm->qos_policy, sm->part_policy);
-			return -1;
-		}
-		for (guint i = 0; np->notes && i < np->notes->len; i++)
-			LOG_I("POL-0008", "QoS policy: %s", (const char *)g_ptr_array_index(np->notes, i));
-		unsigned named_groups = 0, ulps = 0;
-		for (guint i = 0; i < np->groups->len; i++)
-			named_groups += !((const struct qos_port_group *)g_ptr_array_index(np->groups, i))->generated;
-		for (guint i = 0; i < np->rules->len; i++)
-			ulps += ((const struct qos_match_rule *)g_ptr_array_index(np->rules, i))->from_ulps != 0;
-		LOG_I("POL-0009", "QoS policy read from %s: %u port groups (%u named), %u levels, %u match "
-		      "rules (%u from qos-ulps)", path, np->groups->len, named_groups, np->levels->len,
-		      np->rules->len, ulps);
-	} else {
+	GError *err = NULL;
+	int rc = sm->opt->qos ? read_qos(path, sm->part_policy, &np, &err) : 0;
+	if (rc < 0) {
 		LOG_E("POL-0007", "QoS policy file not taken, %s: %s", sm->qos_policy ?
 		      "the previous policy stays in force" : "no QoS policy is in force",
 		      err ? err->message : path);
@@ -143,6 +152,11 @@ int policies_load_qos(struct sm *sm)
 			sa_set_qos_policy(sm->sa, sm->qos_policy, sm->part_policy);
 		return -1;
 	}
+	if (rc == 0 && sm->opt->qos)
+		LOG_I("POL-0006", "QoS policy file %s not found: no QoS policy (PathRecords as without "
+		      "one; SL2VL and VL arbitration from the qos_* options)", path && *path ? path : "(none)");
+	if (np)
+		log_qos_policy(np, path);
 	if (sm->sa)
 		sa_set_qos_policy(sm->sa, np, sm->part_policy);
 	if (sm->qos_policy)

@@ -405,6 +405,16 @@ static void test_path_records(void)
 	sabed_clear(&s);
 }
 
+/* Parses policy text (asserting it parses) and puts it in force on s's SA. */
+static struct qos_policy *set_policy(struct sabed *s, const char *text)
+{
+	GError *err = NULL;
+	struct qos_policy *pol = qos_policy_parse_text(text, strlen(text), "t.conf", &err);
+	g_assert_no_error(err);
+	sa_set_qos_policy(s->sa, pol, NULL);
+	return pol;
+}
+
 /* A QoS policy (-Q -Y) shapes the answers: the level a rule picks limits MTU and rate, sets
  * the packet lifetime and SL, refuses a different SL, and its path bits choose the DLIDs of an
  * LMC 2 port; a query with a Service ID in no rule gets the DEFAULT level. */
@@ -423,10 +433,7 @@ static void test_path_qos_policy(void)
 		"qos-match-rules\n qos-match-rule\n  destination: Far\n  service-id: 0x100-0x1ff\n"
 		"  qos-level-name: Slow\n end-qos-match-rule\nend-qos-match-rules\n",
 		(guint64)f->ports[b].guid);
-	GError *err = NULL;
-	struct qos_policy *pol = qos_policy_parse_text(text, strlen(text), "t.conf", &err);
-	g_assert_no_error(err);
-	sa_set_qos_policy(s.sa, pol, NULL);
+	struct qos_policy *pol = set_policy(&s, text);
 	uint16_t st;
 	GByteArray *recs = g_byte_array_new();
 	uint8_t q[64] = { 0 };
@@ -458,6 +465,7 @@ static void test_path_qos_policy(void)
 	/* no policy: the partition's sl= (the path's P_Key is the default one here) */
 	sa_set_qos_policy(s.sa, NULL, NULL);
 	const char *parts = "Default=0x7fff, sl=2 : ALL=full ;\n";
+	GError *err = NULL;
 	struct part_policy *pp = part_policy_parse_text(parts, strlen(parts), "p.conf", &err);
 	g_assert_no_error(err);
 	sa_set_partitions(s.sa, pp);
@@ -487,10 +495,7 @@ static void test_path_qos_path_bits_high(void)
 	uint32_t b = fx_ca_port(&f->pub, 3, 1);
 	const char *text = "qos-levels\n qos-level\n  name: DEFAULT\n  sl: 0\n  path-bits: 40-41\n"
 			   " end-qos-level\nend-qos-levels\n";
-	GError *err = NULL;
-	struct qos_policy *pol = qos_policy_parse_text(text, strlen(text), "t.conf", &err);
-	g_assert_no_error(err);
-	sa_set_qos_policy(s.sa, pol, NULL);
+	struct qos_policy *pol = set_policy(&s, text);
 	uint16_t st;
 	GByteArray *recs = g_byte_array_new();
 	uint8_t q[64] = { 0 };
