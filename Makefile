@@ -45,7 +45,7 @@ PLUGIN_LDFLAGS = -shared -Wl,--no-undefined
 CORE_SRC   = $(filter-out core/sm/main.c,$(wildcard core/*/*.c)) $(wildcard policy/*.c)
 CORE_OBJ   = $(patsubst %.c,$(B)/obj/%.o,$(CORE_SRC))
 PLUGINS    = $(filter-out common,$(notdir $(wildcard plugins/*)))
-PLUGIN_SO  = $(patsubst %,$(B)/plugins/%.so,$(PLUGINS))
+PLUGIN_SO  = $(patsubst %,$(B)/plugins/%.so,$(PLUGINS)) $(B)/plugins/torus2qos.so
 COMMON_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/common/*.c))
 TPLUGIN_SO = $(patsubst tests/plugins/%.c,$(B)/tests/plugins/%.so,$(wildcard tests/plugins/*.c))
 TTOOL_SO   = $(patsubst tests/tools/%.c,$(B)/tests/tools/%.so,$(wildcard tests/tools/*.c))
@@ -89,7 +89,22 @@ plugin_objs = $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/$(1)/*.c))
 .SECONDEXPANSION:
 $(B)/plugins/%.so: $$(call plugin_objs,$$*) $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(OPT) $(CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $^ -lpthread $(LDFLAGS)
+	$(CC) $(OPT) $(CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $^ $(PLUGIN_LIBS) -lpthread $(LDFLAGS)
+
+# torus-2QoS reads torus-2QoS.conf and the qos_* options with the policy library: those parsers
+# are compiled into its .so (position-independent), which then needs glib. It is also found
+# as torus2qos (a symlink).
+T2Q_POLICY_OBJ = $(patsubst %,$(B)/obj/plugins/torus-2QoS/policy_%.o,torus_conf messages qos_options)
+GLIB_CFLAGS := $(shell pkg-config --cflags glib-2.0 2>/dev/null)
+GLIB_LIBS   := $(shell pkg-config --libs glib-2.0 2>/dev/null)
+$(B)/obj/plugins/torus-2QoS/%.o: PLUGIN_CFLAGS += -I. $(GLIB_CFLAGS)
+$(B)/obj/plugins/torus-2QoS/policy_%.o: policy/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) $(OPT) $(CFLAGS) -c $< -o $@
+$(B)/plugins/torus-2QoS.so: $(T2Q_POLICY_OBJ)
+$(B)/plugins/torus-2QoS.so: PLUGIN_LIBS = $(GLIB_LIBS)
+$(B)/plugins/torus2qos.so: $(B)/plugins/torus-2QoS.so
+	@ln -sf torus-2QoS.so $@
 
 # Test engines (tests/plugins/NAME.c). abi10_*.c are built against the frozen ABI 1.0 headers.
 $(B)/tests/plugins/%.so: tests/plugins/%.c

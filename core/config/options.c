@@ -36,6 +36,7 @@ void options_defaults(struct sm_options *o)
 	o->pid_file = g_strdup("/run/ibsm/ibsm.pid"); /* systemd: RuntimeDirectory=ibsm, PIDFile= */
 	o->partition_config_file = g_strdup(IBSM_SYSCONFDIR "/ibsm/partitions.conf");
 	o->qos_policy_file = g_strdup(IBSM_SYSCONFDIR "/ibsm/qos-policy.conf");
+	o->torus_config = g_strdup(IBSM_SYSCONFDIR "/ibsm/torus-2QoS.conf");
 }
 
 void options_free(struct sm_options *o)
@@ -44,6 +45,7 @@ void options_free(struct sm_options *o)
 	g_free(o->root_guid_file);
 	g_free(o->cn_guid_file);
 	g_free(o->io_guid_file);
+	g_free(o->torus_config);
 	g_free(o->port_prof_ignore_file);
 	g_free(o->log_file);
 	g_free(o->plugin_dir);

@@ -35,6 +35,7 @@ struct sm_options {
 	char *root_guid_file;       /* -a */
 	char *cn_guid_file;         /* -u */
 	char *io_guid_file;         /* -G */
+	char *torus_config;         /* --torus_config */
 	int max_reverse_hops;       /* -H */
 	char *port_prof_ignore_file;/* -i */
 	int connect_roots;          /* -z */

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* route.c - torus-2QoS unicast: dimension-order routes (x, then y, then z) on the placed torus,
+ * the shorter way round an intact ring (on a tie the way that does not cross the dateline, so
+ * the path SL says which way). Around failures, as the seed describes:
+ *  - a ring broken by failed links or a failed switch is one segment: the route goes along it,
+ *    the long way round if it must, with the same SL (a broken ring cannot close a credit loop);
+ *  - when the switch the route would turn at is missing (or cut off on a mesh line), the route
+ *    moves towards it and turns early into the next dimension that still differs, as close to
+ *    the failure as it can; with none left it steps aside in a later dimension and comes back.
+ *    The hop after such a turn is the y-x, z-x or z-y turn the SL2VL of sl.c moves to VL bit 1;
+ *  - a torus ring split into disjoint segments is refused, naming the ring.
+ * Every destination's next hops are checked to reach it from every switch before a row is
+ * written; a pair that cannot be routed refuses the whole run. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine_dests.h"
+#include "engine_glue.h"
+#include "t2q.h"
+
+#define NO_SEG 0xFFFF
+#define TURN   0xF0 /* line_move: the target cannot be reached along this line from here */
+
+static int linked(const struct t2q_topo *t, uint32_t p, unsigned dir)
+{
+	uint32_t q = t2q_step(t, p, dir);
+	return q != IBSM_NONE && t->grid[p] != IBSM_NONE && t->grid[q] != IBSM_NONE &&
+	       t->nlinks[p * T2Q_NDIRS + dir] > 0 && t->nlinks[q * T2Q_NDIRS + (dir ^ 1)] > 0;
+}
+
+static void line_name(const struct t2q_topo *t, unsigned d, uint32_t p, char *buf, size_t n)
+{
+	unsigned c[T2Q_DIMS];
+	t2q_coords(t, p, c);
+	static const char *const at[T2Q_DIMS][2] = { { "y", "z" }, { "x", "z" }, { "x", "y" } };
+	unsigned o1 = d == 0 ? 1 : 0, o2 = d == 2 ? 1 : 2;
+	snprintf(buf, n, "%c %s at %s=%u %s=%u", "xyz"[d], t->ring[d] ? "ring" : "line",
+		 at[d][0], c[o1], at[d][1], c[o2]);
+}
+
+/* Segments of one line (dimension d, through position p0 with coordinate d = 0). Returns the
+ * number of segments; marks the line intact when it is whole. */
+static unsigned one_line(struct t2q_topo *t, unsigned d, uint32_t p0)
+{
+	unsigned r = t->radix[d], nseg = 0, present = 0, up = 0;
+	uint32_t stride = d == 0 ? 1 : d == 1 ? t->radix[0] : t->radix[0] * t->radix[1];
+	for (unsigned i = 0; i < r; i++) {
+		uint32_t p = p0 + i * stride;
+		t->seg[d][p] = NO_SEG;
+		if (t->grid[p] == IBSM_NONE)
+			continue;
+		present++;
+		if (i > 0 && linked(t, p - stride, 2 * d)) {
+			t->seg[d][p] = t->seg[d][p - stride];
+			up++;
+		} else {
+			t->seg[d][p] = (uint16_t)nseg++;
+		}
+	}
+	uint32_t last = p0 + (r - 1) * stride;
+	if (t->ring[d] && linked(t, last, 2 * d)) { /* the wrap link joins the last segment */
+		up++;
+		uint16_t from = t->seg[d][last], to = t->seg[d][p0];
+		if (from != to) {
+			for (unsigned i = 0; i < r; i++)
+				if (t->seg[d][p0 + i * stride] == from)
+					t->seg[d][p0 + i * stride] = to;
+			nseg--;
+		}
+	}
+	int whole = present == r && up == (t->ring[d] ? r : r - 1);
+	for (unsigned i = 0; i < r; i++)
+		t->intact[d][p0 + i * stride] = (uint8_t)whole;
+	return nseg;
+}
+
+int t2q_lines(const struct ibsm_core *core, const struct t2q_topo *tc, struct ibsm_routes *out)
+{
+	struct t2q_topo *t = (struct t2q_topo *)tc;
+	unsigned split = 0, broken = 0;
+	char first[64] = "";
+	unsigned first_nseg = 0;
+	for (unsigned d = 0; d < T2Q_DIMS; d++) {
+		t->intact[d] = calloc(t->npos, 1);
+		t->seg[d] = malloc((size_t)t->npos * sizeof(*t->seg[d]));
+		if (!t->intact[d] || !t->seg[d])
+			return engine_fail(out, -ENOMEM, "out of memory");
+		if (t->radix[d] < 2) {
+			memset(t->intact[d], 1, t->npos);
+			for (uint32_t p = 0; p < t->npos; p++)
+				t->seg[d][p] = t->grid[p] == IBSM_NONE ? NO_SEG : 0;
+			continue;
+		}
+		for (uint32_t p = 0; p < t->npos; p++) {
+			unsigned c[T2Q_DIMS];
+			t2q_coords(t, p, c);
+			if (c[d] != 0)
+				continue;
+			unsigned nseg = one_line(t, d, p);
+			char name[64];
+			line_name(t, d, p, name, sizeof(name));
+			if (!t->intact[d][p] && nseg >= 1)
+				broken++;
+			if (t->ring[d] && nseg > 1) {
+				core->log(core, IBSM_LOG_ERROR, "%s is split into %u "
+					  "disjoint segments: no credit-loop-free routes", name, nseg);
+				if (!split++) {
+					snprintf(first, sizeof(first), "%s", name);
+					first_nseg = nseg;
+				}
+			} else if (!t->intact[d][p] && nseg >= 1) {
+				core->log(core, IBSM_LOG_VERBOSE, "%s is broken (%u "
+					  "segment%s): routes along it go round the failure", name,
+					  nseg, nseg == 1 ? "" : "s");
+			}
+		}
+	}
+	if (broken)
+		core->log(core, IBSM_LOG_INFO, "%u rings or lines broken by failed "
+			  "links or switches", broken);
+	if (split)
+		return engine_fail(out, -EINVAL, "%s is split into %u disjoint segments (%u such "
+				   "rings): torus-2QoS refuses to route", first, first_nseg, split);
+	return 0;
+}
+
+/* The way along line d from cur to coordinate td: a direction, or TURN when the target is
+ * missing or cut off from here (after moving as close as the line allows). */
+static unsigned line_move(const struct t2q_topo *t, uint32_t cur, unsigned d, unsigned td)
+{
+	unsigned c[T2Q_DIMS];
+	t2q_coords(t, cur, c);
+	unsigned cd = c[d], r = t->radix[d], plus = 2 * d, minus = 2 * d + 1;
+	unsigned pref; /* the way an intact line goes */
+	if (t->ring[d] && t2q_crosses(cd, td, r))
+		pref = td > cd ? minus : plus;
+	else
+		pref = td > cd ? plus : minus;
+	if (t->intact[d][cur])
+		return pref;
+	c[d] = td;
+	uint32_t tp = t2q_at(t, c);
+	uint16_t cs = t->seg[d][cur], ts = t->seg[d][tp];
+	if (ts != NO_SEG && ts == cs) { /* one segment: the only way along it */
+		uint32_t p = cur;
+		for (unsigned k = 1; k < r && linked(t, p, plus); k++) {
+			p = t2q_step(t, p, plus);
+			if (p == tp)
+				return plus;
+		}
+		return minus;
+	}
+	if (linked(t, cur, pref) && t2q_step(t, cur, pref) != tp)
+		return pref;
+	return TURN;
+}
+
+unsigned t2q_next(const struct t2q_topo *t, uint32_t cur, uint32_t dst)
+{
+	unsigned c[T2Q_DIMS], g[T2Q_DIMS];
+	t2q_coords(t, cur, c);
+	t2q_coords(t, dst, g);
+	for (unsigned d = 0; d < T2Q_DIMS; d++) {
+		if (t->radix[d] < 2 || c[d] == g[d])
+			continue;
+		unsigned m = line_move(t, cur, d, g[d]);
+		if (m < T2Q_NDIRS)
+			return m;
+		for (unsigned e = d + 1; e < T2Q_DIMS; e++) /* the early turn */
+			if (t->radix[e] > 1 && c[e] != g[e]) {
+				m = line_move(t, cur, e, g[e]);
+				if (m < T2Q_NDIRS && linked(t, cur, m))
+					return m;
+			}
+		for (unsigned e = d + 1; e < T2Q_DIMS; e++) /* a step aside and back */
+			if (t->radix[e] > 1 && c[e] == g[e])
+				for (unsigned dir = 2 * e; dir < 2 * e + 2; dir++)
+					if (linked(t, cur, dir))
+						return dir;
+		return T2Q_NO_DIR;
+	}
+	return T2Q_ARRIVED;
+}
+
+/* Next hops of every placed position towards dst, checked to arrive from everywhere.
+ * nd: [npos] out; mark: [npos] scratch (0 = unknown, 1 = on the walk, 2 = arrives). */
+static int hops_to(const struct t2q_topo *t, uint32_t dst, uint8_t *nd, uint8_t *mark,
+		   uint32_t *bad_from)
+{
+	for (uint32_t p = 0; p < t->npos; p++) {
+		nd[p] = t->grid[p] == IBSM_NONE ? T2Q_NO_DIR : (uint8_t)t2q_next(t, p, dst);
+		mark[p] = 0;
+	}
+	mark[dst] = 2;
+	for (uint32_t p = 0; p < t->npos; p++) {
+		if (t->grid[p] == IBSM_NONE || mark[p] == 2)
+			continue;
+		uint32_t q = p;
+		while (mark[q] == 0) {
+			mark[q] = 1;
+			if (nd[q] >= T2Q_NDIRS || !linked(t, q, nd[q]))
+				break;
+			q = t2q_step(t, q, nd[q]);
+		}
+		int ok = mark[q] == 2;
+		if (!ok) {
+			*bad_from = p;
+			return -1;
+		}
+		for (q = p; mark[q] == 1; q = t2q_step(t, q, nd[q]))
+			mark[q] = 2;
+	}
+	return 0;
+}
+
+/* rank[port]: where port_order puts a CA port (listed ones first, in the listed order). */
+static void port_ranks(const struct torus_conf *conf, unsigned *rank)
+{
+	for (unsigned p = 0; p < 256; p++)
+		rank[p] = 256 + p;
+	if (!conf->port_order)
+		return;
+	for (guint i = 0; i < conf->port_order->len; i++)
+		rank[g_array_index(conf->port_order, guint8, i)] = i;
+}
+
+static int cmp_rank(const void *a, const void *b, void *ctx)
+{
+	const unsigned *rank = ctx;
+	const struct engine_dest *x = a, *y = b;
+	unsigned rx = x->exit ? rank[x->exit] : 1024, ry = y->exit ? rank[y->exit] : 1024;
+	return (rx > ry) - (rx < ry);
+}
+
+int t2q_fill(const struct ibsm_core *core, const struct ibsm_fabric *f,
+	     const struct ibsm_scope *sc, const struct torus_conf *conf,
+	     const struct t2q_topo *t, struct ibsm_routes *out)
+{
+	struct engine_dests d;
+	if (engine_dests_build(f, sc, out->stride, NULL, ENGINE_DESTS_BY_SWITCH, &d) < 0)
+		return engine_fail(out, -ENOMEM, "out of memory");
+	unsigned rank[256];
+	port_ranks(conf, rank);
+	uint8_t *nd = malloc(t->npos), *mark = malloc(t->npos);
+	int rc = nd && mark ? 0 : engine_fail(out, -ENOMEM, "out of memory");
+	for (uint32_t s = 0; rc == 0 && s < f->n_switches; s++) {
+		uint32_t lo = d.doff[s], hi = d.doff[s + 1];
+		if (lo == hi)
+			continue;
+		uint32_t dst = t->pos[s];
+		if (dst == IBSM_NONE) {
+			rc = engine_fail(out, -EINVAL, "switch 0x%016llx \"%s\" has destinations but "
+					 "no place in the torus",
+					 (unsigned long long)ibsm_switch_node(f, s)->guid,
+					 ibsm_switch_node(f, s)->desc);
+			break;
+		}
+		if (core->cancelled && core->cancelled(core)) {
+			rc = engine_fail(out, -ECANCELED, "cancelled");
+			break;
+		}
+		uint32_t from;
+		if (hops_to(t, dst, nd, mark, &from) < 0) {
+			unsigned a[T2Q_DIMS], b[T2Q_DIMS];
+			t2q_coords(t, from, a);
+			t2q_coords(t, dst, b);
+			rc = engine_fail(out, -EINVAL, "no route from switch 0x%016llx (%u,%u,%u) to "
+					 "0x%016llx (%u,%u,%u) around the failures: torus-2QoS "
+					 "refuses to route",
+					 (unsigned long long)ibsm_switch_node(f, t->grid[from])->guid,
+					 a[0], a[1], a[2],
+					 (unsigned long long)ibsm_switch_node(f, s)->guid, b[0], b[1],
+					 b[2]);
+			break;
+		}
+		qsort_r(d.v + lo, hi - lo, sizeof(*d.v), cmp_rank, rank);
+		for (uint32_t i = lo; i < hi; i++) {
+			const struct engine_dest *e = &d.v[i];
+			unsigned k = i - lo;
+			for (uint32_t p = 0; p < t->npos; p++) {
+				uint32_t sw = t->grid[p];
+				if (sw == IBSM_NONE || !ibsm_bit(&sc->switches, sw))
+					continue;
+				uint8_t port;
+				if (p == dst) {
+					port = e->exit;
+				} else {
+					size_t at = (size_t)p * T2Q_NDIRS + nd[p];
+					port = t->links[at * t->pgmax + k % t->nlinks[at]];
+				}
+				uint8_t *row = out->lft + (size_t)sw * out->stride;
+				for (unsigned o = e->first; o < e->end; o++)
+					row[e->base + o] = port;
+			}
+		}
+	}
+	free(nd);
+	free(mark);
+	engine_dests_free(&d);
+	return rc;
+}

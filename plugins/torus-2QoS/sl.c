@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* sl.c - what torus-2QoS answers after route(): the path SL (bit d: the shorter way between
+ * the two switches' coordinates in ring d crosses its dateline; bit 3: the QoS level asked
+ * for) and the SL2VL tables the core programs under -Q (seed 000, UNICAST ROUTING):
+ *   switch port towards a torus link: VL bit 0 = SL bit (the dimension the output points in),
+ *     VL bit 1 = a y-x, z-x or z-y turn (input dimension above the output's), VL bit 2 = SL
+ *     bit 3 (VLs 0-3 one QoS level, 4-7 the other);
+ *   any other port (CA ports, switch ports to CAs, port 0): VL = SL bit 3.
+ * The core fits every VL to the port's OperVLs afterwards (fewer VLs drop the upper bits, as
+ * OpenSM's data-VL checks do). Also the warnings of the seed's QoS section. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "policy/qos_options.h"
+#include "t2q.h"
+
+int t2q_result_fill(struct t2q_result *r, const struct ibsm_fabric *f, const struct t2q_topo *t)
+{
+	r->generation = f->generation;
+	memcpy(r->radix, t->radix, sizeof(r->radix));
+	memcpy(r->ring, t->ring, sizeof(r->ring));
+	r->max_lid = f->max_lid;
+	r->n_ports = f->n_ports;
+	r->lid_pos = malloc(((size_t)f->max_lid + 1) * sizeof(*r->lid_pos));
+	r->port_dir = malloc((size_t)f->n_ports + 1);
+	r->root_pos = IBSM_NONE;
+	if (!r->lid_pos || !r->port_dir)
+		return -1;
+	for (uint32_t l = 0; l <= f->max_lid; l++) {
+		uint32_t p = f->lid_port ? f->lid_port[l] : IBSM_NONE;
+		uint32_t s = p == IBSM_NONE || p >= f->n_ports ? IBSM_NONE : ibsm_port_switch(f, p);
+		r->lid_pos[l] = s == IBSM_NONE ? IBSM_NONE : t->pos[s];
+	}
+	for (uint32_t p = 0; p < f->n_ports; p++) {
+		const struct ibsm_node *n = ibsm_node_at(f, ibsm_port_at(f, p)->node);
+		r->port_dir[p] = n->type == IBSM_SWITCH ? T2Q_PORT_SW : T2Q_PORT_END;
+	}
+	for (uint32_t s = 0; s < f->n_switches; s++) {
+		uint32_t pos = t->pos[s], p0 = ibsm_switch_node(f, s)->port0;
+		if (pos == IBSM_NONE)
+			continue;
+		for (unsigned dir = 0; dir < T2Q_NDIRS; dir++) {
+			size_t at = (size_t)pos * T2Q_NDIRS + dir;
+			for (unsigned k = 0; k < t->nlinks[at]; k++)
+				r->port_dir[p0 + t->links[at * t->pgmax + k]] = (uint8_t)dir;
+		}
+	}
+	return 0;
+}
+
+void t2q_result_free(void *result)
+{
+	struct t2q_result *r = result;
+	if (!r)
+		return;
+	free(r->lid_pos);
+	free(r->port_dir);
+	free(r);
+}
+
+uint8_t t2q_path_sl(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t dlid)
+{
+	const struct t2q_result *r = result;
+	uint8_t sl = sl_hint & 0x8;
+	if (slid > r->max_lid || dlid > r->max_lid)
+		return sl;
+	uint32_t a = r->lid_pos[slid], b = r->lid_pos[dlid];
+	if (a == IBSM_NONE || b == IBSM_NONE || a == b)
+		return sl;
+	unsigned ca[T2Q_DIMS], cb[T2Q_DIMS];
+	ca[0] = a % r->radix[0];
+	ca[1] = (a / r->radix[0]) % r->radix[1];
+	ca[2] = a / (r->radix[0] * r->radix[1]);
+	cb[0] = b % r->radix[0];
+	cb[1] = (b / r->radix[0]) % r->radix[1];
+	cb[2] = b / (r->radix[0] * r->radix[1]);
+	for (unsigned d = 0; d < T2Q_DIMS; d++)
+		if (r->ring[d])
+			sl |= (uint8_t)(t2q_crosses(ca[d], cb[d], r->radix[d]) << d);
+	return sl;
+}
+
+int t2q_sl2vl(const void *result, uint32_t in_port, uint32_t out_port, uint8_t vl[16])
+{
+	const struct t2q_result *r = result;
+	if (in_port >= r->n_ports || out_port >= r->n_ports)
+		return -1;
+	unsigned od = r->port_dir[out_port], id = r->port_dir[in_port];
+	for (unsigned sl = 0; sl < 16; sl++) {
+		unsigned qos = sl >> 3;
+		if (od < T2Q_NDIRS) {
+			unsigned v = (sl >> (od / 2)) & 1;
+			if (id < T2Q_NDIRS && id / 2 > od / 2)
+				v |= 2;
+			vl[sl] = (uint8_t)(v | qos << 2);
+		} else {
+			vl[sl] = (uint8_t)qos;
+		}
+	}
+	return 0;
+}
+
+/* Is a VL arbitration table fair within VLs 0-3 and within VLs 4-7 (each VL the same total
+ * weight as the others of its half, a VL missing counting as 0)? */
+static int fair(const struct qos_vlarb_entry *e)
+{
+	unsigned w[16] = { 0 };
+	for (unsigned i = 0; i < QOS_VLARB_MAX; i++)
+		if (e[i].vl < 16)
+			w[e[i].vl] += e[i].weight;
+	for (unsigned h = 0; h < 8; h += 4)
+		for (unsigned v = h + 1; v < h + 4; v++)
+			if (w[v] != w[h])
+				return 0;
+	return 1;
+}
+
+void t2q_qos_warnings(const struct ibsm_core *core)
+{
+	char *vals[QOS_N_SCOPES][QOS_N_PARAMS];
+	for (int s = 0; s < QOS_N_SCOPES; s++)
+		for (int p = 0; p < QOS_N_PARAMS; p++) {
+			const char *v = core->config(core, qos_option_key(s, p));
+			vals[s][p] = v && *v && strcmp(v, "(null)") && !qos_option_check(p, v, NULL)
+					     ? (char *)v : NULL;
+		}
+	static const struct { enum qos_scope s; const char *name; unsigned need_vls; } types[] = {
+		{ QOS_S_CA, "qos_ca", 2 }, { QOS_S_RTR, "qos_rtr", 2 }, { QOS_S_SW0, "qos_sw0", 2 },
+		{ QOS_S_SWE, "qos_swe", 8 },
+	};
+	char unfair[64] = "";
+	if (vals[QOS_S_ALL][QOS_P_SL2VL])
+		core->log(core, IBSM_LOG_INFO, "warning: qos_sl2vl is ignored: torus-2QoS sets every "
+			  "SL2VL table to keep its routes free of credit loops");
+	for (unsigned i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		struct qos_port_config cfg;
+		qos_config_resolve(vals, types[i].s, &cfg);
+		const char *name = types[i].name;
+		if (vals[types[i].s][QOS_P_SL2VL])
+			core->log(core, IBSM_LOG_INFO, "warning: %s_sl2vl is ignored: torus-2QoS sets "
+				  "every SL2VL table to keep its routes free of credit loops", name);
+		if (cfg.max_vls < types[i].need_vls)
+			core->log(core, IBSM_LOG_INFO, "warning: %s max_vls %u: full torus-2QoS needs "
+				  "%u data VLs", name, cfg.max_vls, types[i].need_vls);
+		if (!fair(cfg.high) || !fair(cfg.low))
+			snprintf(unfair + strlen(unfair), sizeof(unfair) - strlen(unfair), "%s%s",
+				 *unfair ? ", " : "", name + 4);
+	}
+	if (*unfair)
+		core->log(core, IBSM_LOG_INFO, "warning: VL arbitration of %s ports is not fair "
+			  "within VLs 0-3 and within VLs 4-7 (each VL the same weight in "
+			  "qos_vlarb_high and qos_vlarb_low): the two QoS levels' paths would not get "
+			  "equal service", unfair);
+}

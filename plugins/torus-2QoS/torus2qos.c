@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* torus2qos.c - the torus-2QoS routing engine (seed 000): deadlock-free dimension-order routes
+ * on 2D/3D tori and meshes with two QoS levels, that survive failed links and one failed switch
+ * without changing any path SL. This file is the engine's table and its route(): read
+ * torus-2QoS.conf (torus_config), find the torus (topo.c), check its rings and fill the rows
+ * (route.c), keep what path_sl and sl2vl answer later (sl.c). A torus it cannot route is
+ * refused with the reason, so the chain's next engine (or no_fallback's previous routes)
+ * takes over. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine_glue.h"
+#include "t2q.h"
+
+static void result_free(void *r)
+{
+	t2q_result_free(r);
+}
+
+static const struct engine_run_spec t2q_run = {
+	.name = "torus-2QoS", .result_size = sizeof(struct t2q_result), .result_free = result_free,
+};
+
+/* The configuration file, parsed and checked; NULL with out->why set. */
+static struct torus_conf *read_conf(const struct ibsm_core *core, struct ibsm_routes *out)
+{
+	const char *path = engine_config_path(core, "torus_config");
+	if (!path) {
+		engine_fail(out, -ENOENT, "no torus_config: torus-2QoS needs torus-2QoS.conf");
+		return NULL;
+	}
+	char *text = NULL;
+	gsize len = 0;
+	GError *err = NULL;
+	if (!g_file_get_contents(path, &text, &len, &err)) {
+		engine_fail(out, -ENOENT, "cannot read torus_config %s: %s", path, err->message);
+		g_error_free(err);
+		return NULL;
+	}
+	struct torus_conf *c = torus_conf_parse_text(text, len, path, &err);
+	g_free(text);
+	if (!c || torus_conf_check_seeds(c, &err) < 0) {
+		engine_fail(out, -EINVAL, "%s", err->message);
+		g_error_free(err);
+		torus_conf_free(c);
+		return NULL;
+	}
+	for (guint i = 0; i < c->notes->len; i++)
+		core->log(core, IBSM_LOG_VERBOSE, "%s",
+			  (const char *)g_ptr_array_index(c->notes, i));
+	return c;
+}
+
+static int t2q_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+		     struct ibsm_routes *out, void **result)
+{
+	struct engine_run run;
+	int rc = engine_run_begin(&run, &t2q_run, inst, f, sc, out, result);
+	if (rc < 0)
+		return rc;
+	const struct ibsm_core *core = run.core;
+	struct t2q_result *res = run.res;
+	struct torus_conf *conf = read_conf(core, out);
+	if (!conf)
+		return engine_run_end(&run, -EINVAL);
+	if (!ibsm_config_bool(core, "qos", 0))
+		core->log(core, IBSM_LOG_INFO, "warning: QoS is off (-Q): the switches "
+			  "keep their SL2VL tables and torus-2QoS routes are not free of credit "
+			  "loops");
+	else
+		t2q_qos_warnings(core);
+	struct t2q_topo t;
+	rc = t2q_topo_build(core, f, sc, conf, &t, out);
+	if (rc == 0)
+		rc = t2q_lines(core, &t, out);
+	if (rc == 0)
+		rc = t2q_fill(core, f, sc, conf, &t, out);
+	if (rc == 0 && t2q_result_fill(res, f, &t) < 0)
+		rc = engine_fail(out, -ENOMEM, "out of memory");
+	if (rc == 0) {
+		res->seconds = engine_run_seconds(&run);
+		core->log(core, IBSM_LOG_INFO, "routed %u switches in %.3f s",
+			  t.placed, res->seconds);
+	} else {
+		core->log(core, IBSM_LOG_ERROR, "%s", out->why);
+	}
+	t2q_topo_free(&t);
+	torus_conf_free(conf);
+	return engine_run_end(&run, rc);
+}
+
+static const struct ibsm_config_key t2q_keys[] = {
+	{ NULL, NULL, NULL }, /* torus_config is the core's (--torus_config) */
+};
+
+IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {
+	IBSM_ENGINE_INIT("torus-2QoS"),
+	.setup = engine_inst_setup,
+	.teardown = engine_inst_teardown,
+	.route = t2q_route,
+	.result_free = result_free,
+	.path_sl = t2q_path_sl,
+	.sl2vl = t2q_sl2vl,
+	.dump = engine_dump_nothing,
+	.config_keys = t2q_keys,
+	.summary = "Torus-2QoS: dimension-order routes on 2D/3D tori and meshes, free of credit "
+		   "loops with path SLs and SL2VL, around failed links and a failed switch",
+};
