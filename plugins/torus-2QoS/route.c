@@ -21,7 +21,6 @@
 #include "t2q.h"
 
 #define NO_SEG 0xFFFF
-#define TURN   0xF0 /* line_move: the target cannot be reached along this line from here */
 
 static int linked(const struct t2q_topo *t, uint32_t p, unsigned dir)
 {
@@ -126,62 +125,142 @@ int t2q_lines(const struct ibsm_core *core, const struct t2q_topo *tc, struct ib
 	return 0;
 }
 
-/* The way along line d from cur to coordinate td: a direction, or TURN when the target is
- * missing or cut off from here (after moving as close as the line allows). */
+/* The way along line d from cur to coordinate td, which is in cur's segment of the line: the
+ * shorter way round an intact ring (a tie: the way that does not cross the dateline), else
+ * the only way along the segment. */
 static unsigned line_move(const struct t2q_topo *t, uint32_t cur, unsigned d, unsigned td)
 {
 	unsigned c[T2Q_DIMS];
 	t2q_coords(t, cur, c);
 	unsigned cd = c[d], r = t->radix[d], plus = 2 * d, minus = 2 * d + 1;
-	unsigned pref; /* the way an intact line goes */
-	if (t->ring[d] && t2q_crosses(cd, td, r))
-		pref = td > cd ? minus : plus;
-	else
-		pref = td > cd ? plus : minus;
-	if (t->intact[d][cur])
-		return pref;
-	c[d] = td;
-	uint32_t tp = t2q_at(t, c);
-	uint16_t cs = t->seg[d][cur], ts = t->seg[d][tp];
-	if (ts != NO_SEG && ts == cs) { /* one segment: the only way along it */
-		uint32_t p = cur;
-		for (unsigned k = 1; k < r && linked(t, p, plus); k++) {
-			p = t2q_step(t, p, plus);
-			if (p == tp)
-				return plus;
-		}
-		return minus;
+	if (t->intact[d][cur]) {
+		if (t->ring[d] && t2q_crosses(cd, td, r))
+			return td > cd ? minus : plus;
+		return td > cd ? plus : minus;
 	}
-	if (linked(t, cur, pref) && t2q_step(t, cur, pref) != tp)
-		return pref;
-	return TURN;
+	c[d] = td;
+	uint32_t tp = t2q_at(t, c), p = cur;
+	for (unsigned k = 1; k < r && linked(t, p, plus); k++) {
+		p = t2q_step(t, p, plus);
+		if (p == tp)
+			return plus;
+	}
+	return minus;
 }
 
-unsigned t2q_next(const struct t2q_topo *t, uint32_t cur, uint32_t dst)
+/* Are positions p and q of one d-line connected along it (both there, one segment)? */
+static int segc(const struct t2q_topo *t, unsigned d, uint32_t p, uint32_t q)
+{
+	return t->seg[d][p] != NO_SEG && t->seg[d][p] == t->seg[d][q];
+}
+
+static uint32_t with_coord(const struct t2q_topo *t, uint32_t p, unsigned d, unsigned x)
+{
+	unsigned c[T2Q_DIMS];
+	t2q_coords(t, p, c);
+	c[d] = x;
+	return t2q_at(t, c);
+}
+
+/* The coordinate dimension d moves to from p on the way to dst (dimensions below d done):
+ * dst's own when the later dimensions reach dst from there, else the nearest other one (on a
+ * tie the side p is on) that p reaches along d, from which the later dimensions reach dst's
+ * d-line, and from where that line leads back to dst. UINT32_MAX when there is none. */
+static unsigned via_coord(const struct t2q_topo *t, uint32_t p, uint32_t dst, unsigned d);
+
+/* Can the rule route from p to dst using dimensions d.. only? */
+static int reaches(const struct t2q_topo *t, uint32_t p, uint32_t dst, unsigned d)
+{
+	while (d < T2Q_DIMS && t->radix[d] < 2)
+		d++;
+	if (d == T2Q_DIMS)
+		return p == dst;
+	return via_coord(t, p, dst, d) != UINT32_MAX;
+}
+
+static unsigned via_coord(const struct t2q_topo *t, uint32_t p, uint32_t dst, unsigned d)
+{
+	unsigned c[T2Q_DIMS], g[T2Q_DIMS], r = t->radix[d];
+	t2q_coords(t, p, c);
+	t2q_coords(t, dst, g);
+	uint32_t q = with_coord(t, p, d, g[d]);
+	if (segc(t, d, p, q) && reaches(t, q, dst, d + 1))
+		return g[d];
+	for (unsigned k = 1; k < r; k++)
+		for (unsigned side = 0; side < 2; side++) {
+			int up = (c[d] > g[d]) ^ side; /* first the side p is on */
+			unsigned x;
+			if (up) {
+				if (!t->ring[d] && g[d] + k >= r)
+					continue;
+				x = (g[d] + k) % r;
+			} else {
+				if (!t->ring[d] && g[d] < k)
+					continue;
+				x = (g[d] + r - k) % r;
+			}
+			uint32_t qx = with_coord(t, p, d, x), rx = with_coord(t, dst, d, x);
+			if (segc(t, d, p, qx) && segc(t, d, rx, dst) && reaches(t, qx, rx, d + 1))
+				return x;
+		}
+	return UINT32_MAX;
+}
+
+/* No way along dimension d from cur (its d-line is cut between cur and dst's coordinate): the
+ * nearest position along a later dimension from which dimension d gets through, the side
+ * towards dst first. The hop back into d there is a turn sl.c gives VL bit 1. */
+static unsigned step_aside(const struct t2q_topo *t, uint32_t cur, uint32_t dst, unsigned d)
 {
 	unsigned c[T2Q_DIMS], g[T2Q_DIMS];
 	t2q_coords(t, cur, c);
 	t2q_coords(t, dst, g);
-	for (unsigned d = 0; d < T2Q_DIMS; d++) {
-		if (t->radix[d] < 2 || c[d] == g[d])
-			continue;
-		unsigned m = line_move(t, cur, d, g[d]);
-		if (m < T2Q_NDIRS)
-			return m;
-		for (unsigned e = d + 1; e < T2Q_DIMS; e++) /* the early turn */
-			if (t->radix[e] > 1 && c[e] != g[e]) {
-				m = line_move(t, cur, e, g[e]);
-				if (m < T2Q_NDIRS && linked(t, cur, m))
-					return m;
+	for (unsigned e = d + 1; e < T2Q_DIMS; e++) {
+		unsigned r = t->radix[e];
+		for (unsigned k = 1; k < r; k++)
+			for (unsigned side = 0; side < 2; side++) {
+				int up = (g[e] >= c[e]) ^ side;
+				unsigned y;
+				if (up) {
+					if (!t->ring[e] && c[e] + k >= r)
+						continue;
+					y = (c[e] + k) % r;
+				} else {
+					if (!t->ring[e] && c[e] < k)
+						continue;
+					y = (c[e] + r - k) % r;
+				}
+				uint32_t q = with_coord(t, cur, e, y);
+				if (segc(t, e, cur, q) && via_coord(t, q, dst, d) != UINT32_MAX)
+					return line_move(t, cur, e, y);
 			}
-		for (unsigned e = d + 1; e < T2Q_DIMS; e++) /* a step aside and back */
-			if (t->radix[e] > 1 && c[e] == g[e])
-				for (unsigned dir = 2 * e; dir < 2 * e + 2; dir++)
-					if (linked(t, cur, dir))
-						return dir;
-		return T2Q_NO_DIR;
 	}
-	return T2Q_ARRIVED;
+	return T2Q_NO_DIR;
+}
+
+/* The next direction from cur towards dst using dimensions d0.. only. */
+static unsigned next_dims(const struct t2q_topo *t, uint32_t cur, uint32_t dst, unsigned d0)
+{
+	unsigned c[T2Q_DIMS], g[T2Q_DIMS];
+	t2q_coords(t, cur, c);
+	t2q_coords(t, dst, g);
+	for (unsigned d = d0; d < T2Q_DIMS; d++) {
+		if (t->radix[d] < 2)
+			continue;
+		unsigned x = via_coord(t, cur, dst, d);
+		if (x == UINT32_MAX)
+			return step_aside(t, cur, dst, d);
+		if (x != c[d])
+			return line_move(t, cur, d, x);
+		if (x != g[d]) /* the later dimensions first, back along d at the end: the
+				* turn sl.c gives VL bit 1 */
+			return next_dims(t, cur, with_coord(t, dst, d, x), d + 1);
+	}
+	return cur == dst ? T2Q_ARRIVED : T2Q_NO_DIR;
+}
+
+unsigned t2q_next(const struct t2q_topo *t, uint32_t cur, uint32_t dst)
+{
+	return next_dims(t, cur, dst, 0);
 }
 
 /* Next hops of every placed position towards dst, checked to arrive from everywhere.
@@ -250,6 +329,8 @@ int t2q_fill(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		if (lo == hi)
 			continue;
 		uint32_t dst = t->pos[s];
+		if (dst == IBSM_NONE && t->nb_off[s + 1] == t->nb_off[s])
+			continue; /* a switch without links: no one reaches it */
 		if (dst == IBSM_NONE) {
 			rc = engine_fail(out, -EINVAL, "switch 0x%016llx \"%s\" has destinations but "
 					 "no place in the torus",

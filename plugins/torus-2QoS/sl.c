@@ -120,6 +120,10 @@ void t2q_qos_warnings(const struct ibsm_core *core)
 	char *vals[QOS_N_SCOPES][QOS_N_PARAMS];
 	for (int s = 0; s < QOS_N_SCOPES; s++)
 		for (int p = 0; p < QOS_N_PARAMS; p++) {
+			if (p == QOS_P_HIGH_LIMIT) {
+				vals[s][p] = NULL;
+				continue;
+			}
 			const char *v = core->config(core, qos_option_key(s, p));
 			vals[s][p] = v && *v && strcmp(v, "(null)") && !qos_option_check(p, v, NULL)
 					     ? (char *)v : NULL;

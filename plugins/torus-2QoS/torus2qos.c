@@ -90,8 +90,23 @@ static int t2q_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_
 	return engine_run_end(&run, rc);
 }
 
+/* torus_config and the QoS keys are the core's; torus-2QoS reads them (the qos_* ones for the
+ * seed's warnings, never to program anything). */
+#define QOS_KEYS(scope, what)                                                                \
+	{ scope "max_vls", NULL, what " data VLs (torus-2QoS warns below what it needs)" },  \
+	{ scope "vlarb_high", NULL, what " high VL arbitration (torus-2QoS warns if unfair)" }, \
+	{ scope "vlarb_low", NULL, what " low VL arbitration (torus-2QoS warns if unfair)" },  \
+	{ scope "sl2vl", NULL, what " SL2VL: ignored under torus-2QoS, with a warning" }
+
 static const struct ibsm_config_key t2q_keys[] = {
-	{ NULL, NULL, NULL }, /* torus_config is the core's (--torus_config) */
+	{ "torus_config", NULL, "torus-2QoS.conf: the torus or mesh, its seeds and datelines" },
+	{ "qos", "FALSE", "Program SL2VL and VL arbitration (-Q): torus-2QoS needs it" },
+	QOS_KEYS("qos_", "Every port's"),
+	QOS_KEYS("qos_ca_", "CA ports'"),
+	QOS_KEYS("qos_rtr_", "Router ports'"),
+	QOS_KEYS("qos_sw0_", "Switch port 0's"),
+	QOS_KEYS("qos_swe_", "Switch external ports'"),
+	{ NULL, NULL, NULL },
 };
 
 IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {

@@ -1,0 +1,613 @@
+/* test_torus2qos.c - the torus-2QoS engine plugin on in-memory tori and meshes (2D and 3D,
+ * parallel links, failed links and switches): every pair delivered over the shortest path on
+ * a whole torus; the VL-aware channel dependency graph (path SL from path_sl, VL from the
+ * SL2VL the engine hands the core) free of cycles; path SLs unchanged by a failed link or
+ * switch; a split ring refused with the ring named; the SL and SL2VL values of hand-checked
+ * paths; datelines moved by the seed; parallel links shared round-robin; configuration errors
+ * named with file and line. Loads the built .so. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <gmodule.h>
+#include "fabric_fixture.h"
+
+static const struct ibsm_engine *t2q;
+
+/* A torus or mesh built by the test: switch id = position x + X * (y + Y * z); ports of
+ * dimension d: + copies 2dP+1 .. 2dP+P, - copies 2dP+P+1 .. 2dP+2P; hosts after 6P; CA n =
+ * position * hosts + h. cut_pos/cut_dim: the + link of that position in that dimension left
+ * out (all its copies, or only copy cut_copy when >= 0); dead: a position whose switch and
+ * hosts are left unlinked. */
+struct tgrid {
+	struct fabric *f;
+	unsigned r[3], P, hosts, nsw;
+	int mesh[3];
+};
+
+struct tfail {
+	int cut_pos[2], cut_dim[2], cut_copy, dead;
+};
+
+static const struct tfail NOFAIL = { { -1, -1 }, { -1, -1 }, -1, -1 };
+
+static void pcoords(const struct tgrid *g, unsigned p, unsigned c[3])
+{
+	c[0] = p % g->r[0];
+	c[1] = (p / g->r[0]) % g->r[1];
+	c[2] = p / (g->r[0] * g->r[1]);
+}
+
+static unsigned pat(const struct tgrid *g, const unsigned c[3])
+{
+	return c[0] + g->r[0] * (c[1] + g->r[1] * c[2]);
+}
+
+static int is_cut(const struct tfail *x, unsigned p, unsigned d)
+{
+	for (int i = 0; i < 2; i++)
+		if (x->cut_pos[i] == (int)p && x->cut_dim[i] == (int)d)
+			return 1;
+	return 0;
+}
+
+static void tbuild(struct tgrid *g, unsigned X, unsigned Y, unsigned Z, const char *mesh,
+		   unsigned P, unsigned hosts, const struct tfail *x)
+{
+	memset(g, 0, sizeof(*g));
+	g->r[0] = X;
+	g->r[1] = Y;
+	g->r[2] = Z;
+	for (unsigned d = 0; d < 3; d++)
+		g->mesh[d] = mesh && mesh[d] == 'm';
+	g->P = P;
+	g->hosts = hosts;
+	g->nsw = X * Y * Z;
+	struct fx_builder b;
+	fx_builder_init(&b);
+	for (unsigned p = 0; p < g->nsw; p++) {
+		char name[48];
+		unsigned c[3];
+		pcoords(g, p, c);
+		snprintf(name, sizeof(name), "t-x%uy%uz%u", c[0], c[1], c[2]);
+		fx_add_switch(&b, (uint8_t)(6 * P + hosts), name);
+	}
+	for (unsigned p = 0; p < g->nsw; p++) {
+		unsigned c[3];
+		pcoords(g, p, c);
+		for (unsigned d = 0; d < 3; d++) {
+			unsigned r = g->r[d];
+			if (r < 2 || ((g->mesh[d] || r == 2) && c[d] + 1 >= r))
+				continue;
+			unsigned n[3] = { c[0], c[1], c[2] };
+			n[d] = (c[d] + 1) % r;
+			unsigned q = pat(g, n);
+			if ((int)p == x->dead || (int)q == x->dead)
+				continue;
+			for (unsigned k = 0; k < P; k++) {
+				if (is_cut(x, p, d) && (x->cut_copy < 0 || x->cut_copy == (int)k))
+					continue;
+				fx_link(&b, p, (uint8_t)(2 * d * P + k + 1), q,
+					(uint8_t)(2 * d * P + P + k + 1));
+			}
+		}
+	}
+	for (unsigned p = 0; p < g->nsw; p++)
+		for (unsigned h = 0; h < hosts; h++) {
+			uint32_t ca = fx_add_ca(&b, 1, "host");
+			if ((int)p != x->dead)
+				fx_link(&b, ca, 1, p, (uint8_t)(6 * P + h + 1));
+		}
+	g->f = fx_finish(&b, 0);
+}
+
+static uint64_t sw_guid(const struct tgrid *g, unsigned p)
+{
+	return ibsm_switch_node(&g->f->pub, p)->guid;
+}
+
+/* A torus-2QoS.conf for g seeded at position `seed` (both directions of every ring), plus
+ * `extra` lines; written to a temporary file whose name is returned (g_free, unlink). */
+static char *conf_file(const struct tgrid *g, unsigned seed, const char *extra)
+{
+	GString *s = g_string_new("# test\n");
+	g_string_append(s, "torus");
+	for (unsigned d = 0; d < 3; d++)
+		g_string_append_printf(s, " %u%s", g->r[d], g->mesh[d] ? "m" : "");
+	g_string_append(s, "\n");
+	unsigned c[3];
+	pcoords(g, seed, c);
+	for (unsigned d = 0; d < 3; d++) {
+		if (g->r[d] < 2)
+			continue;
+		unsigned n[3] = { c[0], c[1], c[2] };
+		n[d] = (c[d] + 1) % g->r[d];
+		g_string_append_printf(s, "%cp_link 0x%016llx 0x%016llx\n", "xyz"[d],
+				       (unsigned long long)sw_guid(g, seed),
+				       (unsigned long long)sw_guid(g, pat(g, n)));
+		if (g->mesh[d] || g->r[d] < 3)
+			continue;
+		n[d] = (c[d] + g->r[d] - 1) % g->r[d];
+		g_string_append_printf(s, "%cm_link 0x%016llx 0x%016llx\n", "xyz"[d],
+				       (unsigned long long)sw_guid(g, seed),
+				       (unsigned long long)sw_guid(g, pat(g, n)));
+	}
+	if (extra)
+		g_string_append(s, extra);
+	char *path = NULL;
+	int fd = g_file_open_tmp("t2q-XXXXXX.conf", &path, NULL);
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_true(write(fd, s->str, s->len) == (ssize_t)s->len);
+	close(fd);
+	g_string_free(s, TRUE);
+	return path;
+}
+
+static int route(const struct tgrid *g, const char *conf, struct fx_core *c, struct fx_run *r)
+{
+	fx_core_init(c);
+	fx_core_set(c, "torus_config", conf);
+	fx_core_set(c, "qos", "TRUE");
+	fx_core_set(c, "qos_vlarb_high", "0:0");
+	fx_core_set(c, "qos_vlarb_low", "0:32,1:32,2:32,3:32,4:32,5:32,6:32,7:32");
+	return fx_route(t2q, c, &g->f->pub, NULL, r);
+}
+
+static uint32_t ca_switch_port(const struct ibsm_fabric *f, uint32_t ca_port)
+{
+	return f->ports[ca_port].peer;
+}
+
+/* The VL-aware channel dependency graph of every CA pair: a channel is (sending switch port,
+ * VL); VL from the engine's SL2VL at each switch for the path SL the engine gives. Returns
+ * the number of channels left on cycles (0: acyclic); *vls gets the VLs used as a bit set. */
+static unsigned cdg_cycles(const struct tgrid *g, const struct fx_run *r, unsigned *vls)
+{
+	const struct ibsm_fabric *f = &g->f->pub;
+	GHashTable *edges = g_hash_table_new(g_int64_hash, g_int64_equal);
+	GArray *keys = g_array_new(FALSE, FALSE, sizeof(gint64));
+	unsigned n_cas = g->nsw * g->hosts;
+	*vls = 0;
+	for (uint32_t a = 0; a < n_cas; a++) {
+		uint32_t ap = fx_ca_port(f, a, 1);
+		if (f->ports[ap].peer == IBSM_NONE)
+			continue;
+		for (uint32_t b = 0; b < n_cas; b++) {
+			uint32_t bp = fx_ca_port(f, b, 1);
+			if (a == b || f->ports[bp].peer == IBSM_NONE)
+				continue;
+			uint16_t slid = f->ports[ap].lid, dlid = f->ports[bp].lid;
+			uint8_t sl = t2q->path_sl(r->result, 0, slid, dlid);
+			uint32_t in = ca_switch_port(f, ap), prev = IBSM_NONE;
+			for (unsigned hop = 0; hop < 64; hop++) {
+				uint32_t node = f->ports[in].node, sw = f->nodes[node].sw;
+				uint8_t port = fx_run_entry(r, sw, dlid);
+				g_assert_cmpuint(port, !=, IBSM_NO_PORT);
+				uint32_t out = f->nodes[node].port0 + port;
+				uint32_t peer = f->ports[out].peer;
+				g_assert_cmpuint(peer, !=, IBSM_NONE);
+				if (f->nodes[f->ports[peer].node].type != IBSM_SWITCH)
+					break;
+				uint8_t vl[16];
+				g_assert_cmpint(t2q->sl2vl(r->result, in, out, vl), ==, 0);
+				*vls |= 1u << vl[sl];
+				uint32_t ch = out * 16 + vl[sl];
+				if (prev != IBSM_NONE) {
+					gint64 k = ((gint64)prev << 32) | ch;
+					if (!g_hash_table_contains(edges, &k)) {
+						g_array_append_val(keys, k);
+						g_hash_table_add(edges, &g_array_index(keys, gint64,
+										       keys->len - 1));
+					}
+				}
+				prev = ch;
+				in = peer;
+			}
+		}
+		/* the array may have moved: rebuild the set's pointers after each source */
+		g_hash_table_remove_all(edges);
+		for (guint i = 0; i < keys->len; i++)
+			g_hash_table_add(edges, &g_array_index(keys, gint64, i));
+	}
+	/* Kahn: peel channels without incoming edges; what stays is on or behind a cycle */
+	uint32_t nch = f->n_ports * 16;
+	uint32_t *indeg = g_new0(uint32_t, nch), *off = g_new0(uint32_t, nch + 1);
+	uint8_t *used = g_new0(uint8_t, nch);
+	for (guint i = 0; i < keys->len; i++) {
+		gint64 k = g_array_index(keys, gint64, i);
+		uint32_t from = (uint32_t)(k >> 32), to = (uint32_t)k;
+		off[from + 1]++;
+		indeg[to]++;
+		used[from] = used[to] = 1;
+	}
+	for (uint32_t i = 0; i < nch; i++)
+		off[i + 1] += off[i];
+	uint32_t *adj = g_new(uint32_t, keys->len + 1), *fill = g_memdup2(off, nch * 4);
+	for (guint i = 0; i < keys->len; i++) {
+		gint64 k = g_array_index(keys, gint64, i);
+		adj[fill[k >> 32]++] = (uint32_t)k;
+	}
+	uint32_t *stack = g_new(uint32_t, nch), top = 0, left = 0;
+	for (uint32_t i = 0; i < nch; i++) {
+		left += used[i];
+		if (used[i] && !indeg[i])
+			stack[top++] = i;
+	}
+	while (top) {
+		uint32_t v = stack[--top];
+		left--;
+		for (uint32_t e = off[v]; e < off[v + 1]; e++)
+			if (--indeg[adj[e]] == 0)
+				stack[top++] = adj[e];
+	}
+	g_free(stack);
+	g_free(adj);
+	g_free(fill);
+	g_free(indeg);
+	g_free(off);
+	g_free(used);
+	g_hash_table_destroy(edges);
+	g_array_free(keys, TRUE);
+	return left;
+}
+
+/* Routes g, checks every pair delivered and the VL-aware CDG acyclic; *shortest: were all
+ * routes shortest paths. Leaves the run in r (fx_run_clear). */
+static void route_judged(const struct tgrid *g, const char *conf, struct fx_core *c,
+			 struct fx_run *r, int want_shortest, int dead)
+{
+	int rc = route(g, conf, c, r);
+	if (rc != 0)
+		g_test_message("route: %s", r->routes.why);
+	g_assert_cmpint(rc, ==, 0);
+	struct fx_walk_stats st;
+	fx_walk_all(&g->f->pub, r->routes.lft, r->routes.stride, &st);
+	g_assert_cmpuint(st.pairs, >, 0);
+	unsigned lost = 0; /* the pairs to and from a dead switch's own LID (it keeps one) */
+	if (dead) {
+		unsigned n = 1;
+		while (n * n < st.pairs)
+			n++;
+		lost = 2 * (n - 1);
+	}
+	g_assert_cmpuint(st.delivered + lost, ==, st.pairs);
+	if (want_shortest)
+		g_assert_cmpuint(st.longer, ==, 0);
+	unsigned vls;
+	unsigned cyc = cdg_cycles(g, r, &vls);
+	if (cyc)
+		g_test_message("%u channels on credit loops (VLs used 0x%x)", cyc, vls);
+	g_assert_cmpuint(cyc, ==, 0);
+}
+
+static void whole(unsigned X, unsigned Y, unsigned Z, const char *mesh, unsigned P,
+		  unsigned hosts)
+{
+	struct tgrid g;
+	tbuild(&g, X, Y, Z, mesh, P, hosts, &NOFAIL);
+	char *conf = conf_file(&g, 0, NULL);
+	struct fx_core c;
+	struct fx_run r;
+	route_judged(&g, conf, &c, &r, 1, 0);
+	g_assert_cmpuint(fx_core_logged(&c, -1, "found"), ==, 1);
+	fx_check_declared(&c, t2q);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_unlink(conf);
+	g_free(conf);
+	fabric_unref(g.f);
+}
+
+static void test_whole_tori(void)
+{
+	whole(4, 4, 1, NULL, 1, 1);
+	whole(3, 3, 1, NULL, 1, 1);
+	whole(5, 6, 1, NULL, 2, 2);
+	whole(5, 5, 1, "mm", 1, 1);
+	whole(4, 4, 4, NULL, 1, 1);
+	whole(3, 4, 5, "-m-", 1, 1);
+	whole(6, 6, 6, NULL, 1, 1);
+	whole(1, 5, 7, NULL, 1, 1);
+}
+
+/* The SLs of all CA pairs (by CA number) of a run, [n_cas * n_cas], 0xFF where either CA has
+ * no LID. */
+static uint8_t *pair_sls(const struct tgrid *g, const struct fx_run *r)
+{
+	const struct ibsm_fabric *f = &g->f->pub;
+	unsigned n = g->nsw * g->hosts;
+	uint8_t *sl = g_malloc((size_t)n * n);
+	for (unsigned a = 0; a < n; a++)
+		for (unsigned b = 0; b < n; b++) {
+			uint16_t la = f->ports[fx_ca_port(f, a, 1)].lid;
+			uint16_t lb = f->ports[fx_ca_port(f, b, 1)].lid;
+			sl[a * n + b] = la && lb ? t2q->path_sl(r->result, 0, la, lb) : 0xFF;
+		}
+	return sl;
+}
+
+/* A failure on X x Y x Z: routes delivered, CDG acyclic, and the SL of every pair both runs
+ * have unchanged. */
+static void failure(unsigned X, unsigned Y, unsigned Z, const char *mesh, unsigned P,
+		    const struct tfail *x)
+{
+	struct tgrid g0, g1;
+	tbuild(&g0, X, Y, Z, mesh, P, 1, &NOFAIL);
+	tbuild(&g1, X, Y, Z, mesh, P, 1, x);
+	unsigned seed = x->dead == 0 ? g0.nsw - 1 : 0;
+	char *conf0 = conf_file(&g0, seed, NULL), *conf1 = conf_file(&g1, seed, NULL);
+	struct fx_core c0, c1;
+	struct fx_run r0, r1;
+	route_judged(&g0, conf0, &c0, &r0, 1, 0);
+	route_judged(&g1, conf1, &c1, &r1, 0, x->dead >= 0);
+	uint8_t *s0 = pair_sls(&g0, &r0), *s1 = pair_sls(&g1, &r1);
+	unsigned n = g0.nsw, same = 0;
+	for (unsigned i = 0; i < n * n; i++) {
+		if (s1[i] == 0xFF)
+			continue;
+		g_assert_cmpuint(s0[i], ==, s1[i]);
+		same++;
+	}
+	g_assert_cmpuint(same, >, 0);
+	g_free(s0);
+	g_free(s1);
+	fx_run_clear(&r0);
+	fx_run_clear(&r1);
+	fx_core_clear(&c0);
+	fx_core_clear(&c1);
+	g_unlink(conf0);
+	g_unlink(conf1);
+	g_free(conf0);
+	g_free(conf1);
+	fabric_unref(g0.f);
+	fabric_unref(g1.f);
+}
+
+static void test_link_failures(void)
+{
+	struct tfail x = NOFAIL;
+	x.cut_pos[0] = 1 + 4 * (1 + 4 * 1); /* (1,1,1) + x */
+	x.cut_dim[0] = 0;
+	failure(4, 4, 4, NULL, 1, &x);
+	x.cut_dim[0] = 2;
+	failure(4, 4, 4, NULL, 1, &x);
+	x.cut_pos[0] = 3 + 6 * 2; /* the dateline link of the x ring at y = 2 */
+	x.cut_dim[0] = 0;
+	failure(6, 6, 1, NULL, 1, &x);
+	x.cut_pos[0] = 7;
+	x.cut_dim[0] = 1;
+	failure(5, 6, 1, NULL, 2, &x);
+	x.cut_copy = 0; /* one of two parallel links */
+	failure(5, 6, 1, NULL, 2, &x);
+}
+
+static void test_switch_failures(void)
+{
+	struct tfail x = NOFAIL;
+	x.dead = 1 + 4 * (1 + 4 * 1);
+	failure(4, 4, 4, NULL, 1, &x);
+	x.dead = 2 + 6 * 3;
+	failure(6, 6, 1, NULL, 1, &x);
+	x.dead = 0; /* the seed's own switch: the seed is taken elsewhere */
+	failure(5, 5, 1, NULL, 1, &x);
+	x.dead = 2 + 6 * (3 + 6 * 4);
+	failure(6, 6, 6, NULL, 1, &x);
+}
+
+static void test_mesh_failures(void)
+{
+	struct tfail x = NOFAIL;
+	x.cut_pos[0] = 2 + 5 * 2;
+	x.cut_dim[0] = 0;
+	failure(5, 5, 1, "mm", 1, &x);
+	x.cut_dim[0] = 1;
+	failure(5, 5, 1, "mm", 1, &x);
+	x = NOFAIL;
+	x.dead = 2 + 5 * 2;
+	failure(5, 5, 1, "mm", 1, &x);
+}
+
+static void test_split_ring(void)
+{
+	struct tfail x = NOFAIL;
+	x.cut_pos[0] = 1 + 6 * 2;
+	x.cut_dim[0] = 0;
+	x.cut_pos[1] = 4 + 6 * 2;
+	x.cut_dim[1] = 0;
+	struct tgrid g;
+	tbuild(&g, 6, 6, 1, NULL, 1, 1, &x);
+	char *conf = conf_file(&g, 0, NULL);
+	struct fx_core c;
+	struct fx_run r;
+	g_assert_cmpint(route(&g, conf, &c, &r), <, 0);
+	g_assert_nonnull(strstr(r.routes.why, "x ring at y=2 z=0 is split into 2 disjoint"));
+	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_ERROR, "x ring at y=2 z=0 is split"), ==, 1);
+	g_assert_null(r.result);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_unlink(conf);
+	g_free(conf);
+	fabric_unref(g.f);
+}
+
+/* Hand-checked: on a 4x4 torus seeded at (0,0) the path (0,0) -> (3,0) takes the wrap link,
+ * so it crosses the x dateline (SL bit 0); (0,0) -> (2,0) is a tie and does not; (0,0) ->
+ * (0,3) crosses the y dateline (bit 1). The QoS bit of the hint is kept, its low bits not.
+ * With x_dateline 1 the origin moves: the seed switch is x = 3, so (0,0) -> (3,0) becomes
+ * coordinates 3 -> 2 and crosses nothing, while (1,0) -> (2,0) becomes 0 -> 1. */
+static void test_path_sl(void)
+{
+	struct tgrid g;
+	tbuild(&g, 4, 4, 1, NULL, 1, 1, &NOFAIL);
+	const struct ibsm_fabric *f = &g.f->pub;
+	uint16_t lid[16];
+	for (unsigned p = 0; p < 16; p++)
+		lid[p] = fx_ca_lid(g.f, p);
+	char *conf = conf_file(&g, 0, NULL);
+	struct fx_core c;
+	struct fx_run r;
+	g_assert_cmpint(route(&g, conf, &c, &r), ==, 0);
+	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[0], lid[3]), ==, 1);
+	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[3], lid[0]), ==, 1);
+	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[0], lid[2]), ==, 0);
+	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[0], lid[12]), ==, 2);
+	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[0], lid[15]), ==, 3);
+	g_assert_cmpuint(t2q->path_sl(r.result, 8, lid[0], lid[15]), ==, 11);
+	g_assert_cmpuint(t2q->path_sl(r.result, 7, lid[0], lid[5]), ==, 0);
+	g_assert_cmpuint(t2q->path_sl(r.result, 9, lid[0], lid[0]), ==, 8);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_unlink(conf);
+	g_free(conf);
+	conf = conf_file(&g, 0, "x_dateline 1\n");
+	g_assert_cmpint(route(&g, conf, &c, &r), ==, 0);
+	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[0], lid[3]), ==, 0);
+	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[0], lid[1]), ==, 1);
+	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[1], lid[2]), ==, 0);
+	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[2], lid[0]), ==, 0);
+	/* SL2VL at switch (0,0): ports 1 x+, 2 x-, 3 y+, 4 y-, 7 the host */
+	uint32_t p0 = f->nodes[f->switches[0].node].port0;
+	uint8_t vl[16];
+	g_assert_cmpint(t2q->sl2vl(r.result, p0 + 3, p0 + 1, vl), ==, 0); /* y -> x: turn */
+	for (unsigned sl = 0; sl < 16; sl++)
+		g_assert_cmpuint(vl[sl], ==, (sl & 1) | 2 | (sl >> 3) << 2);
+	g_assert_cmpint(t2q->sl2vl(r.result, p0 + 2, p0 + 4, vl), ==, 0); /* x -> y */
+	for (unsigned sl = 0; sl < 16; sl++)
+		g_assert_cmpuint(vl[sl], ==, ((sl >> 1) & 1) | (sl >> 3) << 2);
+	g_assert_cmpint(t2q->sl2vl(r.result, p0 + 7, p0 + 2, vl), ==, 0); /* host -> x */
+	for (unsigned sl = 0; sl < 16; sl++)
+		g_assert_cmpuint(vl[sl], ==, (sl & 1) | (sl >> 3) << 2);
+	g_assert_cmpint(t2q->sl2vl(r.result, p0 + 1, p0 + 7, vl), ==, 0); /* to the host */
+	for (unsigned sl = 0; sl < 16; sl++)
+		g_assert_cmpuint(vl[sl], ==, sl >> 3);
+	uint32_t ca = fx_ca_port(f, 0, 1);
+	g_assert_cmpint(t2q->sl2vl(r.result, ca, ca, vl), ==, 0); /* a CA port */
+	for (unsigned sl = 0; sl < 16; sl++)
+		g_assert_cmpuint(vl[sl], ==, sl >> 3);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_unlink(conf);
+	g_free(conf);
+	fabric_unref(g.f);
+}
+
+/* Two parallel links to every neighbour, two hosts per switch: the first host of a switch is
+ * reached over the first link, the second over the second; with one link down all over the
+ * other. */
+static void test_parallel_links(void)
+{
+	struct tgrid g;
+	tbuild(&g, 5, 6, 1, NULL, 2, 2, &NOFAIL);
+	char *conf = conf_file(&g, 0, NULL);
+	struct fx_core c;
+	struct fx_run r;
+	g_assert_cmpint(route(&g, conf, &c, &r), ==, 0);
+	/* switch (0,0) towards the hosts of (1,0): x+ ports 1 and 2 */
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_ca_lid(g.f, 2)), ==, 1);
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_ca_lid(g.f, 3)), ==, 2);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_unlink(conf);
+	g_free(conf);
+	fabric_unref(g.f);
+	struct tfail x = NOFAIL;
+	x.cut_pos[0] = 0;
+	x.cut_dim[0] = 0;
+	x.cut_copy = 0;
+	tbuild(&g, 5, 6, 1, NULL, 2, 2, &x);
+	conf = conf_file(&g, 0, NULL);
+	g_assert_cmpint(route(&g, conf, &c, &r), ==, 0);
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_ca_lid(g.f, 2)), ==, 2);
+	g_assert_cmpuint(fx_run_entry(&r, 0, fx_ca_lid(g.f, 3)), ==, 2);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_unlink(conf);
+	g_free(conf);
+	fabric_unref(g.f);
+}
+
+/* Bad or missing configuration: refused with the file (and line) named. */
+static void test_conf_errors(void)
+{
+	struct tgrid g;
+	tbuild(&g, 4, 4, 1, NULL, 1, 1, &NOFAIL);
+	struct fx_core c;
+	struct fx_run r;
+	g_assert_cmpint(route(&g, "/nonexistent/torus-2QoS.conf", &c, &r), <, 0);
+	g_assert_nonnull(strstr(r.routes.why, "/nonexistent/torus-2QoS.conf"));
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	char *conf = conf_file(&g, 0, "x_dateline\n");
+	g_assert_cmpint(route(&g, conf, &c, &r), <, 0);
+	char *where = g_strdup_printf("%s:%u", conf, 7);
+	if (!strstr(r.routes.why, where))
+		g_test_message("why: %s", r.routes.why);
+	g_assert_nonnull(strstr(r.routes.why, where));
+	g_free(where);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_unlink(conf);
+	g_free(conf);
+	/* a radix-4 ring seeded in one direction only: the seed check says so */
+	char *text = g_strdup_printf("torus 4 4 1\nxp_link 0x%016llx 0x%016llx\n"
+				     "yp_link 0x%016llx 0x%016llx\n",
+				     (unsigned long long)sw_guid(&g, 0),
+				     (unsigned long long)sw_guid(&g, 1),
+				     (unsigned long long)sw_guid(&g, 0),
+				     (unsigned long long)sw_guid(&g, 4));
+	int fd = g_file_open_tmp("t2q-XXXXXX.conf", &conf, NULL);
+	g_assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	g_free(text);
+	g_assert_cmpint(route(&g, conf, &c, &r), <, 0);
+	g_assert_nonnull(strstr(r.routes.why, conf));
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_unlink(conf);
+	g_free(conf);
+	/* a seed switch that is not in the fabric */
+	conf = conf_file(&g, 0, "next_seed\nxp_link 0x1 0x2\n");
+	g_assert_cmpint(route(&g, conf, &c, &r), ==, 0); /* the first seed still works */
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_unlink(conf);
+	g_free(conf);
+	/* the radix does not match the cabling: switches cannot be placed */
+	text = g_strdup_printf("torus 5 4 1\nxp_link 0x%016llx 0x%016llx\n"
+			       "yp_link 0x%016llx 0x%016llx\nym_link 0x%016llx 0x%016llx\n",
+			       (unsigned long long)sw_guid(&g, 0), (unsigned long long)sw_guid(&g, 1),
+			       (unsigned long long)sw_guid(&g, 0), (unsigned long long)sw_guid(&g, 4),
+			       (unsigned long long)sw_guid(&g, 0), (unsigned long long)sw_guid(&g, 12));
+	fd = g_file_open_tmp("t2q-XXXXXX.conf", &conf, NULL);
+	g_assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	g_free(text);
+	g_assert_cmpint(route(&g, conf, &c, &r), <, 0);
+	g_assert_nonnull(strstr(r.routes.why, "could not be placed"));
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_unlink(conf);
+	g_free(conf);
+	fabric_unref(g.f);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	GModule *m = NULL;
+	t2q = fx_engine_open(TEST_PLUGIN_DIR "/torus-2QoS.so", &m);
+	g_assert_nonnull(t2q);
+	g_test_add_func("/torus2qos/whole-tori", test_whole_tori);
+	g_test_add_func("/torus2qos/path-sl-and-sl2vl", test_path_sl);
+	g_test_add_func("/torus2qos/parallel-links", test_parallel_links);
+	g_test_add_func("/torus2qos/link-failures", test_link_failures);
+	g_test_add_func("/torus2qos/switch-failures", test_switch_failures);
+	g_test_add_func("/torus2qos/mesh-failures", test_mesh_failures);
+	g_test_add_func("/torus2qos/split-ring", test_split_ring);
+	g_test_add_func("/torus2qos/conf-errors", test_conf_errors);
+	int rc = g_test_run();
+	if (m)
+		g_module_close(m);
+	return rc;
+}
