@@ -178,6 +178,21 @@ static int reaches(const struct t2q_topo *t, uint32_t p, uint32_t dst, unsigned 
 	return via_coord(t, p, dst, d) != UINT32_MAX;
 }
 
+/* Does the way from p to q in dimensions d.. start in the + direction? On a mesh line, the
+ * routes that leave a cut line and come back to it later all leave it in + directions, so no
+ * route turns from a - move back into a lower dimension: a cycle of dependencies would need
+ * such a turn at its lowest point (the routes stay free of credit loops on one VL). */
+static int northward(const struct t2q_topo *t, uint32_t p, uint32_t q, unsigned d)
+{
+	unsigned c[T2Q_DIMS], g[T2Q_DIMS];
+	t2q_coords(t, p, c);
+	t2q_coords(t, q, g);
+	for (; d < T2Q_DIMS; d++)
+		if (c[d] != g[d])
+			return g[d] > c[d];
+	return 1;
+}
+
 static unsigned via_coord(const struct t2q_topo *t, uint32_t p, uint32_t dst, unsigned d)
 {
 	unsigned c[T2Q_DIMS], g[T2Q_DIMS], r = t->radix[d];
@@ -186,6 +201,8 @@ static unsigned via_coord(const struct t2q_topo *t, uint32_t p, uint32_t dst, un
 	uint32_t q = with_coord(t, p, d, g[d]);
 	if (segc(t, d, p, q) && reaches(t, q, dst, d + 1))
 		return g[d];
+	/* the line itself cut by a failed link between p and the target switch */
+	int own_cut = t->grid[q] != IBSM_NONE && !segc(t, d, p, q);
 	for (unsigned k = 1; k < r; k++)
 		for (unsigned side = 0; side < 2; side++) {
 			int up = (c[d] > g[d]) ^ side; /* first the side p is on */
@@ -200,6 +217,8 @@ static unsigned via_coord(const struct t2q_topo *t, uint32_t p, uint32_t dst, un
 				x = (g[d] + r - k) % r;
 			}
 			uint32_t qx = with_coord(t, p, d, x), rx = with_coord(t, dst, d, x);
+			if (own_cut && !t->ring[d] && !northward(t, qx, rx, d + 1))
+				continue;
 			if (segc(t, d, p, qx) && segc(t, d, rx, dst) && reaches(t, qx, rx, d + 1))
 				return x;
 		}
@@ -218,7 +237,7 @@ static unsigned step_aside(const struct t2q_topo *t, uint32_t cur, uint32_t dst,
 		unsigned r = t->radix[e];
 		for (unsigned k = 1; k < r; k++)
 			for (unsigned side = 0; side < 2; side++) {
-				int up = (g[e] >= c[e]) ^ side;
+				int up = (t->ring[d] ? g[e] >= c[e] : 1) ^ side;
 				unsigned y;
 				if (up) {
 					if (!t->ring[e] && c[e] + k >= r)
