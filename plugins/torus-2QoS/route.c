@@ -22,7 +22,7 @@
 
 #define NO_SEG 0xFFFF
 
-static int linked(const struct t2q_topo *t, uint32_t p, unsigned dir)
+int t2q_linked(const struct t2q_topo *t, uint32_t p, unsigned dir)
 {
 	uint32_t q = t2q_step(t, p, dir);
 	return q != IBSM_NONE && t->grid[p] != IBSM_NONE && t->grid[q] != IBSM_NONE &&
@@ -51,7 +51,7 @@ static unsigned one_line(struct t2q_topo *t, unsigned d, uint32_t p0)
 		if (t->grid[p] == IBSM_NONE)
 			continue;
 		present++;
-		if (i > 0 && linked(t, p - stride, 2 * d)) {
+		if (i > 0 && t2q_linked(t, p - stride, 2 * d)) {
 			t->seg[d][p] = t->seg[d][p - stride];
 			up++;
 		} else {
@@ -59,7 +59,7 @@ static unsigned one_line(struct t2q_topo *t, unsigned d, uint32_t p0)
 		}
 	}
 	uint32_t last = p0 + (r - 1) * stride;
-	if (t->ring[d] && linked(t, last, 2 * d)) { /* the wrap link joins the last segment */
+	if (t->ring[d] && t2q_linked(t, last, 2 * d)) { /* the wrap link joins the last segment */
 		up++;
 		uint16_t from = t->seg[d][last], to = t->seg[d][p0];
 		if (from != to) {
@@ -140,7 +140,7 @@ static unsigned line_move(const struct t2q_topo *t, uint32_t cur, unsigned d, un
 	}
 	c[d] = td;
 	uint32_t tp = t2q_at(t, c), p = cur;
-	for (unsigned k = 1; k < r && linked(t, p, plus); k++) {
+	for (unsigned k = 1; k < r && t2q_linked(t, p, plus); k++) {
 		p = t2q_step(t, p, plus);
 		if (p == tp)
 			return plus;
@@ -148,8 +148,7 @@ static unsigned line_move(const struct t2q_topo *t, uint32_t cur, unsigned d, un
 	return minus;
 }
 
-/* Are positions p and q of one d-line connected along it (both there, one segment)? */
-static int segc(const struct t2q_topo *t, unsigned d, uint32_t p, uint32_t q)
+int t2q_segc(const struct t2q_topo *t, unsigned d, uint32_t p, uint32_t q)
 {
 	return t->seg[d][p] != NO_SEG && t->seg[d][p] == t->seg[d][q];
 }
@@ -199,10 +198,10 @@ static unsigned via_coord(const struct t2q_topo *t, uint32_t p, uint32_t dst, un
 	t2q_coords(t, p, c);
 	t2q_coords(t, dst, g);
 	uint32_t q = with_coord(t, p, d, g[d]);
-	if (segc(t, d, p, q) && reaches(t, q, dst, d + 1))
+	if (t2q_segc(t, d, p, q) && reaches(t, q, dst, d + 1))
 		return g[d];
 	/* the line itself cut by a failed link between p and the target switch */
-	int own_cut = t->grid[q] != IBSM_NONE && !segc(t, d, p, q);
+	int own_cut = t->grid[q] != IBSM_NONE && !t2q_segc(t, d, p, q);
 	for (unsigned k = 1; k < r; k++)
 		for (unsigned side = 0; side < 2; side++) {
 			int up = (c[d] > g[d]) ^ side; /* first the side p is on */
@@ -219,7 +218,7 @@ static unsigned via_coord(const struct t2q_topo *t, uint32_t p, uint32_t dst, un
 			uint32_t qx = with_coord(t, p, d, x), rx = with_coord(t, dst, d, x);
 			if (own_cut && !t->ring[d] && !northward(t, qx, rx, d + 1))
 				continue;
-			if (segc(t, d, p, qx) && segc(t, d, rx, dst) && reaches(t, qx, rx, d + 1))
+			if (t2q_segc(t, d, p, qx) && t2q_segc(t, d, rx, dst) && reaches(t, qx, rx, d + 1))
 				return x;
 		}
 	return UINT32_MAX;
@@ -249,7 +248,7 @@ static unsigned step_aside(const struct t2q_topo *t, uint32_t cur, uint32_t dst,
 					y = (c[e] + r - k) % r;
 				}
 				uint32_t q = with_coord(t, cur, e, y);
-				if (segc(t, e, cur, q) && via_coord(t, q, dst, d) != UINT32_MAX)
+				if (t2q_segc(t, e, cur, q) && via_coord(t, q, dst, d) != UINT32_MAX)
 					return line_move(t, cur, e, y);
 			}
 	}
@@ -298,7 +297,7 @@ static int hops_to(const struct t2q_topo *t, uint32_t dst, uint8_t *nd, uint8_t 
 		uint32_t q = p;
 		while (mark[q] == 0) {
 			mark[q] = 1;
-			if (nd[q] >= T2Q_NDIRS || !linked(t, q, nd[q]))
+			if (nd[q] >= T2Q_NDIRS || !t2q_linked(t, q, nd[q]))
 				break;
 			q = t2q_step(t, q, nd[q]);
 		}

@@ -24,6 +24,7 @@ int t2q_result_fill(struct t2q_result *r, const struct ibsm_fabric *f, const str
 	r->lid_pos = malloc(((size_t)f->max_lid + 1) * sizeof(*r->lid_pos));
 	r->port_dir = malloc((size_t)f->n_ports + 1);
 	r->root_pos = IBSM_NONE;
+	r->root_sw = IBSM_NONE;
 	if (!r->lid_pos || !r->port_dir)
 		return -1;
 	for (uint32_t l = 0; l <= f->max_lid; l++) {
@@ -55,6 +56,9 @@ void t2q_result_free(void *result)
 		return;
 	free(r->lid_pos);
 	free(r->port_dir);
+	free(r->mc_parent);
+	free(r->mc_up);
+	free(r->mc_down);
 	free(r);
 }
 

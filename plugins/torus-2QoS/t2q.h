@@ -70,6 +70,11 @@ int t2q_usable(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_
  * failures split into disjoint segments. */
 int t2q_lines(const struct ibsm_core *core, const struct t2q_topo *t, struct ibsm_routes *out);
 
+/* Is there a usable link from occupied position p in direction dir (both ends there)? */
+int t2q_linked(const struct t2q_topo *t, uint32_t p, unsigned dir);
+/* Are positions p and q of one d-line connected along it (both there, one segment)? */
+int t2q_segc(const struct t2q_topo *t, unsigned d, uint32_t p, uint32_t q);
+
 /* The direction a packet at position cur takes towards position dst (both occupied):
  * 0..5, T2Q_NO_DIR when there is none, 0xFE when cur == dst. */
 #define T2Q_ARRIVED 0xFE
@@ -93,8 +98,11 @@ struct t2q_result {
 			      * switch port that is not a torus link, T2Q_PORT_END for a CA or
 			      * router port */
 	double seconds;
-	/* multicast: the master spanning tree (mcast.c) */
-	uint32_t root_pos;
+	/* multicast: the master spanning tree (mcast.c), by switch id */
+	uint32_t root_pos, root_sw, n_switches;
+	uint32_t *mc_parent;  /* the parent switch, IBSM_NONE for the root and switches outside */
+	uint8_t *mc_up;       /* the port towards the parent */
+	uint8_t *mc_down;     /* the parent's port towards this switch */
 };
 #define T2Q_PORT_SW  0xFD
 #define T2Q_PORT_END 0xFF
@@ -111,6 +119,16 @@ static inline unsigned t2q_crosses(unsigned s, unsigned d, unsigned radix)
  * was allocated is freed by t2q_result_free). */
 int t2q_result_fill(struct t2q_result *r, const struct ibsm_fabric *f, const struct t2q_topo *t);
 void t2q_result_free(void *result);
+
+/* ---- mcast.c ---- */
+
+/* The master spanning tree into r (root near the middle of the torus; from it every branch
+ * goes x first, then y, then z, never across a dateline of a whole ring). 0, or < 0 without
+ * memory. Switches it cannot attach that way are attached breadth-first (logged). */
+int t2q_mcast_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
+		    const struct t2q_topo *t, struct t2q_result *r);
+int t2q_mcast(const void *result, const struct ibsm_fabric *f, uint16_t mlid, uint32_t n_members,
+	      const uint32_t *members, uint64_t (*egress)[4]);
 uint8_t t2q_path_sl(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t dlid);
 int t2q_sl2vl(const void *result, uint32_t in_port, uint32_t out_port, uint8_t vl[16]);
 /* The warnings of the seed's QoS section: qos_*sl2vl set, VL arbitration not fair within VLs

@@ -76,7 +76,7 @@ static int t2q_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_
 		rc = t2q_lines(core, &t, out);
 	if (rc == 0)
 		rc = t2q_fill(core, f, sc, conf, &t, out);
-	if (rc == 0 && t2q_result_fill(res, f, &t) < 0)
+	if (rc == 0 && (t2q_result_fill(res, f, &t) < 0 || t2q_mcast_build(core, f, &t, res) < 0))
 		rc = engine_fail(out, -ENOMEM, "out of memory");
 	if (rc == 0) {
 		res->seconds = engine_run_seconds(&run);
@@ -117,6 +117,7 @@ IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {
 	.result_free = result_free,
 	.path_sl = t2q_path_sl,
 	.sl2vl = t2q_sl2vl,
+	.mcast = t2q_mcast,
 	.dump = engine_dump_nothing,
 	.config_keys = t2q_keys,
 	.summary = "Torus-2QoS: dimension-order routes on 2D/3D tori and meshes, free of credit "

@@ -38,7 +38,7 @@ def search_path(rel):
     if rel.startswith(("core/", "policy/")):
         return ["include", "core", "."]
     if rel.startswith("plugins/"):
-        return ["include", "plugins/common"]
+        return ["include", "plugins/common", "."]  # "." for policy/ (torus-2QoS)
     return ["include"]  # include/ibsm, examples
 
 
