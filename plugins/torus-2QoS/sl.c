@@ -104,14 +104,22 @@ int t2q_sl2vl(const void *result, uint32_t in_port, uint32_t out_port, uint8_t v
 	return 0;
 }
 
-/* Is a VL arbitration table fair within VLs 0-3 and within VLs 4-7 (each VL the same total
- * weight as the others of its half, a VL missing counting as 0)? */
-static int fair(const struct qos_vlarb_entry *e)
+/* Is a VL arbitration table fair for torus-2QoS? Switch external ports carry VLs 0-3 for one
+ * QoS level and 4-7 for the other: each VL of a half the same total weight as the others of
+ * its half. End ports (CA, router, switch port 0) carry VL 0 and 1 only (the QoS bit): equal
+ * weights for the two, none for VLs 2-7. A VL missing counts as weight 0. */
+static int fair(const struct qos_vlarb_entry *e, int endport)
 {
 	unsigned w[16] = { 0 };
 	for (unsigned i = 0; i < QOS_VLARB_MAX; i++)
 		if (e[i].vl < 16)
 			w[e[i].vl] += e[i].weight;
+	if (endport) {
+		for (unsigned v = 2; v < 8; v++)
+			if (w[v])
+				return 0;
+		return w[0] == w[1];
+	}
 	for (unsigned h = 0; h < 8; h += 4)
 		for (unsigned v = h + 1; v < h + 4; v++)
 			if (w[v] != w[h])
@@ -150,13 +158,14 @@ void t2q_qos_warnings(const struct ibsm_core *core)
 		if (cfg.max_vls < types[i].need_vls)
 			core->log(core, IBSM_LOG_INFO, "warning: %s max_vls %u: full torus-2QoS needs "
 				  "%u data VLs", name, cfg.max_vls, types[i].need_vls);
-		if (!fair(cfg.high) || !fair(cfg.low))
+		int ep = types[i].s != QOS_S_SWE;
+		if (!fair(cfg.high, ep) || !fair(cfg.low, ep))
 			snprintf(unfair + strlen(unfair), sizeof(unfair) - strlen(unfair), "%s%s",
 				 *unfair ? ", " : "", name + 4);
 	}
 	if (*unfair)
-		core->log(core, IBSM_LOG_INFO, "warning: VL arbitration of %s ports is not fair "
-			  "within VLs 0-3 and within VLs 4-7 (each VL the same weight in "
-			  "qos_vlarb_high and qos_vlarb_low): the two QoS levels' paths would not get "
-			  "equal service", unfair);
+		core->log(core, IBSM_LOG_INFO, "warning: VL arbitration of %s ports does not suit "
+			  "torus-2QoS (switch links: each of VLs 0-3 and each of VLs 4-7 the same "
+			  "weight; end ports: VLs 0 and 1 the same, 2-7 none, in qos_*vlarb_high and "
+			  "_low): paths would not get equal service", unfair);
 }

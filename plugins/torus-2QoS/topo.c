@@ -325,23 +325,89 @@ static int sort_links(const struct ibsm_core *core, const struct ibsm_fabric *f,
 }
 
 static void log_found(const struct ibsm_core *core, const struct ibsm_fabric *f,
-		      const struct ibsm_scope *sc, const struct t2q_topo *t)
+		      const struct torus_conf *conf, const struct t2q_topo *t)
 {
-	uint32_t in_scope = 0, empty = t->npos - t->placed;
-	for (uint32_t s = 0; s < f->n_switches; s++)
-		in_scope += (uint32_t)ibsm_bit(&sc->switches, s);
-	core->log(core, IBSM_LOG_INFO,
-		  "found %s %ux%ux%u (%s%s%s) from seed %u: %u of %u positions "
-		  "occupied; datelines x %d y %d z %d",
-		  t->ring[0] || t->ring[1] || t->ring[2] ? "torus" : "mesh", t->radix[0],
-		  t->radix[1], t->radix[2], t->ring[0] ? "x ring" : "x line",
-		  t->ring[1] ? ", y ring" : ", y line", t->ring[2] ? ", z ring" : ", z line",
-		  t->seed_index + 1, t->placed, t->npos, t->dateline[0], t->dateline[1],
-		  t->dateline[2]);
-	if (empty)
-		core->log(core, IBSM_LOG_INFO, "warning: %u torus positions have no "
-			  "switch (missing or failed switches)", empty);
-	(void)in_scope;
+	const char *kind = t->ring[0] || t->ring[1] || t->ring[2] ? "torus" : "mesh";
+	uint32_t links = 0, cas = 0;
+	for (uint32_t i = 0; i < t->npos * T2Q_NDIRS; i++)
+		links += t->nlinks[i];
+	for (uint32_t s = 0; s < f->n_switches; s++) {
+		uint32_t p = t->pos[s];
+		if (p == IBSM_NONE)
+			continue;
+		const struct ibsm_node *n = ibsm_switch_node(f, s);
+		for (unsigned k = 1; k <= n->nports; k++) {
+			uint32_t peer = ibsm_port_at(f, n->port0 + k)->peer;
+			if (peer != IBSM_NONE &&
+			    ibsm_node_at(f, ibsm_port_at(f, peer)->node)->type != IBSM_SWITCH)
+				cas++;
+		}
+	}
+	const struct torus_conf_seed *sd =
+		&g_array_index(conf->seeds, struct torus_conf_seed, t->seed_index);
+	unsigned c[T2Q_DIMS];
+	uint32_t origin = IBSM_NONE;
+	for (uint32_t s = 0; s < f->n_switches && origin == IBSM_NONE; s++)
+		for (unsigned d = 0; d < T2Q_DIMS; d++)
+			for (unsigned k = 0; k < TORUS_NDIRS; k++)
+				if (sd->link[d][k].given && t->pos[s] != IBSM_NONE &&
+				    ibsm_switch_node(f, s)->guid == sd->link[d][k].from)
+					origin = t->pos[s];
+	t2q_coords(t, origin == IBSM_NONE ? 0 : origin, c);
+	core->log(core, IBSM_LOG_INFO, "using seed %u (%s:%u): seed switch (%u,%u,%u), datelines "
+		  "x %d y %d z %d", t->seed_index + 1, conf->source, sd->line, c[0], c[1], c[2],
+		  t->dateline[0], t->dateline[1], t->dateline[2]);
+	core->log(core, IBSM_LOG_INFO, "built %ux%ux%u %s (%s, %s, %s): %u switches placed of %u "
+		  "positions, %u inter-switch link ends, %u CA ports", t->radix[0], t->radix[1],
+		  t->radix[2], kind, t->ring[0] ? "x ring" : "x line", t->ring[1] ? "y ring" : "y line",
+		  t->ring[2] ? "z ring" : "z line", t->placed, t->npos, links, cas);
+	unsigned shown = 0, missing_sw = 0, missing_links = 0;
+	for (uint32_t p = 0; p < t->npos; p++) {
+		t2q_coords(t, p, c);
+		if (t->grid[p] == IBSM_NONE) {
+			missing_sw++;
+			if (shown++ < 32)
+				core->log(core, IBSM_LOG_INFO, "missing torus switch at (%u,%u,%u)", c[0],
+					  c[1], c[2]);
+			continue;
+		}
+		for (unsigned dir = 0; dir < T2Q_NDIRS; dir++) {
+			uint32_t q = t2q_step(t, p, dir);
+			if (q == IBSM_NONE || t->nlinks[p * T2Q_NDIRS + dir])
+				continue;
+			missing_links++;
+			if (shown++ < 32)
+				core->log(core, IBSM_LOG_INFO, "missing torus %c%c link on switch "
+					  "(%u,%u,%u) GUID 0x%016llx", dir & 1 ? '-' : '+', "xyz"[dir / 2],
+					  c[0], c[1], c[2],
+					  (unsigned long long)ibsm_switch_node(f, t->grid[p])->guid);
+		}
+	}
+	if (missing_sw || missing_links)
+		core->log(core, IBSM_LOG_INFO, "warning: %u torus positions have no switch and %u "
+			  "link ends are missing (failed or absent switches and links)%s", missing_sw,
+			  missing_links, shown > 32 ? "; the first 32 are listed" : "");
+	if (core->config && ibsm_config_ulong(core, "log_flags", 0) & 0x8) {
+		/* the map, one line per (y, z) row: switch GUID's low 24 bits or "-" */
+		for (unsigned z = 0; z < t->radix[2]; z++)
+			for (unsigned y = 0; y < t->radix[1]; y++) {
+				char row[1024] = "";
+				size_t len = 0;
+				for (unsigned x = 0; x < t->radix[0] && len + 12 < sizeof(row); x++) {
+					unsigned cc[T2Q_DIMS] = { x, y, z };
+					uint32_t sw = t->grid[t2q_at(t, cc)];
+					if (sw == IBSM_NONE)
+						len += (size_t)snprintf(row + len, sizeof(row) - len,
+									" ------");
+					else
+						len += (size_t)snprintf(
+							row + len, sizeof(row) - len, " %06llx",
+							(unsigned long long)(ibsm_switch_node(f, sw)->guid &
+									     0xffffff));
+				}
+				core->log(core, IBSM_LOG_DEBUG, "torus y=%u z=%u:%s", y, z, row);
+			}
+	}
 }
 
 int t2q_topo_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
@@ -391,7 +457,8 @@ int t2q_topo_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	while (grow(t))
 		if (core->cancelled && core->cancelled(core))
 			return engine_fail(out, -ECANCELED, "cancelled");
-	log_found(core, f, sc, t);
+	core->log(core, IBSM_LOG_INFO, "looking for %ux%ux%u %s", t->radix[0], t->radix[1],
+		  t->radix[2], t->ring[0] || t->ring[1] || t->ring[2] ? "torus" : "mesh");
 
 	uint32_t lost = 0, first = IBSM_NONE;
 	for (uint32_t s = 0; s < S; s++)
@@ -411,7 +478,10 @@ int t2q_topo_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 				   "in %s", lost, t->radix[0], t->radix[1], t->radix[2],
 				   (unsigned long long)ibsm_switch_node(f, first)->guid,
 				   ibsm_switch_node(f, first)->desc, conf->source);
-	return sort_links(core, f, sc, t, out);
+	rc = sort_links(core, f, sc, t, out);
+	if (rc == 0)
+		log_found(core, f, conf, t);
+	return rc;
 }
 
 void t2q_topo_free(struct t2q_topo *t)

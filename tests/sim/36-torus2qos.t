@@ -32,6 +32,9 @@ ym_link 0x40000 0x4000c
 OSMCONF = """qos TRUE
 qos_vlarb_high 0:0
 qos_vlarb_low 0:32,1:32,2:32,3:32,4:32,5:32,6:32,7:32
+qos_ca_vlarb_low 0:32,1:32
+qos_sw0_vlarb_low 0:32,1:32
+qos_rtr_vlarb_low 0:32,1:32
 """
 POLL_S = 60
 

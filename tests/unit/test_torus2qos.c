@@ -151,6 +151,9 @@ static int route(const struct tgrid *g, const char *conf, struct fx_core *c, str
 	fx_core_set(c, "qos", "TRUE");
 	fx_core_set(c, "qos_vlarb_high", "0:0");
 	fx_core_set(c, "qos_vlarb_low", "0:32,1:32,2:32,3:32,4:32,5:32,6:32,7:32");
+	fx_core_set(c, "qos_ca_vlarb_low", "0:32,1:32");
+	fx_core_set(c, "qos_rtr_vlarb_low", "0:32,1:32");
+	fx_core_set(c, "qos_sw0_vlarb_low", "0:32,1:32");
 	return fx_route(t2q, c, &g->f->pub, NULL, r);
 }
 
@@ -341,7 +344,7 @@ static void whole(unsigned X, unsigned Y, unsigned Z, const char *mesh, unsigned
 	struct fx_core c;
 	struct fx_run r;
 	route_judged(&g, conf, &c, &r, 1, 0);
-	g_assert_cmpuint(fx_core_logged(&c, -1, "found"), ==, 1);
+	g_assert_cmpuint(fx_core_logged(&c, -1, "built"), ==, 1);
 	fx_check_declared(&c, t2q);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
@@ -783,6 +786,39 @@ static void test_mcast(void)
 	mcast_case(6, 5, 1, 3 + 6 * 2, 3 + 6 * 1); /* the root failed: the nearest switch */
 }
 
+/* The seed's QoS warnings: none for a fitting configuration; VL arbitration that does not
+ * fit, a qos_*sl2vl that is overridden, QoS off. */
+static void test_qos_warnings(void)
+{
+	struct tgrid g;
+	tbuild(&g, 4, 4, 1, NULL, 1, 1, &NOFAIL);
+	char *conf = conf_file(&g, 0, NULL);
+	struct fx_core c;
+	struct fx_run r;
+	g_assert_cmpint(route(&g, conf, &c, &r), ==, 0);
+	g_assert_cmpuint(fx_core_logged(&c, -1, "warning"), ==, 0);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	fx_core_init(&c);
+	fx_core_set(&c, "torus_config", conf);
+	fx_core_set(&c, "qos", "TRUE");
+	fx_core_set(&c, "qos_swe_sl2vl", "0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7");
+	g_assert_cmpint(fx_route(t2q, &c, &g.f->pub, NULL, &r), ==, 0);
+	g_assert_cmpuint(fx_core_logged(&c, -1, "VL arbitration of ca, rtr, sw0, swe ports"), ==, 1);
+	g_assert_cmpuint(fx_core_logged(&c, -1, "qos_swe_sl2vl is ignored"), ==, 1);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	fx_core_init(&c);
+	fx_core_set(&c, "torus_config", conf);
+	g_assert_cmpint(fx_route(t2q, &c, &g.f->pub, NULL, &r), ==, 0);
+	g_assert_cmpuint(fx_core_logged(&c, -1, "QoS is off"), ==, 1);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_unlink(conf);
+	g_free(conf);
+	fabric_unref(g.f);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -798,6 +834,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/torus2qos/split-ring", test_split_ring);
 	g_test_add_func("/torus2qos/conf-errors", test_conf_errors);
 	g_test_add_func("/torus2qos/multicast", test_mcast);
+	g_test_add_func("/torus2qos/qos-warnings", test_qos_warnings);
 	int rc = g_test_run();
 	if (m)
 		g_module_close(m);
