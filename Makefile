@@ -168,6 +168,7 @@ bench: deps
 	python3 bench/sa_bench.py $(SA_BENCH_ARGS)
 	python3 bench/mcast_bench.py $(MCAST_BENCH_ARGS)
 	python3 bench/qos_bench.py $(QOS_BENCH_ARGS)
+	python3 bench/torus_bench.py $(TORUS_BENCH_ARGS)
 
 # libFuzzer targets (clang): tests/fuzz/fuzz_<target>.c over the core sources. Findings go to
 # $(B)/fuzz/; FUZZ_MERGE=1 merges new coverage into tests/fuzz/corpus/<target>/ (to commit;

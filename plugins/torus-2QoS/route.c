@@ -116,6 +116,7 @@ int t2q_lines(const struct ibsm_core *core, const struct t2q_topo *tc, struct ib
 			}
 		}
 	}
+	t->whole = !broken;
 	if (broken)
 		core->log(core, IBSM_LOG_INFO, "%u rings or lines broken by failed "
 			  "links or switches", broken);
@@ -278,6 +279,15 @@ static unsigned next_dims(const struct t2q_topo *t, uint32_t cur, uint32_t dst, 
 
 unsigned t2q_next(const struct t2q_topo *t, uint32_t cur, uint32_t dst)
 {
+	if (t->whole) { /* no failure anywhere: the first dimension that differs */
+		unsigned c[T2Q_DIMS], g[T2Q_DIMS];
+		t2q_coords(t, cur, c);
+		t2q_coords(t, dst, g);
+		for (unsigned d = 0; d < T2Q_DIMS; d++)
+			if (c[d] != g[d])
+				return line_move(t, cur, d, g[d]);
+		return T2Q_ARRIVED;
+	}
 	return next_dims(t, cur, dst, 0);
 }
 

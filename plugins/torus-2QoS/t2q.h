@@ -33,6 +33,7 @@ struct t2q_topo {
 	uint8_t *intact[T2Q_DIMS]; /* ring or line with every switch and link there */
 	uint16_t *seg[T2Q_DIMS];   /* segment number of the position along its line, 0xFFFF
 				    * when empty */
+	int whole;                 /* every line intact: plain dimension order everywhere */
 };
 
 static inline void t2q_coords(const struct t2q_topo *t, uint32_t p, unsigned c[T2Q_DIMS])
