@@ -10,10 +10,14 @@ SL2VL tables and those SLs, has no cycle. Then a link fails (Unlink t11[1]) and 
 fails (Unlink t22): each time every pair is delivered again around it, over no dead link,
 with the same SLs and an acyclic graph. Then the x ring at y=1 is split (t01[1] as well):
 ibsm logs the ring and, with no_fallback, leaves every LFT as it was. Last, on a fresh sim
-with the ring split from the start, -R torus-2QoS (no no_fallback) falls back to minhop."""
+with the ring split from the start, -R torus2qos (the alias, no no_fallback) falls back to
+minhop. Multicast: every host joins the broadcast group; its MFTs reach every member once, and
+the tree, from its root t22, goes x before y and crosses no dateline; when t22 fails the others
+still reach each other (a new root)."""
 import os
 import re
 import sys
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -21,6 +25,7 @@ import harness as h  # noqa: E402
 import daemon_util as du  # noqa: E402
 
 NET = "torus-4x4.net"
+IPOIB = "ff12:401b:ffff::ffff:ffff"
 R = 4
 CONF = """# torus-4x4.net: tXY = 0x40000 + 4y + x
 torus 4 4 1
@@ -174,6 +179,45 @@ def vl_cdg(snap, tabs, sls):
     return None
 
 
+def mcast_tree(tap, sim, snap, what, members, root):
+    """The broadcast group's MFTs: every member reaches every other once (harness flood), and
+    read from the root (a switch name) every branch goes x before y, never across the
+    dateline between x=3 and x=0 or y=3 and y=0 (whole rings only: `whole`)."""
+    end = time.time() + POLL_S
+    while True:
+        mfts = h.read_mfts(sim, snap, host="h00")
+        ok, why, _ = h.mcast_flood(snap, mfts, 0xC000, members)
+        if ok or time.time() > end:
+            break
+        time.sleep(0.5)
+    tap.ok(ok, "%s: the %d members of the broadcast group reach each other once over the MFTs"
+           % (what, len(members)), why)
+    by_name = {n.desc: n for n in snap.switches()}
+    start = by_name.get(root)
+    bad, seen, queue = [], {root: -1}, [root]
+    while start and queue:
+        name = queue.pop(0)
+        node = by_name[name]
+        for out in sorted(mfts.get(node.guid, {}).get(0xC000, ())):
+            port = node.ports.get(out)
+            d = dim(out)
+            if d is None or port is None or port.peer is None:
+                continue
+            peer = snap.nodes[port.peer[0]].desc
+            if peer in seen:
+                continue
+            if d < seen[name]:
+                bad.append("%s -> %s: %s after %s" % (name, peer, "xy"[d], "xy"[seen[name]]))
+            (a, b) = xy(name), xy(peer)
+            if abs(a[d] - b[d]) != 1:
+                bad.append("%s -> %s crosses the dateline" % (name, peer))
+            seen[peer] = d
+            queue.append(peer)
+    tap.ok(start is not None and not bad and len(seen) == len(by_name),
+           "%s: the group's tree, from its root %s, goes x then y and crosses no dateline "
+           "(%d switches)" % (what, root, len(seen)), "; ".join(bad[:4]))
+
+
 def judge(tap, sim, snap, what, names, sls0=None):
     """SLs (as the datelines say, or unchanged from sls0), SL2VL, acyclic (link, VL) graph."""
     sls = path_sls(sim, snap, names)
@@ -195,7 +239,7 @@ def judge(tap, sim, snap, what, names, sls0=None):
 
 
 def main():
-    tap = h.start(plan=25, timeout=600, need=("smpquery", "saquery"))
+    tap = h.start(plan=29, timeout=600, need=("smpquery", "saquery"))
     net = h.need_fabric(tap, NET)
     names = ["h%d%d" % (x, y) for y in range(R) for x in range(R)]
     with h.Sim(net) as sim:
@@ -210,6 +254,13 @@ def main():
         tap.ok(up is not None, "ibsm with torus-2QoS reaches SUBNET UP", h.tail(log, 15))
         snap0, _ = h.fabric_checks(tap, sim, diag_log=log)
         sls0 = judge(tap, sim, snap0, "whole torus", names)
+        client = os.path.join(h.build_dir(), "tests", "clients", "mc_member")
+        j = sim.run([client, "-B", "64", IPOIB], host="h00", timeout=60)
+        tap.ok(j.rc == 0 and "failed 0" in j.out, "every host joins the broadcast group (by proxy)",
+               j.describe()[-600:])
+        hs = hosts(snap0)
+        members = {p.guid for n, p in hs.items()}
+        mcast_tree(tap, sim, snap0, "whole torus", members, "t22")
 
         # ---- a link fails: t11 x+ (to t21)
         t11, t21 = sim.node(snap0, "t11"), sim.node(snap0, "t21")
@@ -244,6 +295,15 @@ def main():
         tap.ok(re.search(r"1 torus positions have no switch", du.since(log, off)) is not None,
                "switch down: the empty position is logged", du.since(log, off)[-800:])
         judge(tap, sim, snap2, "switch down", [n for n in names if n != "h22"], sls0)
+        end = time.time() + POLL_S
+        while True:
+            ok, why, _ = h.mcast_flood(snap2, h.read_mfts(sim, snap2, host="h00"), 0xC000,
+                                       members - {hs["h22"].guid})
+            if ok or time.time() > end:
+                break
+            time.sleep(0.5)
+        tap.ok(ok, "switch down (the tree's root): the other 15 members still reach each other "
+               "once (a new root)", why)
 
         # ---- the x ring at y=1 split in two: {t11} and {t21, t31, t01}
         off = du.size(log)
@@ -268,7 +328,7 @@ def main():
             f.write(CONF)
         sim.console('Unlink "t11"[1]')
         sim.console('Unlink "t01"[1]')
-        r = sim.run_sm(["--once", "-R", "torus-2QoS", "--torus_config", conf, "-Q", "-f", log],
+        r = sim.run_sm(["--once", "-R", "torus2qos", "--torus_config", conf, "-Q", "-f", log],
                        timeout=60, host="h00")
         text = h.read(log)
         tap.ok(r.rc == 0 and "x ring at y=1 z=0 is split" in text and "falling back to minhop" in text,
