@@ -11,6 +11,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <gmodule.h>
+#include "fabric/netfile.h"
 #include "fabric_fixture.h"
 
 static const struct ibsm_engine *t2q;
@@ -289,6 +290,26 @@ static unsigned cdg_cycles_mc(const struct tgrid *g, const struct fx_run *r, uns
 		for (uint32_t e = off[v]; e < off[v + 1]; e++)
 			if (--indeg[adj[e]] == 0)
 				stack[top++] = adj[e];
+	}
+	if (left && getenv("T2Q_CYCLE")) { /* print one cycle: follow remaining channels */
+		uint32_t v = 0;
+		while (v < nch && (!used[v] || !indeg[v]))
+			v++;
+		for (unsigned k = 0; k < 40 && v < nch; k++) {
+			uint32_t port = v / 16, sw = f->nodes[f->ports[port].node].sw;
+			unsigned cc[3];
+			pcoords(g, sw, cc);
+			fprintf(stderr, "(%u,%u,%u)p%u/vl%u <- ", cc[0], cc[1], cc[2],
+				f->ports[port].num, v % 16);
+			uint32_t nx = nch; /* a predecessor still on the graph: walking back loops */
+			for (guint i = 0; i < keys->len && nx == nch; i++) {
+				gint64 kk = g_array_index(keys, gint64, i);
+				if ((uint32_t)kk == v && indeg[kk >> 32])
+					nx = (uint32_t)(kk >> 32);
+			}
+			v = nx;
+		}
+		fprintf(stderr, "\n");
 	}
 	g_free(stack);
 	g_free(adj);
@@ -819,6 +840,73 @@ static void test_qos_warnings(void)
 	fabric_unref(g.f);
 }
 
+/* Discovery from a fabric file (tests/fabrics/torus-4x4.net: switch tXY, host hXY): every
+ * pair delivered over shortest paths, and the SL of every host pair is the dateline crossings
+ * of the coordinates the names give, so every switch was placed where its name says. A seed
+ * whose y link is given as x (the torus seen transposed) places them transposed: the SLs then
+ * swap bits 0 and 1. */
+static unsigned crosses4(unsigned a, unsigned b) /* the shorter way round 4 wraps */
+{
+	unsigned lo = a < b ? a : b, hi = a < b ? b : a;
+	return hi - lo > lo + 4 - hi;
+}
+
+static void test_from_file(void)
+{
+	static const char *const seeds[2] = {
+		"torus 4 4 1\nxp_link 0x40000 0x40001\nxm_link 0x40000 0x40003\n"
+		"yp_link 0x40000 0x40004\nym_link 0x40000 0x4000c\n",
+		"torus 4 4 1\nxp_link 0x40000 0x40004\nxm_link 0x40000 0x4000c\n"
+		"yp_link 0x40000 0x40001\nym_link 0x40000 0x40003\n",
+	};
+	char *path = g_build_filename(TEST_SRCDIR, "tests", "fabrics", "torus-4x4.net", NULL);
+	struct model_builder *b = model_builder_new();
+	GError *err = NULL;
+	g_assert_cmpint(netfile_load(path, b, &err), ==, 0);
+	struct fabric *fab = model_freeze(b, 1, &err);
+	g_assert_nonnull(fab);
+	model_builder_free(b);
+	fx_assign_lids(fab, 0);
+	const struct ibsm_fabric *f = &fab->pub;
+	uint16_t lid[4][4] = { { 0 } };
+	for (uint32_t n = 0; n < f->n_nodes; n++) {
+		const struct ibsm_node *node = ibsm_node_at(f, n);
+		if (node->type == IBSM_CA && node->desc[0] == 'h')
+			lid[node->desc[1] - '0'][node->desc[2] - '0'] = ibsm_port_at(f, node->port0 + 1)->lid;
+	}
+	for (int t = 0; t < 2; t++) {
+		char *conf = NULL;
+		int fd = g_file_open_tmp("t2q-XXXXXX.conf", &conf, NULL);
+		g_assert_true(write(fd, seeds[t], strlen(seeds[t])) == (ssize_t)strlen(seeds[t]));
+		close(fd);
+		struct fx_core c;
+		struct fx_run r;
+		fx_core_init(&c);
+		fx_core_set(&c, "torus_config", conf);
+		fx_core_set(&c, "qos", "TRUE");
+		g_assert_cmpint(fx_route(t2q, &c, f, NULL, &r), ==, 0);
+		struct fx_walk_stats st;
+		fx_walk_all(f, r.routes.lft, r.routes.stride, &st);
+		g_assert_cmpuint(st.delivered, ==, st.pairs);
+		g_assert_cmpuint(st.longer, ==, 0);
+		for (unsigned a = 0; a < 16; a++)
+			for (unsigned z = 0; z < 16; z++) {
+				unsigned ax = a % 4, ay = a / 4, bx = z % 4, by = z / 4;
+				unsigned want = crosses4(ax, bx) | crosses4(ay, by) << 1;
+				if (t)
+					want = (want >> 1 & 1) | (want & 1) << 1;
+				g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[ax][ay], lid[bx][by]), ==,
+						 a == z ? 0 : want);
+			}
+		fx_run_clear(&r);
+		fx_core_clear(&c);
+		g_unlink(conf);
+		g_free(conf);
+	}
+	fabric_unref(fab);
+	g_free(path);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -826,6 +914,7 @@ int main(int argc, char **argv)
 	t2q = fx_engine_open(TEST_PLUGIN_DIR "/torus-2QoS.so", &m);
 	g_assert_nonnull(t2q);
 	g_test_add_func("/torus2qos/whole-tori", test_whole_tori);
+	g_test_add_func("/torus2qos/discovery-from-file", test_from_file);
 	g_test_add_func("/torus2qos/path-sl-and-sl2vl", test_path_sl);
 	g_test_add_func("/torus2qos/parallel-links", test_parallel_links);
 	g_test_add_func("/torus2qos/link-failures", test_link_failures);
