@@ -4,15 +4,23 @@
  * the path SL says which way). Around failures, as the seed describes:
  *  - a ring broken by failed links or a failed switch is one segment: the route goes along it,
  *    the long way round if it must, with the same SL (a broken ring cannot close a credit loop);
- *  - when the switch the route would turn at is missing (or cut off on a mesh line), the route
- *    moves towards it and turns early into the next dimension that still differs, as close to
- *    the failure as it can; with none left it steps aside in a later dimension and comes back.
- *    The hop after such a turn is the y-x, z-x or z-y turn the SL2VL of sl.c moves to VL bit 1;
+ *  - when the later dimensions cannot reach the destination from the coordinate a dimension
+ *    would move to (the switch it would turn at is missing, a mesh line is cut), the route
+ *    goes to the nearest coordinate from which they can, does the later dimensions there and
+ *    comes back at the end: an early turn as close to the failure as it can. When its own
+ *    line is cut between it and the target, it steps aside in a later dimension first. The
+ *    hop back into the lower dimension is the y-x, z-x or z-y turn that sl.c's SL2VL moves to
+ *    VL bit 1;
+ *  - on a mesh line cut by a failed link routes leave only in + directions, so no route turns
+ *    from a - move back into a lower dimension (a cycle would need one at its lowest point);
  *  - a torus ring split into disjoint segments is refused, naming the ring.
  * Every destination's next hops are checked to reach it from every switch before a row is
- * written; a pair that cannot be routed refuses the whole run. */
+ * written; a pair that cannot be routed refuses the whole run. Destination switches are
+ * shared out to up to two threads (torus2qos_threads). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,72 +349,143 @@ static int cmp_rank(const void *a, const void *b, void *ctx)
 	return (rx > ry) - (rx < ry);
 }
 
+/* What the fill's workers share: the destinations by switch, a dispenser of destination
+ * switches, the first failure. */
+struct fill {
+	const struct ibsm_core *core;
+	const struct ibsm_fabric *f;
+	const struct ibsm_scope *sc;
+	const struct t2q_topo *t;
+	struct ibsm_routes *out;
+	struct engine_dests d;
+	unsigned rank[256];
+	atomic_uint next_sw;
+	atomic_int stop;
+	pthread_mutex_t lock;  /* guards rc and out->why */
+	int rc;
+};
+
+struct fill_worker {
+	struct fill *fl;
+	uint8_t *nd, *mark;
+} ENGINE_WORKER_ALIGNED;
+
+static void fill_fail(struct fill *fl, int rc, const char *why)
+{
+	pthread_mutex_lock(&fl->lock);
+	if (fl->rc == 0) {
+		fl->rc = rc;
+		snprintf(fl->out->why, sizeof(fl->out->why), "%s", why);
+	}
+	pthread_mutex_unlock(&fl->lock);
+	atomic_store(&fl->stop, 1);
+}
+
+/* The rows' entries for the destinations of switch s. */
+static void fill_switch(struct fill_worker *w, uint32_t s)
+{
+	struct fill *fl = w->fl;
+	const struct ibsm_fabric *f = fl->f;
+	const struct t2q_topo *t = fl->t;
+	struct ibsm_routes *out = fl->out;
+	char why[256];
+	uint32_t lo = fl->d.doff[s], hi = fl->d.doff[s + 1];
+	if (lo == hi)
+		return;
+	uint32_t dst = t->pos[s];
+	if (dst == IBSM_NONE && t->nb_off[s + 1] == t->nb_off[s])
+		return; /* a switch without links: no one reaches it */
+	if (dst == IBSM_NONE) {
+		snprintf(why, sizeof(why), "switch 0x%016llx \"%s\" has destinations but no place "
+			 "in the torus", (unsigned long long)ibsm_switch_node(f, s)->guid,
+			 ibsm_switch_node(f, s)->desc);
+		fill_fail(fl, -EINVAL, why);
+		return;
+	}
+	uint32_t from;
+	if (hops_to(t, dst, w->nd, w->mark, &from) < 0) {
+		unsigned a[T2Q_DIMS], b[T2Q_DIMS];
+		t2q_coords(t, from, a);
+		t2q_coords(t, dst, b);
+		snprintf(why, sizeof(why), "no route from switch 0x%016llx (%u,%u,%u) to 0x%016llx "
+			 "(%u,%u,%u) around the failures: torus-2QoS refuses to route",
+			 (unsigned long long)ibsm_switch_node(f, t->grid[from])->guid, a[0], a[1], a[2],
+			 (unsigned long long)ibsm_switch_node(f, s)->guid, b[0], b[1], b[2]);
+		fill_fail(fl, -EINVAL, why);
+		return;
+	}
+	qsort_r(fl->d.v + lo, hi - lo, sizeof(*fl->d.v), cmp_rank, fl->rank);
+	for (uint32_t i = lo; i < hi; i++) {
+		const struct engine_dest *e = &fl->d.v[i];
+		unsigned k = i - lo;
+		for (uint32_t p = 0; p < t->npos; p++) {
+			uint32_t sw = t->grid[p];
+			if (sw == IBSM_NONE || !ibsm_bit(&fl->sc->switches, sw))
+				continue;
+			uint8_t port;
+			if (p == dst) {
+				port = e->exit;
+			} else {
+				size_t at = (size_t)p * T2Q_NDIRS + w->nd[p];
+				port = t->links[at * t->pgmax + k % t->nlinks[at]];
+			}
+			uint8_t *row = out->lft + (size_t)sw * out->stride;
+			for (unsigned o = e->first; o < e->end; o++)
+				row[e->base + o] = port;
+		}
+	}
+}
+
+static void *fill_main(void *arg)
+{
+	struct fill_worker *w = arg;
+	struct fill *fl = w->fl;
+	for (;;) {
+		if (atomic_load_explicit(&fl->stop, memory_order_relaxed))
+			break;
+		if (fl->core->cancelled && fl->core->cancelled(fl->core)) {
+			fill_fail(fl, -ECANCELED, "cancelled");
+			break;
+		}
+		unsigned s = atomic_fetch_add(&fl->next_sw, 1);
+		if (s >= fl->f->n_switches)
+			break;
+		fill_switch(w, s);
+	}
+	return NULL;
+}
+
 int t2q_fill(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	     const struct ibsm_scope *sc, const struct torus_conf *conf,
 	     const struct t2q_topo *t, struct ibsm_routes *out)
 {
-	struct engine_dests d;
-	if (engine_dests_build(f, sc, out->stride, NULL, ENGINE_DESTS_BY_SWITCH, &d) < 0)
+	struct fill fl = { .core = core, .f = f, .sc = sc, .t = t, .out = out };
+	if (engine_dests_build(f, sc, out->stride, NULL, ENGINE_DESTS_BY_SWITCH, &fl.d) < 0)
 		return engine_fail(out, -ENOMEM, "out of memory");
-	unsigned rank[256];
-	port_ranks(conf, rank);
-	uint8_t *nd = malloc(t->npos), *mark = malloc(t->npos);
-	int rc = nd && mark ? 0 : engine_fail(out, -ENOMEM, "out of memory");
-	for (uint32_t s = 0; rc == 0 && s < f->n_switches; s++) {
-		uint32_t lo = d.doff[s], hi = d.doff[s + 1];
-		if (lo == hi)
-			continue;
-		uint32_t dst = t->pos[s];
-		if (dst == IBSM_NONE && t->nb_off[s + 1] == t->nb_off[s])
-			continue; /* a switch without links: no one reaches it */
-		if (dst == IBSM_NONE) {
-			rc = engine_fail(out, -EINVAL, "switch 0x%016llx \"%s\" has destinations but "
-					 "no place in the torus",
-					 (unsigned long long)ibsm_switch_node(f, s)->guid,
-					 ibsm_switch_node(f, s)->desc);
-			break;
-		}
-		if (core->cancelled && core->cancelled(core)) {
-			rc = engine_fail(out, -ECANCELED, "cancelled");
-			break;
-		}
-		uint32_t from;
-		if (hops_to(t, dst, nd, mark, &from) < 0) {
-			unsigned a[T2Q_DIMS], b[T2Q_DIMS];
-			t2q_coords(t, from, a);
-			t2q_coords(t, dst, b);
-			rc = engine_fail(out, -EINVAL, "no route from switch 0x%016llx (%u,%u,%u) to "
-					 "0x%016llx (%u,%u,%u) around the failures: torus-2QoS "
-					 "refuses to route",
-					 (unsigned long long)ibsm_switch_node(f, t->grid[from])->guid,
-					 a[0], a[1], a[2],
-					 (unsigned long long)ibsm_switch_node(f, s)->guid, b[0], b[1],
-					 b[2]);
-			break;
-		}
-		qsort_r(d.v + lo, hi - lo, sizeof(*d.v), cmp_rank, rank);
-		for (uint32_t i = lo; i < hi; i++) {
-			const struct engine_dest *e = &d.v[i];
-			unsigned k = i - lo;
-			for (uint32_t p = 0; p < t->npos; p++) {
-				uint32_t sw = t->grid[p];
-				if (sw == IBSM_NONE || !ibsm_bit(&sc->switches, sw))
-					continue;
-				uint8_t port;
-				if (p == dst) {
-					port = e->exit;
-				} else {
-					size_t at = (size_t)p * T2Q_NDIRS + nd[p];
-					port = t->links[at * t->pgmax + k % t->nlinks[at]];
-				}
-				uint8_t *row = out->lft + (size_t)sw * out->stride;
-				for (unsigned o = e->first; o < e->end; o++)
-					row[e->base + o] = port;
-			}
-		}
+	port_ranks(conf, fl.rank);
+	atomic_init(&fl.next_sw, 0);
+	atomic_init(&fl.stop, 0);
+	pthread_mutex_init(&fl.lock, NULL);
+	unsigned n = engine_thread_count(core, "torus2qos_threads",
+					 (uint64_t)t->npos * t->npos, 1u << 20, 2);
+	struct fill_worker *w = engine_workers_alloc(n, sizeof(*w));
+	int ok = w != NULL;
+	for (unsigned i = 0; ok && i < n; i++) {
+		w[i].fl = &fl;
+		w[i].nd = malloc(t->npos);
+		w[i].mark = malloc(t->npos);
+		ok = w[i].nd && w[i].mark;
 	}
-	free(nd);
-	free(mark);
-	engine_dests_free(&d);
-	return rc;
+	if (ok)
+		engine_run_workers(fill_main, w, sizeof(*w), n);
+	else
+		fl.rc = engine_fail(out, -ENOMEM, "out of memory");
+	for (unsigned i = 0; w && i < n; i++) {
+		free(w[i].nd);
+		free(w[i].mark);
+	}
+	free(w);
+	pthread_mutex_destroy(&fl.lock);
+	engine_dests_free(&fl.d);
+	return fl.rc;
 }

@@ -102,6 +102,7 @@ static const struct ibsm_config_key t2q_keys[] = {
 	{ "torus_config", NULL, "torus-2QoS.conf: the torus or mesh, its seeds and datelines" },
 	{ "qos", "FALSE", "Program SL2VL and VL arbitration (-Q): torus-2QoS needs it" },
 	{ "log_flags", NULL, "Log flags: with 0x8 (debug) torus-2QoS logs its torus map" },
+	{ "torus2qos_threads", "0", "Threads filling the switch rows (0: automatic, 1 or 2)" },
 	QOS_KEYS("qos_", "Every port's"),
 	QOS_KEYS("qos_ca_", "CA ports'"),
 	QOS_KEYS("qos_rtr_", "Router ports'"),
