@@ -208,7 +208,8 @@ install: all $(B)/ibsm-plugin.pc
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PLUGIN_INSTALL_DIR) \
 	  $(DESTDIR)$(PREFIX)/include/ibsm $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(B)/ibsm $(DESTDIR)$(PREFIX)/sbin/ibsm
-	install -m 755 $(PLUGIN_SO) $(DESTDIR)$(PLUGIN_INSTALL_DIR)/
+	install -m 755 $(filter-out %/torus2qos.so,$(PLUGIN_SO)) $(DESTDIR)$(PLUGIN_INSTALL_DIR)/
+	ln -sf torus-2QoS.so $(DESTDIR)$(PLUGIN_INSTALL_DIR)/torus2qos.so
 	install -m 644 include/ibsm/*.h $(DESTDIR)$(PREFIX)/include/ibsm/
 	install -m 644 $(B)/ibsm-plugin.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/ibsm-plugin.pc
 	install -d $(DESTDIR)$(SYSCONFDIR)/ibsm $(DESTDIR)$(SYSCONFDIR)/logrotate.d \
