@@ -3,6 +3,7 @@
  * stays fixed even where clang's libFuzzer is not installed. */
 #include <glib.h>
 #include <string.h>
+#include "../fuzz/fuzz_chain_policy.c"
 #include "../fuzz/fuzz_netfile.c"
 #include "../fuzz/fuzz_partitions.c"
 #include "../fuzz/fuzz_qos_policy.c"
@@ -145,9 +146,34 @@ static void test_sa_corpus(void)
 			}
 }
 
+/* Topology and routing-chain policies: the corpus (the manuals' examples, every error class),
+ * then edge inputs, each read as both kinds of file by the target. */
+static void test_chain_policy_corpus(void)
+{
+	int n = replay_dir(TEST_SRCDIR "/tests/fuzz/corpus/chain_policy", fuzz_chain_policy);
+	g_test_message("%d inputs replayed", n);
+	g_assert_cmpint(n, >=, 20);
+	const char *inputs[] = { "", "\n", "#", "unicast-step", "end-unicast-step", "topology\nid:",
+				 "unicast-step\nid: 1\nengine: minhop\nend-unicast-step\n"
+				 "unicast-step\nid: 2\nengine: updn\nfallback-to: 2\n"
+				 "end-unicast-step",
+				 "unicast-step\nid: 99999999999999999999\nend-unicast-step",
+				 "topology\nid: 1\nsw-grp: a:b\nend-topology", "path-bit: 1" };
+	for (size_t i = 0; i < G_N_ELEMENTS(inputs); i++)
+		fuzz_chain_policy((const uint8_t *)inputs[i], strlen(inputs[i]));
+	GString *many = g_string_new(""); /* many steps, each the fallback of the one before */
+	for (int i = 1; i < 2000; i++)
+		g_string_append_printf(many, "unicast-step\nid: %d\nengine: e%d\n%s"
+				       "end-unicast-step\n", i, i,
+				       i % 2 ? "" : "fallback-to: 1\n");
+	fuzz_chain_policy((const uint8_t *)many->str, many->len);
+	g_string_free(many, TRUE);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/fuzz/chain_policy/corpus", test_chain_policy_corpus);
 	g_test_add_func("/fuzz/netfile/corpus", test_netfile_corpus);
 	g_test_add_func("/fuzz/netfile/edge_inputs", test_netfile_edge_inputs);
 	g_test_add_func("/fuzz/partitions/corpus", test_partitions_corpus);
