@@ -6,6 +6,7 @@
 #include "../fuzz/fuzz_chain_policy.c"
 #include "../fuzz/fuzz_netfile.c"
 #include "../fuzz/fuzz_partitions.c"
+#include "../fuzz/fuzz_port_groups.c"
 #include "../fuzz/fuzz_qos_policy.c"
 #include "../fuzz/fuzz_sa.c"
 #include "../fuzz/fuzz_torus_conf.c"
@@ -170,6 +171,30 @@ static void test_chain_policy_corpus(void)
 	g_string_free(many, TRUE);
 }
 
+/* Port group policies: the corpus (the seed's and the manuals' examples, every error class),
+ * then edge inputs: continuation lines, references, a long chain of groups. */
+static void test_port_groups_corpus(void)
+{
+	int n = replay_dir(TEST_SRCDIR "/tests/fuzz/corpus/port_groups", fuzz_port_groups);
+	g_test_message("%d inputs replayed", n);
+	g_assert_cmpint(n, >=, 20);
+	const char *inputs[] = { "", "\n", "#", "port-group", "end-port-group", "name: a",
+				 "port-group\nname: a\nunion-rule: a, a\nend-port-group",
+				 "port-group\nname: a\nport-guid: 0x1@\nend-port-group",
+				 "port-group\nname: a\nnode-name: (\nend-port-group",
+				 "port-group\nname: a\nport-guid: 1\n,\n,\nend-port-group",
+				 "port-group\nname: ALL\nport-guid: 1\nend-port-group" };
+	for (size_t i = 0; i < G_N_ELEMENTS(inputs); i++)
+		fuzz_port_groups((const uint8_t *)inputs[i], strlen(inputs[i]));
+	GString *many = g_string_new(""); /* each group the union of the one before and a GUID */
+	g_string_append(many, "port-group\nname: g0\nport-guid: 0x1\nend-port-group\n");
+	for (int i = 1; i < 3000; i++)
+		g_string_append_printf(many, "port-group\nname: g%d\nunion-rule: g%d, ALL_CAS\n"
+				       "port-guid: 0x%x@1/2-4\nend-port-group\n", i, i - 1, i + 1);
+	fuzz_port_groups((const uint8_t *)many->str, many->len);
+	g_string_free(many, TRUE);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -177,6 +202,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/fuzz/netfile/corpus", test_netfile_corpus);
 	g_test_add_func("/fuzz/netfile/edge_inputs", test_netfile_edge_inputs);
 	g_test_add_func("/fuzz/partitions/corpus", test_partitions_corpus);
+	g_test_add_func("/fuzz/port_groups/corpus", test_port_groups_corpus);
 	g_test_add_func("/fuzz/qos_policy/corpus", test_qos_policy_corpus);
 	g_test_add_func("/fuzz/sa/corpus", test_sa_corpus);
 	g_test_add_func("/fuzz/torus_conf/corpus", test_torus_conf_corpus);
