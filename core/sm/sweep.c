@@ -18,7 +18,7 @@
 #include "sm/sminfo.h"
 #include "sm/sweep.h"
 
-#define ROUTING_POLL_MS 20 /* MAD service slice while the routing thread works */
+#define ROUTING_POLL_MS 20 /* MAD service slice while the routing thread works (at most) */
 
 void sweep_set_live(struct sm *sm, struct routing_result *r)
 {
@@ -67,8 +67,12 @@ static struct routing_result *cached_routes(struct sm *sm, struct fabric *f)
 static struct routing_result *route_live(struct sm *sm, struct fabric *f, GError **err)
 {
 	struct routing_job *job = routing_job_start(sm->chain, f);
+	/* slices of 1, 2, 4 .. 20 ms: a small fabric's routes are taken up within a millisecond or
+	 * two, a large one's without waking the main thread more than 50 times a second */
+	int slice = 1;
 	while (!routing_job_done(job)) {
-		transport_poll(sm->t, ROUTING_POLL_MS, 0);
+		transport_poll(sm->t, slice, 0);
+		slice = MIN(slice * 2, ROUTING_POLL_MS);
 		if (sm->stop || sm->trap_pending)
 			routing_chain_cancel(sm->chain, 1);
 	}
