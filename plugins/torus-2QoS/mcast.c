@@ -62,12 +62,14 @@ static uint32_t choose_root(const struct t2q_topo *t)
 static void attach(const struct ibsm_fabric *f, const struct t2q_topo *t, struct t2q_result *r,
 		   uint32_t p, unsigned dir)
 {
-	(void)f;
 	uint32_t q = t2q_step(t, p, dir), s = t->grid[p];
-	size_t at = (size_t)p * T2Q_NDIRS + dir, back = (size_t)q * T2Q_NDIRS + (dir ^ 1);
+	size_t at = (size_t)p * T2Q_NDIRS + dir;
+	uint8_t up = t->links[at * t->pgmax];
+	/* the parent's end of that same cable (parallel cables may be crossed) */
+	uint32_t peer = ibsm_port_at(f, ibsm_switch_node(f, s)->port0 + up)->peer;
 	r->mc_parent[s] = t->grid[q];
-	r->mc_up[s] = t->links[at * t->pgmax];
-	r->mc_down[s] = t->links[back * t->pgmax];
+	r->mc_up[s] = up;
+	r->mc_down[s] = ibsm_port_at(f, peer)->num;
 }
 
 int t2q_mcast_build(const struct ibsm_core *core, const struct ibsm_fabric *f,

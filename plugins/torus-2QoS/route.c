@@ -213,7 +213,17 @@ static unsigned via_coord(const struct t2q_topo *t, uint32_t p, uint32_t dst, un
 	int own_cut = t->grid[q] != IBSM_NONE && !t2q_segc(t, d, p, q);
 	for (unsigned k = 1; k < r; k++)
 		for (unsigned side = 0; side < 2; side++) {
-			int up = (c[d] > g[d]) ^ side; /* first the side p is on */
+			int near_up; /* first the side p is on (on a ring: the nearer way round) */
+			if (t->ring[d]) {
+				unsigned xu = (g[d] + k) % r, xd = (g[d] + r - k) % r;
+				unsigned du = (xu + r - c[d]) % r, dd = (xd + r - c[d]) % r;
+				du = du < r - du ? du : r - du;
+				dd = dd < r - dd ? dd : r - dd;
+				near_up = du <= dd;
+			} else {
+				near_up = c[d] > g[d];
+			}
+			int up = near_up ^ side;
 			unsigned x;
 			if (up) {
 				if (!t->ring[d] && g[d] + k >= r)
@@ -393,8 +403,16 @@ static void fill_switch(struct fill_worker *w, uint32_t s)
 	if (lo == hi)
 		return;
 	uint32_t dst = t->pos[s];
-	if (dst == IBSM_NONE && t->nb_off[s + 1] == t->nb_off[s])
-		return; /* a switch without links: no one reaches it */
+	if (dst == IBSM_NONE && t->nb_off[s + 1] == t->nb_off[s]) {
+		/* a switch without links: only its own end ports reach it, and each other */
+		if (!ibsm_bit(&fl->sc->switches, s))
+			return;
+		uint8_t *row = out->lft + (size_t)s * out->stride;
+		for (uint32_t i = lo; i < hi; i++)
+			for (unsigned o = fl->d.v[i].first; o < fl->d.v[i].end; o++)
+				row[fl->d.v[i].base + o] = fl->d.v[i].exit;
+		return;
+	}
 	if (dst == IBSM_NONE) {
 		snprintf(why, sizeof(why), "switch 0x%016llx \"%s\" has destinations but no place "
 			 "in the torus", (unsigned long long)ibsm_switch_node(f, s)->guid,

@@ -237,8 +237,8 @@ static int plant_seed(struct t2q_topo *t, const struct torus_conf *conf, unsigne
 	for (unsigned d = 0; d < T2Q_DIMS; d++)
 		for (unsigned s = 0; s < TORUS_NDIRS; s++) {
 			const struct torus_conf_link *l = &sd->link[d][s];
-			if (!l->given)
-				continue;
+			if (!l->given || t->radix[d] < 2)
+				continue; /* a dimension of radix 1 is not used (the parser notes it) */
 			uint32_t a = find_switch(tab, n, l->from), b = find_switch(tab, n, l->to);
 			if (a == IBSM_NONE || b == IBSM_NONE) {
 				snprintf(why, whysz, "%s:%u: switch 0x%016llx of seed %u is not in the "
@@ -253,6 +253,12 @@ static int plant_seed(struct t2q_topo *t, const struct torus_conf *conf, unsigne
 				return -1;
 			}
 			uint32_t pb = t2q_step(t, origin, 2 * d + (s == TORUS_MINUS));
+			if (pb == IBSM_NONE) {
+				snprintf(why, whysz, "%s:%u: seed %u: the link leads off the %s's edge "
+					 "from the seed switch's coordinate", conf->source, l->line,
+					 k + 1, "mesh");
+				return -1;
+			}
 			if (!(t->pos[a] == origin || place(t, a, origin)) ||
 			    !(t->pos[b] == pb || place(t, b, pb))) {
 				snprintf(why, whysz, "%s:%u: seed %u: the switches do not form the "

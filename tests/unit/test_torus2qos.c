@@ -33,6 +33,9 @@ struct tfail {
 
 static const struct tfail NOFAIL = { { -1, -1 }, { -1, -1 }, -1, -1 };
 
+/* tbuild: parallel cables crossed (copy k of a switch to copy P-1-k of its neighbour) */
+static int crossed_cables;
+
 static void pcoords(const struct tgrid *g, unsigned p, unsigned c[3])
 {
 	c[0] = p % g->r[0];
@@ -89,8 +92,9 @@ static void tbuild(struct tgrid *g, unsigned X, unsigned Y, unsigned Z, const ch
 			for (unsigned k = 0; k < P; k++) {
 				if (is_cut(x, p, d) && (x->cut_copy < 0 || x->cut_copy == (int)k))
 					continue;
+				unsigned kk = crossed_cables ? P - 1 - k : k;
 				fx_link(&b, p, (uint8_t)(2 * d * P + k + 1), q,
-					(uint8_t)(2 * d * P + P + k + 1));
+					(uint8_t)(2 * d * P + P + kk + 1));
 			}
 		}
 	}
@@ -800,6 +804,31 @@ static void mcast_case(unsigned X, unsigned Y, unsigned Z, int dead, unsigned ro
 	fabric_unref(g.f);
 }
 
+/* Parallel cables crossed: a group's tree goes up and down the same cable (no copy comes back
+ * round another one). */
+static void test_mcast_crossed(void)
+{
+	crossed_cables = 1;
+	struct tgrid g;
+	tbuild(&g, 4, 4, 1, NULL, 2, 1, &NOFAIL);
+	crossed_cables = 0;
+	const struct ibsm_fabric *f = &g.f->pub;
+	char *conf = conf_file(&g, 0, NULL);
+	struct fx_core c;
+	struct fx_run r;
+	route_judged(&g, conf, &c, &r, 1, 0);
+	uint32_t two[2] = { fx_ca_port(f, 0, 1), fx_ca_port(f, 10, 1) };
+	uint64_t (*eg)[4] = g_malloc0(sizeof(uint64_t[4]) * f->n_switches);
+	g_assert_cmpint(t2q->mcast(r.result, f, 0xC000, 2, two, eg), ==, 0);
+	flood_ok(f, eg, two, 2);
+	g_free(eg);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_unlink(conf);
+	g_free(conf);
+	fabric_unref(g.f);
+}
+
 static void test_mcast(void)
 {
 	mcast_case(6, 5, 1, -1, 3 + 6 * 2);     /* the seed's 6x5 example: root (3,2) */
@@ -923,6 +952,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/torus2qos/split-ring", test_split_ring);
 	g_test_add_func("/torus2qos/conf-errors", test_conf_errors);
 	g_test_add_func("/torus2qos/multicast", test_mcast);
+	g_test_add_func("/torus2qos/multicast-crossed-cables", test_mcast_crossed);
 	g_test_add_func("/torus2qos/qos-warnings", test_qos_warnings);
 	int rc = g_test_run();
 	if (m)
