@@ -39,6 +39,7 @@
  *    the whole file: unknown names, then cycles, each reported at the reference. */
 #include <string.h>
 #include "policy/messages.h"
+#include "policy/numbers.h"
 #include "policy/port_groups.h"
 
 G_DEFINE_QUARK(ibsm-pgrp-policy-error-quark, pgrp_policy_error)
@@ -303,41 +304,13 @@ static int vt_end(const struct value *v, const struct vtok *t)
 	return t->b >= v->s->len;
 }
 
-/* Decimal, or hex with 0x: 0, -1 not a number, -2 more than 64 bits. */
-static int parse_u64(const char *s, size_t n, uint64_t *out)
-{
-	unsigned base = 10;
-	size_t i = 0;
-	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		i = 2;
-	}
-	if (i >= n)
-		return -1;
-	uint64_t v = 0;
-	int over = 0;
-	for (; i < n; i++) {
-		int d = g_ascii_xdigit_value(s[i]);
-		if (d < 0 || (base == 10 && !g_ascii_isdigit(s[i])))
-			return -1;
-		if (v > (UINT64_MAX - (uint64_t)d) / base)
-			over = 1;
-		else
-			v = v * base + (uint64_t)d;
-	}
-	if (over)
-		return -2;
-	*out = v;
-	return 0;
-}
-
 /* The number value[b, e) for `what`, at most max: 0, or -1 (error set). */
 static int vnumber(struct parser *ps, size_t b, size_t e, const char *what, uint64_t min,
 		   uint64_t max, uint64_t *out)
 {
 	const char *s = ps->v.s->str + b;
 	size_t n = e - b;
-	int r = parse_u64(s, n, out);
+	int r = policy_parse_u64(s, n, out);
 	if (r == -1) {
 		fail(ps, vpos(&ps->v, b), "bad %s '%.*s' (decimal, or hex with 0x)", what,
 		     SHOW(s, n));
@@ -355,7 +328,7 @@ static int vguid(struct parser *ps, const struct vtok *t, uint64_t *out)
 {
 	const char *s = ps->v.s->str + t->b;
 	size_t n = t->e - t->b;
-	int r = parse_u64(s, n, out);
+	int r = policy_parse_u64(s, n, out);
 	if (r == -1) {
 		fail(ps, vpos(&ps->v, t->b), "bad GUID '%.*s' (hex with 0x, or decimal)",
 		     SHOW(s, n));

@@ -13,6 +13,7 @@
  * so a rule may name a group defined further down. */
 #include <string.h>
 #include "policy/messages.h"
+#include "policy/numbers.h"
 #include "policy/qos_policy.h"
 
 G_DEFINE_QUARK(ibsm-qos-policy-error-quark, qos_policy_error)
@@ -411,38 +412,10 @@ static int read_items(struct parser *ps, struct cur *c, char stop, int multi, GA
 
 /* ---- numbers ---------------------------------------------------------------------------- */
 
-/* Decimal, or hex with 0x: 0, -1 not a number, -2 more than 64 bits. */
-static int parse_u64(const char *s, size_t n, uint64_t *out)
-{
-	unsigned base = 10;
-	size_t i = 0;
-	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		i = 2;
-	}
-	if (i >= n)
-		return -1;
-	uint64_t v = 0;
-	int over = 0;
-	for (; i < n; i++) {
-		int d = g_ascii_xdigit_value(s[i]);
-		if (d < 0 || (base == 10 && !g_ascii_isdigit(s[i])))
-			return -1;
-		if (v > (UINT64_MAX - (uint64_t)d) / base)
-			over = 1;
-		else
-			v = v * base + (uint64_t)d;
-	}
-	if (over)
-		return -2;
-	*out = v;
-	return 0;
-}
-
 static int number(struct parser *ps, const char *s, size_t n, unsigned line, unsigned col,
 		  const struct numspec *sp, uint64_t *out)
 {
-	int r = n ? parse_u64(s, n, out) : -1;
+	int r = n ? policy_parse_u64(s, n, out) : -1;
 	if (r == -1) {
 		fail(ps, line, col, "bad number '%.*s' for %s (decimal, or hex with 0x)", SHOW(s, n),
 		     sp->what);
@@ -743,7 +716,7 @@ static int port_name(struct parser *ps, const char *s, size_t n, unsigned line, 
 	}
 	uint64_t port;
 	if (!out)
-		return parse_u64(slash + 2, n - dn - 2, &port) == 0 && port >= NS_PORT_NUM.min &&
+		return policy_parse_u64(slash + 2, n - dn - 2, &port) == 0 && port >= NS_PORT_NUM.min &&
 		       port <= NS_PORT_NUM.max;
 	if (number(ps, slash + 2, n - dn - 2, line, c0 + (unsigned)dn + 2, &NS_PORT_NUM, &port) < 0)
 		return 0;

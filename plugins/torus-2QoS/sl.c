@@ -71,16 +71,13 @@ uint8_t t2q_path_sl(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t
 	uint32_t a = r->lid_pos[slid], b = r->lid_pos[dlid];
 	if (a == IBSM_NONE || b == IBSM_NONE || a == b)
 		return sl;
-	unsigned ca[T2Q_DIMS], cb[T2Q_DIMS];
-	ca[0] = a % r->radix[0];
-	ca[1] = (a / r->radix[0]) % r->radix[1];
-	ca[2] = a / (r->radix[0] * r->radix[1]);
-	cb[0] = b % r->radix[0];
-	cb[1] = (b / r->radix[0]) % r->radix[1];
-	cb[2] = b / (r->radix[0] * r->radix[1]);
-	for (unsigned d = 0; d < T2Q_DIMS; d++)
+	uint32_t stride = 1;
+	for (unsigned d = 0; d < T2Q_DIMS; d++) {
+		unsigned ca = a / stride % r->radix[d], cb = b / stride % r->radix[d];
 		if (r->ring[d])
-			sl |= (uint8_t)(t2q_crosses(ca[d], cb[d], r->radix[d]) << d);
+			sl |= (uint8_t)(t2q_crosses(ca, cb, r->radix[d]) << d);
+		stride *= r->radix[d];
+	}
 	return sl;
 }
 

@@ -159,24 +159,10 @@ def vl_cdg(snap, tabs, sls):
             guid, inp = port.peer
         else:
             return "%s -> %s: loop" % (a, b)
-    color = {}
-    for start in list(deps):
-        if start in color:
-            continue
-        stack = [(start, iter(deps.get(start, ())))]
-        color[start] = 1
-        while stack:
-            v, it = stack[-1]
-            w = next(it, None)
-            if w is None:
-                color[v] = 2
-                stack.pop()
-            elif color.get(w) == 1:
-                return "cycle through %s[%d] VL %d" % (snap.nodes[w[0]].desc, w[1], w[2])
-            elif w not in color:
-                color[w] = 1
-                stack.append((w, iter(deps.get(w, ()))))
-    return None
+    cyc = h.find_cycle(deps)
+    if cyc is None:
+        return None
+    return "cycle: " + " -> ".join("%s[%d] VL %d" % (snap.nodes[g].desc, p, vl) for g, p, vl in cyc)
 
 
 def mcast_tree(tap, sim, snap, what, members, root):

@@ -1462,6 +1462,15 @@ def ca_cdg_cycle(snap):
                 guid = port.peer[0]
             else:
                 return "LID %d from %s: loop" % (lid, src.name())
+    cyc = find_cycle(deps)
+    if cyc is None:
+        return None
+    return "cycle: " + " -> ".join("%s[%d]" % (snap.nodes[c[0]].name(), c[1]) for c in cyc)
+
+
+def find_cycle(deps):
+    """One cycle (its first 12 channels, in order) of the dependency graph DEPS ({channel: set
+    of channels}), or None when it is acyclic."""
     color, parent = {}, {}
     for start in deps:
         if start in color:
@@ -1480,8 +1489,7 @@ def ca_cdg_cycle(snap):
                 while x != w and len(cyc) < 12:
                     cyc.append(x)
                     x = parent[x]
-                names = ["%s[%d]" % (snap.nodes[g].name(), p) for g, p in reversed(cyc)]
-                return "cycle: " + " -> ".join(names)
+                return list(reversed(cyc))
             if w not in color:
                 color[w] = 1
                 parent[w] = v
