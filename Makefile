@@ -103,6 +103,15 @@ $(B)/obj/plugins/torus-2QoS/policy_%.o: policy/%.c
 	$(CC) $(PLUGIN_CFLAGS) $(OPT) $(CFLAGS) -c $< -o $@
 $(B)/plugins/torus-2QoS.so: $(T2Q_POLICY_OBJ)
 $(B)/plugins/torus-2QoS.so: PLUGIN_LIBS = $(GLIB_LIBS)
+# The default routing orchestrator (plugins/chain, chain.so) parses the port-group, topology
+# and chain policies with the policy library the same way.
+CHAIN_POLICY_OBJ = $(patsubst %,$(B)/obj/plugins/chain/policy_%.o,port_groups_parse port_groups_resolve topo_parse chain_parse messages numbers)
+$(B)/obj/plugins/chain/%.o: PLUGIN_CFLAGS += -I. $(GLIB_CFLAGS)
+$(B)/obj/plugins/chain/policy_%.o: policy/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PLUGIN_CFLAGS) $(OPT) $(CFLAGS) -c $< -o $@
+$(B)/plugins/chain.so: $(CHAIN_POLICY_OBJ)
+$(B)/plugins/chain.so: PLUGIN_LIBS = $(GLIB_LIBS)
 $(B)/plugins/torus2qos.so: $(B)/plugins/torus-2QoS.so
 	@ln -sf torus-2QoS.so $@
 

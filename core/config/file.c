@@ -12,6 +12,7 @@
 struct load_ctx {
 	const char *path;
 	struct sm_options *o;
+	GHashTable *pairs;   /* config_load_pairs(): every key read -> struct config_extra */
 };
 
 /* applies KEY VALUE found at LINE:COL (1-based); VALUE NULL = null */
@@ -19,6 +20,16 @@ static int apply(struct load_ctx *c, const char *key, unsigned kline, unsigned k
 		 unsigned vline, unsigned vcol, GError **err)
 {
 	const struct config_key *k = config_key_find(key);
+	if (c->pairs) {
+		char *where = g_strdup_printf("%s:%u:%u", c->path, kline, kcol);
+		struct config_extra *x = g_new0(struct config_extra, 1);
+		x->where = where;
+		x->value = g_strdup(value);
+		g_hash_table_replace(c->pairs, g_strdup(key), x);
+		if (!k)
+			return 0;
+		/* a core key's value is checked, then kept as the file would spell it */
+	}
 	if (!k) {
 		/* an engine's key, an OpenSM key ibsm does not use, or a mistake: config/build.c
 		 * decides once it knows which keys the engines declare */
@@ -33,6 +44,11 @@ static int apply(struct load_ctx *c, const char *key, unsigned kline, unsigned k
 			    key, e->message);
 		g_error_free(e);
 		return -1;
+	}
+	if (c->pairs) {
+		struct config_extra *x = g_hash_table_lookup(c->pairs, key);
+		g_free(x->value);
+		x->value = config_format(c->o, k);
 	}
 	return 0;
 }
@@ -174,7 +190,7 @@ static int looks_like_opensm_conf(const char *text)
 	return 0;
 }
 
-int config_load(const char *path, struct sm_options *o, GError **err)
+static int load_file(const char *path, struct sm_options *o, GHashTable *pairs, GError **err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -190,9 +206,36 @@ int config_load(const char *path, struct sm_options *o, GError **err)
 		g_free(text);
 		return -1;
 	}
-	struct load_ctx c = { path, o };
+	struct load_ctx c = { path, o, pairs };
 	int rc = looks_like_opensm_conf(text) ? load_opensm_conf(&c, text, err) : load_yaml(&c, text, len, err);
 	g_free(text);
 	return rc;
 }
 
+
+int config_load(const char *path, struct sm_options *o, GError **err)
+{
+	return load_file(path, o, NULL, err);
+}
+
+static void extra_free(gpointer p)
+{
+	struct config_extra *x = p;
+	g_free(x->value);
+	g_free(x->where);
+	g_free(x);
+}
+
+GHashTable *config_load_pairs(const char *path, GError **err)
+{
+	struct sm_options scratch;
+	options_defaults(&scratch);
+	GHashTable *pairs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, extra_free);
+	int rc = load_file(path, &scratch, pairs, err);
+	options_free(&scratch);
+	if (rc < 0) {
+		g_hash_table_destroy(pairs);
+		return NULL;
+	}
+	return pairs;
+}

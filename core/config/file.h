@@ -12,4 +12,10 @@
  * refuse. */
 int config_load(const char *path, struct sm_options *o, GError **err);
 
+/* Reads PATH the same way (core keys' values checked, errors at PATH:LINE:COLUMN) into a table
+ * of what it sets: key -> struct config_extra (value as a file spells it, NULL for null; where
+ * it was written). For a routing chain step's own file, whose keys override the main ones.
+ * NULL with *err. */
+GHashTable *config_load_pairs(const char *path, GError **err);
+
 #endif

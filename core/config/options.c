@@ -46,6 +46,9 @@ void options_free(struct sm_options *o)
 	g_free(o->cn_guid_file);
 	g_free(o->io_guid_file);
 	g_free(o->torus_config);
+	g_free(o->pgrp_policy_file);
+	g_free(o->topo_policy_file);
+	g_free(o->rch_policy_file);
 	g_free(o->port_prof_ignore_file);
 	g_free(o->log_file);
 	g_free(o->plugin_dir);

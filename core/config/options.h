@@ -36,6 +36,9 @@ struct sm_options {
 	char *cn_guid_file;         /* -u */
 	char *io_guid_file;         /* -G */
 	char *torus_config;         /* --torus_config */
+	char *pgrp_policy_file;     /* routing chains: port groups (policy/port_groups.h) */
+	char *topo_policy_file;     /* routing chains: topologies (policy/chain_policy.h) */
+	char *rch_policy_file;      /* routing chains: the unicast steps; set = the orchestrator routes */
 	int max_reverse_hops;       /* -H */
 	char *port_prof_ignore_file;/* -i */
 	int connect_roots;          /* -z */

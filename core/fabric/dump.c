@@ -37,11 +37,26 @@ static void out_free(struct out *o)
 	o->path = o->tmp = NULL;
 }
 
-static int out_open(struct out *o, const char *dir, const char *name, GError **err)
+/* OpenSM's per-engine file names: the tag goes before ".dump" or ".lst", else at the end
+ * (opensm-lfts.2.minhop.dump, opensm-subnet.2.minhop.lst, opensm.fdbs.2.minhop). */
+static char *part_file_name(const char *name, const struct dump_part *part)
 {
+	if (!part || !part->tag)
+		return g_strdup(name);
+	const char *ext = g_str_has_suffix(name, ".dump") ? ".dump" :
+			  g_str_has_suffix(name, ".lst") ? ".lst" : "";
+	size_t stem = strlen(name) - strlen(ext);
+	return g_strdup_printf("%.*s.%s%s", (int)stem, name, part->tag, ext);
+}
+
+static int out_open(struct out *o, const char *dir, const char *file, const struct dump_part *part,
+		    GError **err)
+{
+	char *name = part_file_name(file, part);
 	o->fp = NULL;
 	o->path = g_build_filename(dir, name, NULL);
 	char *base = g_strdup_printf(".%s.XXXXXX", name);
+	g_free(name);
 	o->tmp = g_build_filename(dir, base, NULL);
 	g_free(base);
 	int fd = g_mkstemp_full(o->tmp, O_WRONLY | O_CLOEXEC, 0644);
@@ -345,10 +360,31 @@ static void lst_end(FILE *fp, const struct fabric *f, uint32_t port, int far)
 		print_desc(n, desc), f->ports[def].lid, p->num);
 }
 
-int dump_subnet_lst(const struct fabric *f, const char *dir, GError **err)
+/* Is port id p (and, for a switch port, its switch) in the part? */
+static int part_port(const struct fabric *f, const struct dump_part *part, uint32_t p)
+{
+	if (!part || !part->scope)
+		return 1;
+	const struct ibsm_node *n = &f->nodes[f->ports[p].node];
+	return ibsm_bit(&part->scope->ports, p) &&
+	       (n->type != IBSM_SWITCH || ibsm_bit(&part->scope->switches, n->sw));
+}
+
+static int part_switch(const struct dump_part *part, uint32_t sw)
+{
+	return !part || !part->scope || ibsm_bit(&part->scope->switches, sw);
+}
+
+static int part_lid(const struct fabric *f, const struct dump_part *part, uint32_t lid)
+{
+	return !part || !part->scope || ibsm_scope_routes_lid(&f->pub, part->scope, lid);
+}
+
+int dump_subnet_lst(const struct fabric *f, const struct dump_part *part, const char *dir,
+		    GError **err)
 {
 	struct out o;
-	int rc = out_open(&o, dir, DUMP_SUBNET_LST, err);
+	int rc = out_open(&o, dir, DUMP_SUBNET_LST, part, err);
 	if (rc < 0)
 		return rc;
 	uint32_t count;
@@ -357,7 +393,7 @@ int dump_subnet_lst(const struct fabric *f, const char *dir, GError **err)
 		const struct ibsm_node *n = &f->nodes[order[i]];
 		for (uint32_t c = 1; c <= n->nports; c++) {
 			uint32_t port = n->port0 + c, peer = f->ports[port].peer;
-			if (peer == IBSM_NONE)
+			if (peer == IBSM_NONE || !part_port(f, part, port) || !part_port(f, part, peer))
 				continue;
 			lst_end(o.fp, f, port, 0);
 			lst_end(o.fp, f, peer, 1);
@@ -435,14 +471,14 @@ static void fdbs_line(FILE *fp, const struct fabric *f, const uint8_t *dist, uin
 	put_line(fp, line, p);
 }
 
-int dump_fdbs(const struct fabric *f, const uint8_t *lft, uint32_t stride, const char *dir,
-	      GError **err)
+int dump_fdbs(const struct fabric *f, const uint8_t *lft, uint32_t stride,
+	      const struct dump_part *part, const char *dir, GError **err)
 {
 	int rc = check_lft(f, lft, stride, err);
 	if (rc < 0)
 		return rc;
 	struct out o;
-	rc = out_open(&o, dir, DUMP_FDBS, err);
+	rc = out_open(&o, dir, DUMP_FDBS, part, err);
 	if (rc < 0)
 		return rc;
 	uint8_t *dist = switch_distances(f);
@@ -450,11 +486,14 @@ int dump_fdbs(const struct fabric *f, const uint8_t *lft, uint32_t stride, const
 	uint32_t *order = listing_order(f, 1, &count);
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t s = order[i];
+		if (!part_switch(part, s))
+			continue;
 		const uint8_t *row = lft + (size_t)s * stride;
 		fprintf(o.fp, "dump_ucast_routes: Switch 0x%016" PRIx64
 			"\nLID    : Port : Hops : Optimal\n", f->nodes[f->switches[s].node].guid);
 		for (uint32_t lid = 1; lid <= f->pub.max_lid; lid++)
-			fdbs_line(o.fp, f, dist, s, lid, row[lid]);
+			if (part_lid(f, part, lid))
+				fdbs_line(o.fp, f, dist, s, lid, row[lid]);
 	}
 	g_free(order);
 	g_free(dist);
@@ -484,7 +523,7 @@ int dump_mcfdbs_groups(const struct fabric *f, uint32_t n_groups, const uint16_t
 		return -EINVAL;
 	}
 	struct out o;
-	int rc = out_open(&o, dir, DUMP_MCFDBS, err);
+	int rc = out_open(&o, dir, DUMP_MCFDBS, NULL, err);
 	if (rc < 0)
 		return rc;
 	struct mlid_index *by_mlid = g_new(struct mlid_index, n_groups ? n_groups : 1);
@@ -552,14 +591,14 @@ static char **lfts_targets(const struct fabric *f)
 	return text;
 }
 
-int dump_lfts(const struct fabric *f, const uint8_t *lft, uint32_t stride, const char *dir,
-	      GError **err)
+int dump_lfts(const struct fabric *f, const uint8_t *lft, uint32_t stride,
+	      const struct dump_part *part, const char *dir, GError **err)
 {
 	int rc = check_lft(f, lft, stride, err);
 	if (rc < 0)
 		return rc;
 	struct out o;
-	rc = out_open(&o, dir, DUMP_LFTS, err);
+	rc = out_open(&o, dir, DUMP_LFTS, part, err);
 	if (rc < 0)
 		return rc;
 	uint32_t count, max_lid = f->pub.max_lid;
@@ -568,13 +607,15 @@ int dump_lfts(const struct fabric *f, const uint8_t *lft, uint32_t stride, const
 	char desc[DESC_MAX + 1];
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t s = order[i];
+		if (!part_switch(part, s))
+			continue;
 		const struct ibsm_node *node = &f->nodes[f->switches[s].node];
 		const uint8_t *row = lft + (size_t)s * stride;
 		fprintf(o.fp, "Unicast lids [0-%u] of switch Lid %u guid 0x%016" PRIx64 " ('%s'):\n",
 			max_lid, f->ports[node->port0].lid, node->guid, print_desc(node, desc));
 		for (uint32_t lid = 0; lid <= max_lid; lid++) {
 			uint8_t port = row[lid];
-			if (port > node->nports)
+			if (port > node->nports || !part_lid(f, part, lid))
 				continue;
 			char line[16], *p = line;
 			p = put_str(p, "0x");
@@ -594,10 +635,11 @@ int dump_lfts(const struct fabric *f, const uint8_t *lft, uint32_t stride, const
 
 /* ---- opensm-lid-matrix.dump ---- */
 
-int dump_lid_matrix(const struct fabric *f, const char *dir, GError **err)
+int dump_lid_matrix(const struct fabric *f, const struct dump_part *part, const char *dir,
+		    GError **err)
 {
 	struct out o;
-	int rc = out_open(&o, dir, DUMP_LID_MATRIX, err);
+	int rc = out_open(&o, dir, DUMP_LID_MATRIX, part, err);
 	if (rc < 0)
 		return rc;
 	uint8_t *dist = switch_distances(f);
@@ -606,12 +648,14 @@ int dump_lid_matrix(const struct fabric *f, const char *dir, GError **err)
 	char line[64 + 3 * 256], *p;
 	for (uint32_t i = 0; i < count; i++) {
 		uint32_t s = order[i];
+		if (!part_switch(part, s))
+			continue;
 		const struct ibsm_node *node = &f->nodes[f->switches[s].node];
 		fprintf(o.fp, "Switch: guid 0x%016" PRIx64 "\n", node->guid);
 		/* OpenSM keeps hop rows for switch LIDs only. */
 		for (uint32_t lid = 1; lid <= f->pub.max_lid; lid++) {
 			uint32_t dest = f->lid_port[lid];
-			if (dest == IBSM_NONE)
+			if (dest == IBSM_NONE || !part_lid(f, part, lid))
 				continue;
 			const struct ibsm_node *dn = &f->nodes[f->ports[dest].node];
 			if (dn->type != IBSM_SWITCH ||

@@ -29,12 +29,22 @@
 #define DUMP_LFTS       "opensm-lfts.dump"
 #define DUMP_LID_MATRIX "opensm-lid-matrix.dump"
 
+/* A part of the fabric, for a routing chain step's own files (seed 000): tag "ID.ENGINE" goes
+ * into the file name (opensm-lfts.2.ftree.dump, opensm.fdbs.2.ftree, opensm-subnet.2.ftree.lst)
+ * and only the scope's switches, usable ports and routed LIDs are written. NULL: the whole
+ * fabric under OpenSM's names. */
+struct dump_part {
+	const char *tag;
+	const struct ibsm_scope *scope;
+};
+
 /* One line per (port, linked peer port) in both directions; ports without a link skipped. */
-int dump_subnet_lst(const struct fabric *f, const char *dir, GError **err);
+int dump_subnet_lst(const struct fabric *f, const struct dump_part *part, const char *dir,
+		    GError **err);
 
 /* Per switch: every LID 1..max_lid with its out port, hops and whether that is minimal. */
-int dump_fdbs(const struct fabric *f, const uint8_t *lft, uint32_t stride, const char *dir,
-	      GError **err);
+int dump_fdbs(const struct fabric *f, const uint8_t *lft, uint32_t stride,
+	      const struct dump_part *part, const char *dir, GError **err);
 
 /* Multicast forwarding tables. OpenSM prints a switch's header only above its first MFT
  * entry, so a fabric without multicast groups gives an empty file. */
@@ -46,10 +56,11 @@ int dump_mcfdbs_groups(const struct fabric *f, uint32_t n_groups, const uint16_t
 		       const uint64_t (*const *egress)[4], const char *dir, GError **err);
 
 /* Per switch: every LID whose entry is a real port (< NumPorts + 1), with its destination. */
-int dump_lfts(const struct fabric *f, const uint8_t *lft, uint32_t stride, const char *dir,
-	      GError **err);
+int dump_lfts(const struct fabric *f, const uint8_t *lft, uint32_t stride,
+	      const struct dump_part *part, const char *dir, GError **err);
 
 /* Per switch: hop count through each port (0 .. NumPorts) to every reachable switch LID. */
-int dump_lid_matrix(const struct fabric *f, const char *dir, GError **err);
+int dump_lid_matrix(const struct fabric *f, const struct dump_part *part, const char *dir,
+		    GError **err);
 
 #endif

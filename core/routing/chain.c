@@ -4,6 +4,7 @@
 #include <string.h>
 #include "base/log.h"
 #include "routing/chain.h"
+#include "routing/orch.h"
 #include "routing/services.h"
 
 struct routing_step *routing_step_ref(struct routing_step *s)
@@ -52,20 +53,26 @@ static int chain_parse(const char *text, GPtrArray *names, int *no_fallback, GEr
 	return 0;
 }
 
-/* A step instance of engine e (taken over): setup() now; a failure is kept, and the step then
- * declines every run with that reason. */
-static struct routing_step *step_new(struct engine *e, uint32_t id, const struct sm_options *o)
+struct routing_step *routing_step_new(struct engine *e, uint32_t id, const struct sm_options *o,
+				      GHashTable *step_config)
 {
 	struct routing_step *s = g_new0(struct routing_step, 1);
 	s->refs = 1;
 	s->id = id;
 	s->engine = e;
-	s->core = services_new(e->name, o, NULL, e->keys);
+	s->core = services_new(e->name, o, step_config, e->keys);
 	s->setup_rc = e->ops->setup ? e->ops->setup(s->core, &s->inst) : 0;
 	if (s->setup_rc < 0)
-		LOG_E("CHN-0001", "routing engine %s: setup failed (%s); it will decline every run",
-		      e->name, g_strerror(-s->setup_rc));
+		LOG_E("CHN-0001", "routing engine %s%s: setup failed (%s); it will decline every run",
+		      e->name, id ? " (chain step)" : "", g_strerror(-s->setup_rc));
 	return s;
+}
+
+static void unload_all(GPtrArray *engines)
+{
+	for (guint i = 0; i < engines->len; i++)
+		engine_unload(g_ptr_array_index(engines, i));
+	g_ptr_array_free(engines, TRUE);
 }
 
 struct routing_chain *routing_chain_new(const char *spec, const struct sm_options *o, GError **err)
@@ -83,23 +90,72 @@ struct routing_chain *routing_chain_new(const char *spec, const struct sm_option
 	c->candidates = g_ptr_array_new_with_free_func((GDestroyNotify)routing_step_unref);
 	/* every named engine first: a typo in -R fails loudly instead of falling back */
 	int has_fallback = 0;
+	GPtrArray *engines = g_ptr_array_new();
+	struct engine *orch = NULL;
 	for (guint i = 0; i < names->len; i++) {
 		struct engine *e = engine_load(g_ptr_array_index(names, i), plugin_dir, err);
+		if (e && e->orch && (orch || names->len > 1)) {
+			g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_INVALID, "routing engine list '%s': "
+				    "%s is an orchestrator; it routes alone (only no_fallback may "
+				    "follow it)", text, e->name);
+			engine_unload(e);
+			e = NULL;
+		}
 		if (!e) {
+			unload_all(engines);
+			engine_unload(orch);
 			g_ptr_array_free(names, TRUE);
 			routing_chain_free(c);
 			return NULL;
 		}
-		has_fallback |= !strcmp(e->name, ROUTING_FALLBACK);
-		g_ptr_array_add(c->candidates, step_new(e, 0, o));
+		if (e->orch)
+			orch = e;
+		else
+			g_ptr_array_add(engines, e);
 	}
+	if (!orch && o && o->rch_policy_file && *o->rch_policy_file) {
+		orch = engine_load(ROUTING_ORCHESTRATOR, plugin_dir, err);
+		if (orch && !orch->orch) {
+			g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI, "%s: not a routing orchestrator",
+				    orch->path);
+			engine_unload(orch);
+			orch = NULL;
+		}
+		if (!orch) {
+			g_prefix_error(err, "rch_policy_file %s: ", o->rch_policy_file);
+			unload_all(engines);
+			g_ptr_array_free(names, TRUE);
+			routing_chain_free(c);
+			return NULL;
+		}
+		LOG_I("CHN-0002", "rch_policy_file %s: routing chain by orchestrator %s; routing_engine "
+		      "'%s' is not used%s", o->rch_policy_file, orch->name, text,
+		      no_fallback ? " (but for its no_fallback)" : "");
+	}
+	if (orch) {
+		unload_all(engines);
+		g_ptr_array_free(names, TRUE);
+		c->orch = orch_new(orch, c, o, err);
+		if (!c->orch) {
+			routing_chain_free(c);
+			return NULL;
+		}
+		c->n_named = c->candidates->len;
+		return c;
+	}
+	for (guint i = 0; i < engines->len; i++) {
+		struct engine *e = g_ptr_array_index(engines, i);
+		has_fallback |= !strcmp(e->name, ROUTING_FALLBACK);
+		g_ptr_array_add(c->candidates, routing_step_new(e, 0, o, NULL));
+	}
+	g_ptr_array_free(engines, TRUE);
 	g_ptr_array_free(names, TRUE);
 	c->n_named = c->candidates->len;
 	if (!no_fallback && !has_fallback) {
 		GError *lerr = NULL;
 		struct engine *e = engine_load(ROUTING_FALLBACK, plugin_dir, &lerr);
 		if (e) {
-			g_ptr_array_add(c->candidates, step_new(e, 0, o));
+			g_ptr_array_add(c->candidates, routing_step_new(e, 0, o, NULL));
 		} else {
 			c->fallback_error = g_strdup(lerr->message);
 			g_clear_error(&lerr);
@@ -112,6 +168,7 @@ void routing_chain_free(struct routing_chain *c)
 {
 	if (!c)
 		return;
+	orch_free(c->orch); /* before its steps: teardown() may still name them */
 	g_ptr_array_free(c->candidates, TRUE);
 	g_free(c->fallback_error);
 	g_free(c->spec);
@@ -120,6 +177,8 @@ void routing_chain_free(struct routing_chain *c)
 
 void routing_chain_cancel(struct routing_chain *c, int on)
 {
+	if (c && c->orch)
+		orch_cancel(c->orch, on);
 	for (guint i = 0; c && i < c->candidates->len; i++)
 		services_cancel(((struct routing_step *)g_ptr_array_index(c->candidates, i))->core, on);
 }

@@ -12,6 +12,7 @@
 #include "routing/loader.h"
 
 #define ROUTING_FALLBACK "minhop" /* tried last unless the chain says no_fallback */
+#define ROUTING_ORCHESTRATOR "chain" /* the orchestrator rch_policy_file selects by default */
 
 /* One engine instance. Reference-counted: the chain holds one, and so does every result the
  * instance computed; the last reference tears the instance down and closes the plugin. */
@@ -24,19 +25,31 @@ struct routing_step {
 	int setup_rc;                /* < 0: setup() failed; the step declines every run */
 };
 
+/* A step instance of engine e (taken over): its services with configuration from o, overridden
+ * by step_config (key -> value, may be NULL), and setup() now; a failure is kept, and the step
+ * then declines every run with that reason. */
+struct routing_step *routing_step_new(struct engine *e, uint32_t id, const struct sm_options *o,
+				      GHashTable *step_config);
 struct routing_step *routing_step_ref(struct routing_step *s);
 void routing_step_unref(struct routing_step *s);
 
+struct orch;
+
 struct routing_chain {
 	char *spec;                  /* "-R" as given ("minhop" when empty) */
-	GPtrArray *candidates;       /* struct routing_step *, in the order they are tried */
+	GPtrArray *candidates;       /* struct routing_step *, in the order they are tried; with an
+				      * orchestrator, the steps it opened (its handles) */
+	struct orch *orch;           /* the orchestrator that routes, or NULL: the -R list does */
 	guint n_named;               /* candidates named by spec; the rest is the fallback */
 	char *fallback_error;        /* why the fallback could not be loaded, or NULL */
 };
 
 /* Parses spec "a,b,c[,no_fallback]" (NULL or "": minhop), loads every named engine (a name that
  * does not load fails the whole chain, loudly: no silent fallback on a typo), then the fallback,
- * and sets up one instance of each with its services (configuration from o). NULL with *err. */
+ * and sets up one instance of each with its services (configuration from o). A spec naming an
+ * orchestrator (ABI 1.2; alone, or with no_fallback), or o->rch_policy_file set (the default
+ * orchestrator "chain" unless the spec names one), builds an orchestrator chain instead: its
+ * setup() reads its policy and opens its steps. NULL with *err. */
 struct routing_chain *routing_chain_new(const char *spec, const struct sm_options *o, GError **err);
 void routing_chain_free(struct routing_chain *c);
 /* What every step's cancelled() reports from now on (any thread). */

@@ -16,6 +16,7 @@
 G_DEFINE_QUARK(ibsm-engine-error-quark, engine_error)
 
 #define ENGINE_SYMBOL "ibsm_engine"
+#define ORCH_SYMBOL "ibsm_orchestrator"
 
 static void add_dir_list(GPtrArray *dirs, const char *list)
 {
@@ -108,31 +109,71 @@ static int trust_engine_file(const char *dir, const char *path, char **why)
 	return rc;
 }
 
-/* Checks the exported table; NULL with *err naming the file and both ABI versions. */
-static const struct ibsm_engine *engine_check(GModule *m, const char *path, GError **err)
+/* The version checks engines and orchestrators share; 0, or -1 with *err. */
+static int abi_check(const char *path, const char *what, unsigned major, unsigned minor, GError **err)
+{
+	if (major != IBSM_ABI_MAJOR) {
+		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
+			    "%s: %s built for ABI %u.%u, this ibsm implements ABI %d.%d: the major "
+			    "versions differ, rebuild the %s against this ibsm's SDK",
+			    path, what, major, minor, IBSM_ABI_MAJOR, IBSM_ABI_MINOR, what);
+		return -1;
+	}
+	if (minor > IBSM_ABI_MINOR) {
+		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
+			    "%s: %s built for ABI %u.%u, newer than this ibsm's ABI %d.%d: upgrade "
+			    "ibsm or rebuild the %s against this ibsm's SDK",
+			    path, what, major, minor, IBSM_ABI_MAJOR, IBSM_ABI_MINOR, what);
+		return -1;
+	}
+	return 0;
+}
+
+/* An orchestrator's table (ABI 1.2 and later); NULL with *err. */
+static const struct ibsm_orchestrator *orch_check(gpointer sym, const char *path, GError **err)
+{
+	const struct ibsm_orchestrator *o = sym;
+	if (abi_check(path, "orchestrator", o->abi_major, o->abi_minor, err) < 0)
+		return NULL;
+	if (o->abi_minor < 2 || o->size < ORCH_SIZE_ABI_1_2) {
+		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
+			    "%s: orchestrator claims ABI %u.%u with a struct ibsm_orchestrator of %u "
+			    "bytes; orchestrators exist from ABI 1.2 on, with at least %zu bytes (this "
+			    "ibsm implements ABI %d.%d)", path, o->abi_major, o->abi_minor, o->size,
+			    (size_t)ORCH_SIZE_ABI_1_2, IBSM_ABI_MAJOR, IBSM_ABI_MINOR);
+		return NULL;
+	}
+	if (!o->name || !o->setup || !o->run) {
+		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
+			    "%s: orchestrator of ABI %u.%u has no %s (required by ABI %d.%d)", path,
+			    o->abi_major, o->abi_minor, !o->name ? "name" : !o->setup ? "setup()" : "run()",
+			    IBSM_ABI_MAJOR, IBSM_ABI_MINOR);
+		return NULL;
+	}
+	return o;
+}
+
+/* Checks the exported table: an engine's, else an orchestrator's. NULL with *err naming the
+ * file and both ABI versions. */
+static const struct ibsm_engine *engine_check(GModule *m, const char *path,
+					      const struct ibsm_orchestrator **orch, GError **err)
 {
 	gpointer sym = NULL;
+	*orch = NULL;
 	if (!g_module_symbol(m, ENGINE_SYMBOL, &sym) || !sym) {
+		if (g_module_symbol(m, ORCH_SYMBOL, &sym) && sym) {
+			*orch = orch_check(sym, path, err);
+			return NULL;
+		}
 		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
-			    "%s: no symbol \"" ENGINE_SYMBOL "\": not an ibsm routing engine "
-			    "(this ibsm loads engines of ABI %d.%d)", path, IBSM_ABI_MAJOR, IBSM_ABI_MINOR);
+			    "%s: no symbol \"" ENGINE_SYMBOL "\" nor \"" ORCH_SYMBOL "\": not an ibsm "
+			    "routing engine or orchestrator (this ibsm loads plugins of ABI %d.%d)",
+			    path, IBSM_ABI_MAJOR, IBSM_ABI_MINOR);
 		return NULL;
 	}
 	const struct ibsm_engine *e = sym;
-	if (e->abi_major != IBSM_ABI_MAJOR) {
-		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
-			    "%s: engine built for ABI %u.%u, this ibsm implements ABI %d.%d: the major "
-			    "versions differ, rebuild the engine against this ibsm's SDK",
-			    path, e->abi_major, e->abi_minor, IBSM_ABI_MAJOR, IBSM_ABI_MINOR);
+	if (abi_check(path, "engine", e->abi_major, e->abi_minor, err) < 0)
 		return NULL;
-	}
-	if (e->abi_minor > IBSM_ABI_MINOR) {
-		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
-			    "%s: engine built for ABI %u.%u, newer than this ibsm's ABI %d.%d: upgrade "
-			    "ibsm or rebuild the engine against this ibsm's SDK",
-			    path, e->abi_major, e->abi_minor, IBSM_ABI_MAJOR, IBSM_ABI_MINOR);
-		return NULL;
-	}
 	if (e->size < ENGINE_SIZE_ABI_1_0 || (e->abi_minor >= 1 && e->size < ENGINE_SIZE_ABI_1_1)) {
 		g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI,
 			    "%s: engine claims ABI %u.%u but its struct ibsm_engine is %u bytes, less "
@@ -162,17 +203,22 @@ static struct engine *engine_open(const char *name, const char *path, GError **e
 			    path, g_module_error());
 		return NULL;
 	}
-	const struct ibsm_engine *ops = engine_check(m, path, err);
-	if (!ops) {
+	const struct ibsm_orchestrator *orch;
+	const struct ibsm_engine *ops = engine_check(m, path, &orch, err);
+	if (!ops && !orch) {
 		g_module_close(m);
 		return NULL;
 	}
 	struct engine *e = g_new0(struct engine, 1);
 	e->module = m;
 	e->ops = ops;
+	e->orch = orch;
 	e->name = g_strdup(name);
 	e->path = g_strdup(path);
-	if (ops->abi_minor >= 1) { /* ABI 1.1 fields: the size check above guarantees them */
+	if (orch) {
+		e->keys = orch->config_keys;
+		e->summary = orch->summary;
+	} else if (ops->abi_minor >= 1) { /* ABI 1.1 fields: the size check above guarantees them */
 		e->keys = ops->config_keys;
 		e->summary = ops->summary;
 	}

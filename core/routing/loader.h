@@ -9,6 +9,7 @@
 #include <gmodule.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <ibsm/orchestrator.h>
 #include <ibsm/routing.h>
 #include "config/template.h"
 #include "ibsm_paths.h"
@@ -18,6 +19,8 @@
 /* Size of struct ibsm_engine in ABI 1.0 and 1.1: engines declaring less are refused. */
 #define ENGINE_SIZE_ABI_1_0 (offsetof(struct ibsm_engine, dump) + sizeof(((struct ibsm_engine *)0)->dump))
 #define ENGINE_SIZE_ABI_1_1 (offsetof(struct ibsm_engine, summary) + sizeof(((struct ibsm_engine *)0)->summary))
+/* Size of struct ibsm_orchestrator in ABI 1.2, where it appeared. */
+#define ORCH_SIZE_ABI_1_2 (offsetof(struct ibsm_orchestrator, run) + sizeof(((struct ibsm_orchestrator *)0)->run))
 
 #define ENGINE_ERROR engine_error_quark()
 GQuark engine_error_quark(void);
@@ -31,10 +34,11 @@ enum engine_error {
 	ENGINE_ERROR_UNTRUSTED,      /* the file or its directory may be written by others */
 };
 
-/* An opened plugin. */
+/* An opened plugin: a routing engine (ops) or, from ABI 1.2, an orchestrator (orch). */
 struct engine {
 	GModule *module;
-	const struct ibsm_engine *ops;
+	const struct ibsm_engine *ops;      /* NULL for an orchestrator */
+	const struct ibsm_orchestrator *orch; /* NULL for an engine */
 	char *name;                  /* name asked for (= file name without ".so") */
 	char *path;                  /* file it came from */
 	const struct ibsm_config_key *keys; /* ABI >= 1.1: what it reads; NULL for 1.0 engines */

@@ -50,6 +50,8 @@ void routing_result_unref(struct routing_result *r)
 	if (!r || !g_atomic_int_dec_and_test(&r->refs))
 		return;
 	g_ptr_array_free(r->parts, TRUE);
+	if (r->step_dumps)
+		g_ptr_array_free(r->step_dumps, TRUE);
 	g_free(r->lid_part);
 	g_free(r->lft);
 	fabric_unref(r->f);
@@ -64,6 +66,50 @@ uint8_t routing_result_add(struct routing_result *r, struct routing_step *step, 
 	p->result = result;
 	g_ptr_array_add(r->parts, p);
 	return (uint8_t)(r->parts->len - 1);
+}
+
+static void step_dump_free(gpointer p)
+{
+	struct routing_step_dump *d = p;
+	g_free(d->bits);
+	g_free(d->lft);
+	g_free(d);
+}
+
+/* Copies bit set b (NULL words: all) to words at *w, advancing it. */
+static struct ibsm_bits bits_copy(const struct ibsm_bits *b, uint64_t **w)
+{
+	struct ibsm_bits out = { NULL, b->nbits };
+	if (!b->w)
+		return out;
+	size_t n = ((size_t)b->nbits + 63) / 64;
+	memcpy(*w, b->w, n * sizeof(uint64_t));
+	out.w = *w;
+	*w += n;
+	return out;
+}
+
+void routing_result_add_step_dump(struct routing_result *r, const struct routing_step *s,
+				  const struct ibsm_scope *scope, const uint8_t *lft, int failed)
+{
+	if (!r->step_dumps)
+		r->step_dumps = g_ptr_array_new_with_free_func(step_dump_free);
+	struct routing_step_dump *d = g_new0(struct routing_step_dump, 1);
+	g_snprintf(d->tag, sizeof(d->tag), "%u.%s", s->id, s->engine->name);
+	d->failed = failed;
+	d->scope = *scope;
+	size_t words = 0;
+	const struct ibsm_bits *sets[] = { &scope->switches, &scope->ports, &scope->dests };
+	for (unsigned i = 0; i < 3; i++)
+		words += sets[i]->w ? ((size_t)sets[i]->nbits + 63) / 64 : 0;
+	d->bits = g_new0(uint64_t, words ? words : 1);
+	uint64_t *w = d->bits;
+	d->scope.switches = bits_copy(&scope->switches, &w);
+	d->scope.ports = bits_copy(&scope->ports, &w);
+	d->scope.dests = bits_copy(&scope->dests, &w);
+	size_t bytes = (size_t)r->n_switches * r->stride;
+	d->lft = g_memdup2(lft, bytes ? bytes : 1);
+	g_ptr_array_add(r->step_dumps, d);
 }
 
 void routing_result_inherit(struct routing_result *r, const struct routing_result *from)
@@ -128,7 +174,10 @@ int routing_dump(const struct routing_result *r, const char *dir)
 		const struct ibsm_engine *ops = p->step->engine->ops;
 		if (!ops->dump || !p->result)
 			continue;
-		if (ops->dump(p->result, dir, "") < 0) {
+		char suffix[ENGINE_NAME_MAX + 16] = "";
+		if (p->step->id) /* a routing chain step: ".ID.ENGINE", as its other dumps */
+			g_snprintf(suffix, sizeof(suffix), ".%u.%s", p->step->id, p->step->engine->name);
+		if (ops->dump(p->result, dir, suffix) < 0) {
 			LOG_E("RES-0001", "engine %s could not write its dump files to %s",
 			      p->step->engine->name, dir);
 			failed++;

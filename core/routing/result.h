@@ -22,6 +22,16 @@ struct routing_part {
 	void *result;              /* the engine's, freed with its result_free() */
 };
 
+/* What one routing chain step routed, for its own dump files (routing log flags on): its
+ * scope (bit sets copied) and its rows as route() left them, merged or not. */
+struct routing_step_dump {
+	char tag[ENGINE_NAME_MAX + 16];   /* "ID.ENGINE", as in opensm-lfts.ID.ENGINE.dump */
+	int failed;                       /* declined or left holes: not merged */
+	struct ibsm_scope scope;
+	uint64_t *bits;                   /* the scope's bit sets, one allocation */
+	uint8_t *lft;                     /* [n_switches * stride] */
+};
+
 struct routing_result {
 	gint refs;
 	struct fabric *f;          /* the generation routed (a reference) */
@@ -32,6 +42,8 @@ struct routing_result {
 	GPtrArray *parts;          /* struct routing_part * */
 	uint8_t *lid_part;         /* [stride]: index into parts of the part routing each LID */
 	uint32_t rejected;         /* entries the merge refused */
+	GPtrArray *step_dumps;     /* struct routing_step_dump *: a chain's steps, in the order
+				    * they ran, when the routing log flags ask for dumps; else NULL */
 	double seconds;            /* routing time */
 };
 
@@ -43,6 +55,10 @@ void routing_result_unref(struct routing_result *r);   /* NULL: nothing */
 uint8_t routing_result_add(struct routing_result *r, struct routing_step *step, void *result);
 /* Carries the parts of `from` over to r (the unicast cache kept from's routes). */
 void routing_result_inherit(struct routing_result *r, const struct routing_result *from);
+
+/* Records step s's routes (routes->lft) over scope for its own dump files. */
+void routing_result_add_step_dump(struct routing_result *r, const struct routing_step *s,
+				  const struct ibsm_scope *scope, const uint8_t *lft, int failed);
 
 /* Queries on the engine results, thread-safe (engines' results are immutable). */
 /* SL of the path slid -> dlid: the engine routing dlid decides (sl_hint when it has no say). */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "base/log.h"
 #include "routing/merge.h"
+#include "routing/orch.h"
 #include "routing/run.h"
 #include "routing/verify.h"
 
@@ -42,12 +43,12 @@ static int merge_and_verify(struct routing_step *s, struct fabric *f, const stru
 	return 0;
 }
 
-/* One candidate on f; on success its routes are merged into r. < 0 with the reason in whys. */
-static int try_step(struct routing_step *s, struct fabric *f, const struct ibsm_scope *scope,
+int routing_step_try(struct routing_step *s, struct fabric *f, const struct ibsm_scope *scope,
 		    struct ibsm_routes *routes, struct routing_result *r, uint8_t *scratch,
 		    GString *whys)
 {
 	const struct ibsm_engine *ops = s->engine->ops;
+	memset(routes->lft, IBSM_NO_PORT, (size_t)f->pub.n_switches * routes->stride);
 	if (s->setup_rc < 0) {
 		char why[96];
 		g_snprintf(why, sizeof(why), "setup failed: %s", g_strerror(-s->setup_rc));
@@ -56,7 +57,6 @@ static int try_step(struct routing_step *s, struct fabric *f, const struct ibsm_
 		return s->setup_rc;
 	}
 	void *result = NULL;
-	memset(routes->lft, IBSM_NO_PORT, (size_t)f->pub.n_switches * routes->stride);
 	routes->why[0] = 0;
 	int rc = ops->route(s->inst, &f->pub, scope, routes, &result);
 	routes->why[sizeof(routes->why) - 1] = 0;
@@ -97,6 +97,8 @@ static int cancelled(struct routing_chain *c)
 
 struct routing_result *routing_run(struct routing_chain *c, struct fabric *f, GError **err)
 {
+	if (c->orch)
+		return orch_run(c->orch, f, err);
 	gint64 t0 = g_get_monotonic_time();
 	struct routing_result *r = routing_result_new(f);
 	struct ibsm_routes routes = { .size = sizeof(routes), .stride = r->stride };
@@ -110,7 +112,7 @@ struct routing_result *routing_run(struct routing_chain *c, struct fabric *f, GE
 		if (i == c->n_named && i > 0)
 			LOG_I("RTE-0002", "no engine of '%s' could route; falling back to %s", c->spec,
 			      ROUTING_FALLBACK);
-		routed = try_step(g_ptr_array_index(c->candidates, i), f, &scope, &routes, r, scratch,
+		routed = routing_step_try(g_ptr_array_index(c->candidates, i), f, &scope, &routes, r, scratch,
 				  whys) == 0;
 	}
 	if (!routed && c->fallback_error)

@@ -362,8 +362,9 @@ int main(int argc, char **argv)
 	sm.state = IB_SM_NOTACTIVE;
 	sm.t_start = phase_now();
 	the_sm = &sm;
-	LOG_I("SM-0001", "ibsm %s starting (engines: %s, LMC %u, priority %u)", IBSM_VERSION,
-	      opt.routing_engine, opt.lmc, opt.sm_priority);
+	LOG_I("SM-0001", "ibsm %s starting (engines: %s%s%s, LMC %u, priority %u)", IBSM_VERSION,
+	      opt.routing_engine, opt.rch_policy_file ? "; routing chain " : "",
+	      opt.rch_policy_file ? opt.rch_policy_file : "", opt.lmc, opt.sm_priority);
 	/* the engines are loaded and set up before anything touches the fabric: a bad -R fails here */
 	GError *err = NULL;
 	sm.chain = routing_chain_new(opt.routing_engine, &opt, &err);

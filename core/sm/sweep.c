@@ -118,17 +118,29 @@ static gpointer dump_main(gpointer p)
 	struct dump_job *j = p;
 	const struct fabric *f = j->r->f;
 	GError *err = NULL;
-	if (dump_subnet_lst(f, j->dir, &err) < 0) {
+	if (dump_subnet_lst(f, NULL, j->dir, &err) < 0) {
 		LOG_E("SWP-0011", "%s", err->message);
 		g_clear_error(&err);
 	}
 	if (j->routes &&
-	    (dump_fdbs(f, j->r->lft, j->r->stride, j->dir, &err) < 0 ||
+	    (dump_fdbs(f, j->r->lft, j->r->stride, NULL, j->dir, &err) < 0 ||
 	     (j->mcfdbs && dump_mcfdbs(f, j->dir, &err) < 0) ||
-	     dump_lfts(f, j->r->lft, j->r->stride, j->dir, &err) < 0 ||
-	     dump_lid_matrix(f, j->dir, &err) < 0)) {
+	     dump_lfts(f, j->r->lft, j->r->stride, NULL, j->dir, &err) < 0 ||
+	     dump_lid_matrix(f, NULL, j->dir, &err) < 0)) {
 		LOG_E("SWP-0012", "%s", err->message);
 		g_clear_error(&err);
+	}
+	/* a routing chain's steps: each its own files over its part (seed 000) */
+	for (guint i = 0; j->routes && j->r->step_dumps && i < j->r->step_dumps->len; i++) {
+		const struct routing_step_dump *d = g_ptr_array_index(j->r->step_dumps, i);
+		struct dump_part part = { d->tag, &d->scope };
+		if (dump_subnet_lst(f, &part, j->dir, &err) < 0 ||
+		    dump_fdbs(f, d->lft, j->r->stride, &part, j->dir, &err) < 0 ||
+		    dump_lfts(f, d->lft, j->r->stride, &part, j->dir, &err) < 0 ||
+		    dump_lid_matrix(f, &part, j->dir, &err) < 0) {
+			LOG_E("SWP-0012", "%s", err->message);
+			g_clear_error(&err);
+		}
 	}
 	routing_result_unref(j->r);
 	g_free(j->dir);

@@ -38,7 +38,8 @@
 #include <ibsm/fabric.h>
 
 #define IBSM_ABI_MAJOR 1 /* incompatible change: the loader refuses other majors */
-#define IBSM_ABI_MINOR 1 /* fields appended: older engines still load */
+#define IBSM_ABI_MINOR 2 /* fields appended: older engines still load (1.2: the orchestrator,
+			  * ibsm/orchestrator.h; struct ibsm_engine is as in 1.1) */
 
 /* Put before the engine's table so it is exported from a -fvisibility=hidden build. */
 #define IBSM_ENGINE_EXPORT __attribute__((visibility("default")))

@@ -279,11 +279,20 @@ uint32_t updn_pick_roots(const struct ibsm_core *core, const struct updn_graph *
 		}
 	}
 	for (uint32_t c = 0; c < g->ncomp; c++)
+		if (!how[c] && g->outside && g->outside[c]) {
+			for (uint32_t s = 0; s < S; s++)
+				if (g->comp[s] == c) {
+					is_root[s] = 1;
+					break;
+				}
+			how[c] = UPDN_ROOT_CENTRE;
+		}
+	for (uint32_t c = 0; c < g->ncomp; c++)
 		if (!how[c])
 			how[c] = pick_component(core, g, hops, c, is_root, centre, ncentre,
 						max_centre, centre_only);
 	uint32_t n = 0;
 	for (uint32_t s = 0; s < S; s++)
-		n += is_root[s];
+		n += is_root[s] && !(g->outside && g->outside[g->comp[s]]);
 	return n;
 }

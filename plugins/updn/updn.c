@@ -94,6 +94,7 @@ static void graph_free(struct updn_graph *g)
 	free(g->guid);
 	free(g->ca_src);
 	free(g->comp);
+	free(g->outside);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -170,6 +171,17 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		}
 	}
 	free(queue);
+	/* components without a switch of the scope (a routing chain step's part leaves the other
+	 * switches alone): no roots to look for there */
+	g->outside = malloc(g->ncomp ? g->ncomp : 1);
+	if (!g->outside) {
+		graph_free(g);
+		return -ENOMEM;
+	}
+	memset(g->outside, 1, g->ncomp);
+	for (uint32_t s = 0; s < S; s++)
+		if (ibsm_bit(&sc->switches, s))
+			g->outside[g->comp[s]] = 0;
 	return 0;
 }
 
@@ -676,6 +688,11 @@ static int file_leaves_component(const struct ctx *c, const struct guid_list *rf
 	uint8_t *covered = calloc(c->g.ncomp, 1);
 	if (covered) {
 		uint32_t ncov = 0;
+		for (uint32_t k = 0; k < c->g.ncomp; k++)
+			if (c->g.outside[k]) { /* nothing to root there */
+				covered[k] = 1;
+				ncov++;
+			}
 		for (uint32_t s = 0; s < c->g.S; s++)
 			for (uint32_t i = 0; i < rf->n; i++)
 				if (rf->v[i] == c->g.guid[s] && !covered[c->g.comp[s]]) {

@@ -27,6 +27,8 @@ struct updn_graph {
 	uint32_t *ca_src;     /* [S] CA ports hanging off s with their link in scope */
 	uint32_t *comp;       /* [S] connected component id (0 ..) */
 	uint32_t ncomp;
+	uint8_t *outside;     /* [ncomp] 1: no switch of the scope in it (its first switch is
+			       * made its root, silently) */
 };
 
 /* How the roots were chosen, per component (for the log and the tests). */

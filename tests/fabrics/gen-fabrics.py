@@ -9,7 +9,8 @@ ports and advances the counter by nports + 1; every switch takes one GUID. Every
 written on both ends (ibsim 0.10 refuses links declared on one side only), records are
 separated by a blank line, and the first record is a host (ibsim's default attach point).
 
-Usage: gen-fabrics.py [--demo PATH]   (writes tiny, ftree-small, torus-4x4, irregular here)
+Usage: gen-fabrics.py [--demo PATH]   (writes tiny, ftree-small, torus-4x4, irregular,
+                                       chain-mixed here)
 """
 
 import argparse
@@ -156,6 +157,53 @@ def irregular():
                   ["caguid=0x50000", "switchguid=0x60000"])
 
 
+def chain_mixed():
+    # a 2-level fat tree (tleafN, tspineN, hosts thN) and an irregular part (iswN, hosts ihN)
+    # joined by one cable, tleaf4 port 9 to isw1: for routing chains (ftree on the tree, updn
+    # on the rest)
+    leaves, hosts, spines = 4, 4, 4
+    isw_links = [(1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 1), (1, 4), (2, 5), (3, 4)]
+    ihosts = [0, 2, 2, 1, 3, 2]                                       # 10 hosts on isw1..6
+    n = Net()
+    for li in range(1, leaves + 1):
+        for hi in range(1, hosts + 1):
+            n.node("Hca", f"th{(li - 1) * hosts + hi}", 1)
+    ih = []
+    for s, cnt in enumerate(ihosts, 1):
+        ih += [s] * cnt
+    for i in range(1, len(ih) + 1):
+        n.node("Hca", f"ih{i}", 1)
+    for li in range(1, leaves + 1):
+        n.node("Switch", f"tleaf{li}", 10)
+    for si in range(1, spines + 1):
+        n.node("Switch", f"tspine{si}", leaves)
+    for s in range(1, 7):
+        n.node("Switch", f"isw{s}", 12)
+    for li in range(1, leaves + 1):
+        for hi in range(1, hosts + 1):
+            n.link(f"th{(li - 1) * hosts + hi}", 1, f"tleaf{li}", hi)
+        for si in range(1, spines + 1):
+            n.link(f"tleaf{li}", hosts + si, f"tspine{si}", li)
+    nextp = {s: 1 for s in range(1, 7)}
+
+    def port(s):
+        p = nextp[s]
+        nextp[s] += 1
+        return p
+    for i, s in enumerate(ih, 1):
+        n.link(f"ih{i}", 1, f"isw{s}", port(s))
+    for a, b in isw_links:
+        n.link(f"isw{a}", port(a), f"isw{b}", port(b))
+    n.link("tleaf4", 9, "isw1", port(1))
+    return n.text(["chain-mixed.net - a fat tree and an irregular part, for routing chains:",
+                   "tleaf1-4 (ports 1-4 hosts th1-16, 5-8 tspine1-4), tspine1-4 (port N = tleafN);",
+                   "isw1-6 (12 ports: a ring, chords 1-4 and 2-5, a parallel 3-4) with hosts",
+                   "ih1-10; one cable joins the parts, tleaf4 port 9 to isw1.",
+                   "thN: 0x70000 + 2*(N-1); ihN: 0x70020 + 2*(N-1); tleafN: 0x80000 + N-1,",
+                   "tspineN: 0x80004 + N-1, iswN: 0x80008 + N-1."],
+                  ["caguid=0x70000", "switchguid=0x80000"])
+
+
 def demo():
     leaves, hosts, spines = 8, 12, 6
     n = Net()
@@ -185,7 +233,8 @@ def main():
     args = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     files = {"tiny.net": tiny(), "ftree-small.net": ftree_small(),
-             "torus-4x4.net": torus(), "irregular.net": irregular()}
+             "torus-4x4.net": torus(), "irregular.net": irregular(),
+             "chain-mixed.net": chain_mixed()}
     for fn, text in files.items():
         with open(os.path.join(here, fn), "w") as f:
             f.write(text)

@@ -311,15 +311,15 @@ static const char hand_lid_matrix[] =
 static void write_all(const struct fabric *f, const uint8_t *lft, uint32_t stride, const char *dir)
 {
 	GError *err = NULL;
-	g_assert_cmpint(dump_subnet_lst(f, dir, &err), ==, 0);
+	g_assert_cmpint(dump_subnet_lst(f, NULL, dir, &err), ==, 0);
 	g_assert_no_error(err);
-	g_assert_cmpint(dump_fdbs(f, lft, stride, dir, &err), ==, 0);
+	g_assert_cmpint(dump_fdbs(f, lft, stride, NULL, dir, &err), ==, 0);
 	g_assert_no_error(err);
 	g_assert_cmpint(dump_mcfdbs(f, dir, &err), ==, 0);
 	g_assert_no_error(err);
-	g_assert_cmpint(dump_lfts(f, lft, stride, dir, &err), ==, 0);
+	g_assert_cmpint(dump_lfts(f, lft, stride, NULL, dir, &err), ==, 0);
 	g_assert_no_error(err);
-	g_assert_cmpint(dump_lid_matrix(f, dir, &err), ==, 0);
+	g_assert_cmpint(dump_lid_matrix(f, NULL, dir, &err), ==, 0);
 	g_assert_no_error(err);
 }
 
@@ -351,8 +351,8 @@ static void test_wide_stride(void)
 		memcpy(wide + (size_t)s * stride, narrow + (size_t)s * HAND_STRIDE, HAND_STRIDE);
 	char *dir = tmp_dir();
 	GError *err = NULL;
-	g_assert_cmpint(dump_fdbs(f, wide, stride, dir, &err), ==, 0);
-	g_assert_cmpint(dump_lfts(f, wide, stride, dir, &err), ==, 0);
+	g_assert_cmpint(dump_fdbs(f, wide, stride, NULL, dir, &err), ==, 0);
+	g_assert_cmpint(dump_lfts(f, wide, stride, NULL, dir, &err), ==, 0);
 	g_assert_no_error(err);
 	assert_file(dir, DUMP_FDBS, hand_fdbs);
 	assert_file(dir, DUMP_LFTS, hand_lfts);
@@ -417,16 +417,16 @@ static void test_errors(void)
 	struct fabric *f = hand_fabric();
 	uint8_t *lft = hand_lft(f);
 	GError *err = NULL;
-	int rc = dump_subnet_lst(f, "/nonexistent/dir/for/test_dump", &err);
+	int rc = dump_subnet_lst(f, NULL, "/nonexistent/dir/for/test_dump", &err);
 	g_assert_cmpint(rc, ==, -ENOENT);
 	g_assert_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT);
 	g_assert_nonnull(strstr(err->message, "/nonexistent/dir/for/test_dump/" DUMP_SUBNET_LST));
 	g_clear_error(&err);
-	rc = dump_fdbs(f, lft, HAND_STRIDE - 1, "/tmp", &err);
+	rc = dump_fdbs(f, lft, HAND_STRIDE - 1, NULL, "/tmp", &err);
 	g_assert_cmpint(rc, ==, -EINVAL);
 	g_assert_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL);
 	g_clear_error(&err);
-	rc = dump_lfts(f, NULL, HAND_STRIDE, "/tmp", &err);
+	rc = dump_lfts(f, NULL, HAND_STRIDE, NULL, "/tmp", &err);
 	g_assert_cmpint(rc, ==, -EINVAL);
 	g_clear_error(&err);
 	g_free(lft);
@@ -447,7 +447,7 @@ static void test_unknown_desc(void)
 	g_assert_no_error(err);
 	model_builder_free(b);
 	char *dir = tmp_dir();
-	g_assert_cmpint(dump_subnet_lst(f, dir, &err), ==, 0);
+	g_assert_cmpint(dump_subnet_lst(f, NULL, dir, &err), ==, 0);
 	assert_file(dir, DUMP_SUBNET_LST,
 		    E_SB "01 } { CA Ports:01 SystemGUID:0002c90300000020 NodeGUID:0002c90300000020 "
 		    "PortGUID:0002c90300000021 VenID:000002C9 DevID:10030000 Rev:000000B0 {<unknown>} "

@@ -112,15 +112,20 @@ static void expect_refusal(const char *name, int code, const char *const *needle
 	g_error_free(err);
 }
 
+#define ABI_STR2(a, b) "ABI " #a "." #b
+#define ABI_STR(a, b) ABI_STR2(a, b)
+#define ABI_NOW ABI_STR(IBSM_ABI_MAJOR, IBSM_ABI_MINOR)
+#define ABI_NEXT "ABI 1.3" /* newminor.so: IBSM_ABI_MINOR + 1 */
+
 static void test_abi_major(void)
 {
-	const char *n[] = { "badabi.so", "ABI 2.0", "ABI 1.1", "major", NULL };
+	const char *n[] = { "badabi.so", "ABI 2.0", ABI_NOW, "major", NULL };
 	expect_refusal("badabi", ENGINE_ERROR_ABI, n);
 }
 
 static void test_abi_minor(void)
 {
-	const char *n[] = { "newminor.so", "ABI 1.2", "ABI 1.1", "newer", NULL };
+	const char *n[] = { "newminor.so", ABI_NEXT, ABI_NOW, "newer", NULL };
 	expect_refusal("newminor", ENGINE_ERROR_ABI, n);
 }
 
