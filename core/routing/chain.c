@@ -7,24 +7,6 @@
 #include "routing/orch.h"
 #include "routing/services.h"
 
-struct routing_step *routing_step_ref(struct routing_step *s)
-{
-	if (s)
-		g_atomic_int_inc(&s->refs);
-	return s;
-}
-
-void routing_step_unref(struct routing_step *s)
-{
-	if (!s || !g_atomic_int_dec_and_test(&s->refs))
-		return;
-	if (s->setup_rc == 0 && s->engine->ops->teardown)
-		s->engine->ops->teardown(s->inst);
-	services_free(s->core);
-	engine_unload(s->engine);
-	g_free(s);
-}
-
 /* "a, b ,c,no_fallback" -> unique names in order; *no_fallback. */
 static int chain_parse(const char *text, GPtrArray *names, int *no_fallback, GError **err)
 {
@@ -51,21 +33,6 @@ static int chain_parse(const char *text, GPtrArray *names, int *no_fallback, GEr
 		return -EINVAL;
 	}
 	return 0;
-}
-
-struct routing_step *routing_step_new(struct engine *e, uint32_t id, const struct sm_options *o,
-				      GHashTable *step_config)
-{
-	struct routing_step *s = g_new0(struct routing_step, 1);
-	s->refs = 1;
-	s->id = id;
-	s->engine = e;
-	s->core = services_new(e->name, o, step_config, e->keys);
-	s->setup_rc = e->ops->setup ? e->ops->setup(s->core, &s->inst) : 0;
-	if (s->setup_rc < 0)
-		LOG_E("CHN-0001", "routing engine %s%s: setup failed (%s); it will decline every run",
-		      e->name, id ? " (chain step)" : "", g_strerror(-s->setup_rc));
-	return s;
 }
 
 static void unload_all(GPtrArray *engines)
@@ -135,7 +102,7 @@ struct routing_chain *routing_chain_new(const char *spec, const struct sm_option
 	if (orch) {
 		unload_all(engines);
 		g_ptr_array_free(names, TRUE);
-		c->orch = orch_new(orch, c, o, err);
+		c->orch = orch_new(orch, c->candidates, o, err);
 		if (!c->orch) {
 			routing_chain_free(c);
 			return NULL;

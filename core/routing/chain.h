@@ -10,28 +10,10 @@
 #include <ibsm/routing.h>
 #include "config/options.h"
 #include "routing/loader.h"
+#include "routing/step.h"
 
 #define ROUTING_FALLBACK "minhop" /* tried last unless the chain says no_fallback */
 #define ROUTING_ORCHESTRATOR "chain" /* the orchestrator rch_policy_file selects by default */
-
-/* One engine instance. Reference-counted: the chain holds one, and so does every result the
- * instance computed; the last reference tears the instance down and closes the plugin. */
-struct routing_step {
-	gint refs;
-	uint32_t id;                 /* chain step id (scope.step) */
-	struct engine *engine;
-	struct ibsm_core *core;      /* services lent to this instance */
-	void *inst;                  /* from setup() */
-	int setup_rc;                /* < 0: setup() failed; the step declines every run */
-};
-
-/* A step instance of engine e (taken over): its services with configuration from o, overridden
- * by step_config (key -> value, may be NULL), and setup() now; a failure is kept, and the step
- * then declines every run with that reason. */
-struct routing_step *routing_step_new(struct engine *e, uint32_t id, const struct sm_options *o,
-				      GHashTable *step_config);
-struct routing_step *routing_step_ref(struct routing_step *s);
-void routing_step_unref(struct routing_step *s);
 
 struct orch;
 

@@ -7,10 +7,9 @@
 #include "base/log.h"
 #include "config/file.h"
 #include "config/keys.h"
-#include "routing/chain.h"
 #include "routing/orch.h"
-#include "routing/run.h"
 #include "routing/services.h"
+#include "routing/step_run.h"
 #include "routing/verify.h"
 #include "policy/chain_policy.h"
 
@@ -29,7 +28,7 @@ struct orch {
 	void *inst;
 	int setup_done;
 	struct ibsm_core *svc;          /* its configuration and log, as an engine's */
-	struct routing_chain *chain;    /* steps go into chain->candidates */
+	GPtrArray *steps;               /* struct routing_step *: a handle is an index */
 	const struct sm_options *opt;   /* during orch_new() only */
 	int dump;                       /* record each step's routes for its dump files */
 	gint cancel;
@@ -113,7 +112,7 @@ static int o_step_open(const struct ibsm_orch_core *c, uint32_t id, const char *
 		g_strlcpy(why, "step_open() is only for setup()", why_len);
 		return -EINVAL;
 	}
-	GPtrArray *steps = o->chain->candidates;
+	GPtrArray *steps = o->steps;
 	for (guint i = 0; i < steps->len; i++)
 		if (id == 0 || ((struct routing_step *)g_ptr_array_index(steps, i))->id == id) {
 			g_snprintf(why, why_len, "step id %u is %s", id, id ? "already open" : "reserved");
@@ -155,7 +154,7 @@ static int o_step_route(const struct ibsm_orch_core *c, int handle, const struct
 {
 	struct orch *o = c->cookie;
 	struct orch_run *run = o->run;
-	GPtrArray *steps = o->chain->candidates;
+	GPtrArray *steps = o->steps;
 	if (!run || !in || handle < 0 || (guint)handle >= steps->len) {
 		g_strlcpy(why, !run ? "step_route() is only for run()" : "no such step", why_len);
 		return -EINVAL;
@@ -166,27 +165,21 @@ static int o_step_route(const struct ibsm_orch_core *c, int handle, const struct
 	memcpy(&scope, in, MIN(sizeof(scope), in->size ? in->size : sizeof(scope)));
 	scope.size = sizeof(scope);
 	scope.step = s->id;
-	GString *whys = g_string_new(NULL);
-	int rc = routing_step_try(s, run->f, &scope, &run->routes, run->r, run->scratch, whys);
+	int rc = routing_step_try(s, run->f, &scope, &run->routes, run->r, run->scratch, why,
+				  why_len);
 	if (o->dump)
 		routing_result_add_step_dump(run->r, s, &scope, run->routes.lft, rc < 0);
 	if (rc < 0) {
-		/* "engine: why" -> why */
-		const char *w = whys->str;
-		size_t n = strlen(s->engine->name);
-		if (!strncmp(w, s->engine->name, n) && !strncmp(w + n, ": ", 2))
-			w += n + 2;
-		g_strlcpy(why, w, why_len);
+		LOG_I("RCH-0003", "step %u: routing engine %s declined: %s", s->id, s->engine->name, why);
 		run->failed++;
 	} else {
 		run->ok++;
-		LOG_V("RCH-0003", "step %u (%s) routed", s->id, s->engine->name);
+		LOG_V("RCH-0003", "step %u: routing engine %s routed", s->id, s->engine->name);
 	}
-	g_string_free(whys, TRUE);
 	return rc < 0 ? rc : 0;
 }
 
-struct orch *orch_new(struct engine *e, struct routing_chain *c, const struct sm_options *opt,
+struct orch *orch_new(struct engine *e, GPtrArray *steps, const struct sm_options *opt,
 		      GError **err)
 {
 	struct orch *o = g_new0(struct orch, 1);
@@ -198,7 +191,7 @@ struct orch *orch_new(struct engine *e, struct routing_chain *c, const struct sm
 	o->pub.step_route = o_step_route;
 	o->pub.cancelled = o_cancelled;
 	o->e = e;
-	o->chain = c;
+	o->steps = steps;
 	o->opt = opt;
 	o->dump = opt && opt->dump_routes;
 	o->svc = services_new(e->name, opt, NULL, e->keys);
@@ -214,7 +207,7 @@ struct orch *orch_new(struct engine *e, struct routing_chain *c, const struct sm
 		return NULL;
 	}
 	LOG_I("RCH-0004", "routing orchestrator %s (%s) set up with %u step%s", e->name, e->path,
-	      c->candidates->len, c->candidates->len == 1 ? "" : "s");
+	      steps->len, steps->len == 1 ? "" : "s");
 	return o;
 }
 
@@ -288,7 +281,7 @@ struct routing_result *orch_run(struct orch *o, struct fabric *f, GError **err)
 	}
 	g_strlcpy(r->engine, o->e->name, sizeof(r->engine));
 	r->seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
-	LOG_I("RTE-0003", "routed by %s in %.3f s (%u step%s routed, %u failed; %u switches, LIDs "
+	LOG_I("RCH-0005", "routed by %s in %.3f s (%u step%s routed, %u failed; %u switches, LIDs "
 	      "up to %u)", r->engine, r->seconds, run.ok, run.ok == 1 ? "" : "s", run.failed,
 	      r->n_switches, f->pub.max_lid);
 	return r;

@@ -13,12 +13,11 @@
 #include "routing/result.h"
 
 struct orch;
-struct routing_chain;
 
-/* Sets up orchestrator e (taken over, also on failure) for chain c: its steps go into
- * c->candidates, in the order it opens them. o is read during the call only (configuration,
+/* Sets up orchestrator e (taken over, also on failure) for a chain: the steps it opens go into
+ * steps (struct routing_step *, owned by the caller), in the order it opens them. o is read during the call only (configuration,
  * plugin directory, dump flags). NULL with *err naming the orchestrator and its reason. */
-struct orch *orch_new(struct engine *e, struct routing_chain *c, const struct sm_options *o,
+struct orch *orch_new(struct engine *e, GPtrArray *steps, const struct sm_options *o,
 		      GError **err);
 void orch_free(struct orch *o);
 void orch_cancel(struct orch *o, int on);

@@ -9,7 +9,7 @@
 #include <glib.h>
 #include <stdint.h>
 #include "fabric/model.h"
-#include "routing/chain.h"
+#include "routing/step.h"
 #include "routing/loader.h"
 
 #define ROUTING_NO_PART 0xFF

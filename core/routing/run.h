@@ -16,14 +16,6 @@
  * clears the flag first). */
 struct routing_result *routing_run(struct routing_chain *c, struct fabric *f, GError **err);
 
-/* One step on f within scope: route(), merge over r->lft (through scratch, r->n_switches *
- * r->stride bytes), walk. On success r->lft holds the merged tables, the step's result is a
- * part of r and owns the scope's LIDs. < 0 with the reason appended to whys ("engine: why");
- * r->lft unchanged. routes->lft keeps the engine's own rows either way. */
-int routing_step_try(struct routing_step *s, struct fabric *f, const struct ibsm_scope *scope,
-		     struct ibsm_routes *routes, struct routing_result *r, uint8_t *scratch,
-		     GString *whys);
-
 /* The same on the routing thread. c and f must outlive the job (f is referenced). */
 struct routing_job;
 struct routing_job *routing_job_start(struct routing_chain *c, struct fabric *f);
