@@ -239,6 +239,44 @@ static void test_chain_check(void)
 	g_clear_error(&err);
 }
 
+/* ABI 1.2: an orchestrator loads as one (no engine table), routes alone, and the default one
+ * refuses to start without its policy. */
+static void test_orchestrator_load(void)
+{
+	GError *err = NULL;
+	struct engine *e = engine_load("orch_test", TEST_TPLUGIN_DIR, &err);
+	g_assert_no_error(err);
+	g_assert_nonnull(e);
+	g_assert_null(e->ops);
+	g_assert_nonnull(e->orch);
+	g_assert_cmpstr(e->orch->name, ==, "orch_test");
+	g_assert_cmpuint(e->orch->abi_minor, ==, IBSM_ABI_MINOR);
+	engine_unload(e);
+	struct sm_options o = { .plugin_dir = (char *)TEST_TPLUGIN_DIR ":" TEST_PLUGIN_DIR };
+	struct routing_chain *c = routing_chain_new("orch_test", &o, &err);
+	g_assert_no_error(err);
+	g_assert_nonnull(c);
+	g_assert_nonnull(c->orch);
+	g_assert_cmpuint(c->candidates->len, ==, 1); /* the step it opened: updn, id 7 */
+	g_assert_cmpuint(((struct routing_step *)g_ptr_array_index(c->candidates, 0))->id, ==, 7);
+	routing_chain_free(c);
+	g_assert_null(routing_chain_new("orch_test,minhop", &o, &err));
+	g_assert_error(err, ENGINE_ERROR, ENGINE_ERROR_INVALID);
+	g_assert_nonnull(strstr(err->message, "orchestrator"));
+	g_clear_error(&err);
+	/* the default orchestrator without rch_policy_file */
+	g_assert_null(routing_chain_new("chain", &o, &err));
+	g_assert_error(err, ENGINE_ERROR, ENGINE_ERROR_INVALID);
+	g_assert_nonnull(strstr(err->message, "rch_policy_file is not set"));
+	g_clear_error(&err);
+	/* a policy file that does not exist: refused, naming it */
+	o.rch_policy_file = (char *)"/nonexistent/chain.conf";
+	g_assert_null(routing_chain_new("minhop", &o, &err));
+	g_assert_nonnull(err);
+	g_assert_nonnull(strstr(err->message, "/nonexistent/chain.conf"));
+	g_clear_error(&err);
+}
+
 /* Builds the chain, routes f once, frees the chain (the result keeps its step alive). */
 static struct routing_result *run_chain(const char *spec, const struct sm_options *o,
 					struct fabric *f, GError **err)
@@ -996,6 +1034,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/engines/load/bad-name", test_bad_name);
 	g_test_add_func("/engines/load/env-path", test_env_path);
 	g_test_add_func("/engines/load/chain-check", test_chain_check);
+	g_test_add_func("/engines/load/orchestrator", test_orchestrator_load);
 	g_test_add_func("/engines/run/fallback-chain", test_run_fallback_chain);
 	g_test_add_func("/engines/run/no-fallback", test_run_no_fallback);
 	g_test_add_func("/engines/run/unknown-fails", test_run_unknown_fails_loudly);
