@@ -14,11 +14,13 @@ the second ones by updn's; a bad policy refuses to start with FILE:LINE:COL; and
 orchestrator from tests/plugins, named with -R, replaces the default one."""
 import os
 import re
+import signal
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
+import daemon_util as du  # noqa: E402
 
 NO_PORT = 0xFF
 ISW1 = 0x80008   # the irregular part's switch cabled to the tree: updn's root
@@ -161,7 +163,7 @@ def names_of(sim, snap, prefix):
     return {n.guid for n in snap.switches() if n.desc.startswith(prefix)}
 
 
-tap = h.start(plan=39, timeout=600, need=("smpquery",))
+tap = h.start(plan=44, timeout=600, need=("smpquery",))
 net = h.need_fabric(tap, "chain-mixed.net")
 tplugins = os.path.join(h.build_dir(), "tests", "plugins")
 
@@ -266,6 +268,38 @@ with h.Sim(net) as sim:
     out = r.text + h.read(log)
     tap.ok(r.rc != 0 and not r.crashed() and "no-such.conf" in out,
            "bad policy: a step's missing configuration file refuses to start, naming it", out[-600:])
+
+# ---- SIGHUP: a bad policy keeps the running chain; a good one replaces it ----
+with h.Sim(net) as sim:
+    log = sim.path("ibsm.log")
+    roots = write(sim, "roots", "0x%x\n" % ISW1)
+    updn_conf = write(sim, "updn.conf", "root_guid_file %s\n" % roots)
+    sm = sim.start_sm(["-f", log, "-s", "0"] + policy_args(sim, CHAIN.format(updn_conf=updn_conf)),
+                      name="ibsm")
+    up = sm.wait_for(log, r"SUBNET UP", 60) and sm.wait_idle(1.0, 60) is not None
+    before = sim.collect()
+    write(sim, "chain.conf", CHAIN.format(updn_conf=updn_conf).replace("topology: 2\n", "topology: 9\n"))
+    off = du.size(log)
+    sm.popen.send_signal(signal.SIGHUP)
+    m = du.wait_text(log, off, r"LOOP-0006 [^\n]*chain\.conf:\d+:\d+: [^\n]*topolog", 60, alive=sm.alive)
+    tap.ok(up and m is not None, "reload: a bad chain policy on SIGHUP is refused, naming chain.conf:LINE:COL",
+           du.since(log, off)[-800:])
+    sm.wait_idle(1.0, 30)
+    after = sim.collect()
+    ok, detail = h.check_unchanged(before, after)
+    tap.ok(sm.alive() and ok, "reload: the daemon runs on with the previous chain's tables", detail)
+    # a good policy: two steps (no updn on the rest) takes over with the sweep SIGHUP starts
+    write(sim, "chain.conf", CHAIN.format(updn_conf=updn_conf).split("unicast-step\nid: 3")[0])
+    off = du.size(log)
+    sm.popen.send_signal(signal.SIGHUP)
+    m = du.wait_text(log, off, r"routed by chain [^\n]*\(2 steps routed, 0 failed", 60, alive=sm.alive)
+    tap.ok(m is not None, "reload: a good policy on SIGHUP takes over (the next routing runs its 2 steps)",
+           du.since(log, off)[-800:])
+    sm.wait_idle(1.0, 30)
+    snap = sim.collect()
+    tap.check("reload: after the new chain every CA port reaches every LID", h.check_routes(snap))
+    rc = sm.stop()
+    tap.ok(rc == 0, "reload: SIGTERM stops the daemon with exit 0 (%s)" % rc, h.tail(log, 6))
 
 # ---- a third-party orchestrator replaces the default one ----
 with h.Sim(net) as sim:
