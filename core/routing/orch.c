@@ -38,18 +38,10 @@ struct orch {
 static void o_log(const struct ibsm_orch_core *c, int level, const char *fmt, ...)
 {
 	const struct orch *o = c->cookie;
-	if (level < IBSM_LOG_ERROR)
-		level = IBSM_LOG_ERROR;
-	if (level > IBSM_LOG_DEBUG)
-		level = IBSM_LOG_DEBUG;
-	if (level > log_level())
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	char *text = g_strdup_vprintf(fmt, ap);
+	services_vlog(level, "RCH-0001", o->e->name, fmt, ap);
 	va_end(ap);
-	log_msg(level, "RCH-0001", "%s: %s", o->e->name, text);
-	g_free(text);
 }
 
 static const char *o_config(const struct ibsm_orch_core *c, const char *key)

@@ -13,21 +13,26 @@ struct services {
 	gint cancel;         /* atomic */
 };
 
-static void core_log(const struct ibsm_core *c, int level, const char *fmt, ...)
+void services_vlog(int level, const char *code, const char *who, const char *fmt, va_list ap)
 {
-	const struct services *sv = c->cookie;
 	if (level < IBSM_LOG_ERROR)
 		level = IBSM_LOG_ERROR;
 	if (level > IBSM_LOG_DEBUG)
 		level = IBSM_LOG_DEBUG;
 	if (level > log_level())
 		return;
+	char *text = g_strdup_vprintf(fmt, ap);
+	log_msg(level, code, "%s: %s", who, text);
+	g_free(text);
+}
+
+static void core_log(const struct ibsm_core *c, int level, const char *fmt, ...)
+{
+	const struct services *sv = c->cookie;
 	va_list ap;
 	va_start(ap, fmt);
-	char *text = g_strdup_vprintf(fmt, ap);
+	services_vlog(level, "ENG-0001", sv->name, fmt, ap);
 	va_end(ap);
-	log_msg(level, "ENG-0001", "%s: %s", sv->name, text);
-	g_free(text);
 }
 
 static const char *core_config(const struct ibsm_core *c, const char *key)

@@ -6,6 +6,7 @@
 #define IBSM_ROUTING_SERVICES_H
 
 #include <glib.h>
+#include <stdarg.h>
 #include <ibsm/routing.h>
 #include "config/options.h"
 
@@ -15,6 +16,8 @@
 struct ibsm_core *services_new(const char *engine_name, const struct sm_options *o,
 			       GHashTable *step_config, const struct ibsm_config_key *declared);
 void services_free(struct ibsm_core *core);
+/* A plugin's log line: level clamped to IBSM_LOG_ERROR..DEBUG, "WHO: text" under code. */
+void services_vlog(int level, const char *code, const char *who, const char *fmt, va_list ap);
 /* Sets or clears what cancelled() reports (any thread). */
 void services_cancel(struct ibsm_core *core, int on);
 
