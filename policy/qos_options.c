@@ -163,6 +163,18 @@ static int parse(enum qos_param p, const char *value, struct qos_port_config *c,
 	return -1;
 }
 
+int qos_option_unset(enum qos_param p, const char *value)
+{
+	const char *v = value;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (p == QOS_P_MAX_VLS)
+		return !strcmp(v, "0");
+	if (p == QOS_P_HIGH_LIMIT)
+		return !strcmp(v, "-1");
+	return 0;
+}
+
 int qos_option_check(enum qos_param p, const char *value, GError **err)
 {
 	return parse(p, value, NULL, err);

@@ -32,6 +32,8 @@ struct qos_port_config {
 
 /* The option key of (scope, param): "qos_max_vls", "qos_ca_sl2vl", ... */
 const char *qos_option_key(enum qos_scope s, enum qos_param p);
+/* Is VALUE OpenSM's "not set" for param p (max_vls 0, high_limit -1, as `opensm -c` writes)? */
+int qos_option_unset(enum qos_param p, const char *value);
 /* Checks one value of param p; 0, or -1 with a message naming the entry and the problem (no
  * file position: the caller adds it with the key). */
 int qos_option_check(enum qos_param p, const char *value, GError **err);

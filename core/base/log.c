@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 #include "base/log.h"
@@ -20,7 +21,10 @@
 
 static FILE *log_fp;
 static char *log_path;
-static int log_lvl = IBSM_LOG_INFO;
+static unsigned log_mask = 0x3;  /* OpenSM's default: errors and info */
+static unsigned syslog_mask;
+static char *syslog_ident;
+static long long log_max_bytes;   /* 0: no limit */
 static int log_quiet;
 static int log_stderr_copy = 1;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -67,6 +71,14 @@ static int log_open_mode(const char *path, int also_stderr, int erase)
 	log_stderr_copy = also_stderr;
 	if (!path || !strcmp(path, "-"))
 		return 0;
+	if (!strcmp(path, "stdout")) { /* OpenSM's -f stdout */
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		pthread_mutex_lock(&log_lock);
+		log_fp = stdout;
+		log_stderr_copy = 0;
+		pthread_mutex_unlock(&log_lock);
+		return 0;
+	}
 	int err = 0;
 	FILE *fp = log_file_open(path, erase, &err);
 	if (!fp)
@@ -91,7 +103,7 @@ int log_open_erased(const char *path, int also_stderr)
 void log_close(void)
 {
 	pthread_mutex_lock(&log_lock);
-	if (log_fp)
+	if (log_fp && log_fp != stdout)
 		fclose(log_fp);
 	log_fp = NULL;
 	g_free(log_path);
@@ -115,14 +127,62 @@ int log_reopen(void)
 	return rc;
 }
 
-void log_set_level(int level) { log_lvl = level; }
-int log_level(void) { return log_lvl; }
+void log_set_flags(unsigned flags) { log_mask = flags; }
+void log_set_level(int level) { log_mask = (2u << level) - 1; }
+void log_set_max_size(int mb) { log_max_bytes = (long long)mb << 20; }
+
+static unsigned level_bit(int level)
+{
+	return level == IBSM_LOG_WARN ? 0x1 : 1u << level;
+}
+
+int log_enabled(int level)
+{
+	return ((log_mask | syslog_mask) & level_bit(level)) != 0;
+}
+
+void log_set_syslog(unsigned flags, const char *ident)
+{
+	pthread_mutex_lock(&log_lock);
+	if (syslog_mask)
+		closelog();
+	g_free(syslog_ident); /* openlog keeps the pointer: freed only after closelog */
+	syslog_ident = g_strdup(ident && *ident ? ident : "ibsm");
+	syslog_mask = flags;
+	if (flags)
+		openlog(syslog_ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	pthread_mutex_unlock(&log_lock);
+}
+
+/* past the size limit: the file starts again (OpenSM's -L truncates, too) */
+static void enforce_max_size(void)
+{
+	struct stat st;
+	if (!log_max_bytes || !log_fp || log_fp == stdout || fstat(fileno(log_fp), &st) < 0 ||
+	    st.st_size <= log_max_bytes)
+		return;
+	fflush(log_fp);
+	if (ftruncate(fileno(log_fp), 0) == 0)
+		fprintf(log_fp, "(log file emptied: it reached the limit of %lld MB, log_max_size)\n",
+			log_max_bytes >> 20);
+}
+
+static int syslog_priority(int level)
+{
+	switch (level) {
+	case IBSM_LOG_ERROR: return LOG_ERR;
+	case IBSM_LOG_WARN: return LOG_WARNING;
+	case IBSM_LOG_INFO: return LOG_INFO;
+	default: return LOG_DEBUG;
+	}
+}
 void log_set_quiet(int quiet) { log_quiet = quiet; }
 
 static const char *level_name(int level)
 {
 	switch (level) {
 	case IBSM_LOG_ERROR: return "ERR ";
+	case IBSM_LOG_WARN: return "WARN";
 	case IBSM_LOG_INFO: return "INFO";
 	case IBSM_LOG_VERBOSE: return "VERB";
 	default: return "DBG ";
@@ -154,7 +214,8 @@ void log_escape(const char *in, char *out, size_t size)
 
 void log_vmsg(int level, const char *code, const char *fmt, va_list ap)
 {
-	if (level > log_lvl)
+	unsigned bit = level_bit(level);
+	if (!((log_mask | syslog_mask) & bit))
 		return;
 	char raw[LOG_MSG_MAX];
 	vsnprintf(raw, sizeof(raw), fmt, ap);
@@ -168,10 +229,16 @@ void log_vmsg(int level, const char *code, const char *fmt, va_list ap)
 	size_t n = strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
 	snprintf(ts + n, sizeof(ts) - n, ".%06ld", (long)tv.tv_usec);
 	pthread_mutex_lock(&log_lock);
-	if (log_fp)
-		fprintf(log_fp, "%s %s %s %s\n", ts, level_name(level), code, msg);
-	if ((!log_fp || (log_stderr_copy && level == IBSM_LOG_ERROR)) && !log_quiet)
-		fprintf(stderr, "%s %s %s %s\n", ts, level_name(level), code, msg);
+	if (log_mask & bit) {
+		if (log_fp) {
+			fprintf(log_fp, "%s %s %s %s\n", ts, level_name(level), code, msg);
+			enforce_max_size();
+		}
+		if ((!log_fp || (log_stderr_copy && level == IBSM_LOG_ERROR)) && !log_quiet)
+			fprintf(stderr, "%s %s %s %s\n", ts, level_name(level), code, msg);
+	}
+	if (syslog_mask & bit)
+		syslog(syslog_priority(level), "%s %s %s", level_name(level), code, msg);
 	pthread_mutex_unlock(&log_lock);
 }
 

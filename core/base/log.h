@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* log.h - the SM's log: timestamped lines with a level and a stable, greppable message code
- * (e.g. "LID-0003"), to a file or stderr; -V/-D raise verbosity, routing lines have a flag. */
+ * (e.g. "LID-0003"), to a file, stdout or stderr, and optionally syslog; OpenSM's log flags
+ * (-D) choose the levels. */
 #ifndef IBSM_LOG_H
 #define IBSM_LOG_H
 
@@ -8,7 +9,10 @@
 #include <stdio.h>
 #include <ibsm/routing.h> /* IBSM_LOG_* levels */
 
-/* The log file at path, appended to ("-" or NULL: stderr only); created 0640 at most, never
+/* A level of the core's own beyond the engines' IBSM_LOG_*: shown with the error flag (0x1). */
+#define IBSM_LOG_WARN 4
+
+/* The log file at path, appended to ("-" or NULL: stderr only, "stdout": standard output); created 0640 at most, never
  * through a symbolic link (-ELOOP). also_stderr: error lines are copied to stderr. 0 or
  * negative errno; on error the log is stderr. */
 int log_open(const char *path, int also_stderr);
@@ -18,8 +22,15 @@ int log_reopen(void); /* SIGUSR1: the same path again (a new file after rotation
 /* Why log_open/log_reopen failed, in words: "a symbolic link: refused (name the file itself)"
  * for -ELOOP, "a FIFO no process reads" for -ENXIO, strerror otherwise. */
 const char *log_open_strerror(int rc);
-void log_set_level(int level);
-int log_level(void);
+/* OpenSM's log flags: 0x1 errors and warnings, 0x2 info, 0x4 verbose, 0x8 debug; 0: nothing */
+void log_set_flags(unsigned flags);
+void log_set_level(int level); /* every level up to LEVEL */
+int log_enabled(int level);
+/* Lines whose level is in FLAGS also go to syslog (facility daemon) as IDENT (NULL: "ibsm");
+ * FLAGS 0: none. */
+void log_set_syslog(unsigned flags, const char *ident);
+/* The log file is emptied when a line would take it past MB megabytes (0: no limit). */
+void log_set_max_size(int mb);
 void log_set_quiet(int quiet); /* no copy to stderr */
 void log_msg(int level, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Every message is escaped before it is written: bytes below 0x20 and from 0x7f up become
@@ -30,7 +41,8 @@ void log_escape(const char *in, char *out, size_t size);
 
 #define LOG_E(code, ...) log_msg(IBSM_LOG_ERROR, code, __VA_ARGS__)
 #define LOG_I(code, ...) log_msg(IBSM_LOG_INFO, code, __VA_ARGS__)
-#define LOG_V(code, ...) do { if (log_level() >= IBSM_LOG_VERBOSE) log_msg(IBSM_LOG_VERBOSE, code, __VA_ARGS__); } while (0)
-#define LOG_D(code, ...) do { if (log_level() >= IBSM_LOG_DEBUG) log_msg(IBSM_LOG_DEBUG, code, __VA_ARGS__); } while (0)
+#define LOG_W(code, ...) log_msg(IBSM_LOG_WARN, code, __VA_ARGS__)
+#define LOG_V(code, ...) do { if (log_enabled(IBSM_LOG_VERBOSE)) log_msg(IBSM_LOG_VERBOSE, code, __VA_ARGS__); } while (0)
+#define LOG_D(code, ...) do { if (log_enabled(IBSM_LOG_DEBUG)) log_msg(IBSM_LOG_DEBUG, code, __VA_ARGS__); } while (0)
 
 #endif

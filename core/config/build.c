@@ -12,45 +12,118 @@
 #include "config/cli.h"
 #include "config/file.h"
 #include "config/keys.h"
+#include "config/locations.h"
+#include "config/opensm_keys.h"
 #include "config/template.h"
 
-/* Every file key outside the table is an engine's, or OpenSM's (listed once), or an error naming
- * its place. Sorted, so the error and the list do not depend on hash order. */
-static int check_extra_keys(struct sm_options *o, const GPtrArray *declared, GError **err)
+/* Edit distance of two short keys, for "did you mean": at most 3 is of interest */
+static unsigned distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return 99;
+	unsigned d[65][65];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			c = MIN(c, d[i - 1][j] + 1);
+			d[i][j] = MIN(c, d[i][j - 1] + 1);
+		}
+	return d[la][lb];
+}
+
+/* the closest of ibsm's keys and the engines' to KEY, if a slip of the keyboard away */
+static const char *closest_key(const char *key, const GPtrArray *declared)
+{
+	const char *best = NULL;
+	unsigned bd = 3;
+	size_t n;
+	const struct config_key *ks = config_keys(&n);
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = distance(key, ks[i].key);
+		if (d < bd) {
+			bd = d;
+			best = ks[i].key;
+		}
+	}
+	for (guint i = 0; declared && i < declared->len; i++) {
+		const char *name = ((struct config_declared *)g_ptr_array_index(declared, i))->name;
+		unsigned d = distance(key, name);
+		if (d < bd) {
+			bd = d;
+			best = name;
+		}
+	}
+	return best;
+}
+
+/* Every key outside the core's table, from the file or an OpenSM flag, gets one line: an
+ * engine's is used; an OpenSM 3.3.23 key without effect is INFO at OpenSM's default and a
+ * WARN otherwise or from a flag, an unprotected security key an ERROR; any other key is a WARN
+ * naming its place (OpenSM warns and runs, too). Sorted: the lines do not depend on hash order. */
+static void report_extra_keys(struct sm_options *o, const GPtrArray *declared)
 {
 	if (!o->extra)
-		return 0;
+		return;
 	GHashTable *known = g_hash_table_new(g_str_hash, g_str_equal);
 	for (guint i = 0; declared && i < declared->len; i++)
 		g_hash_table_add(known, ((struct config_declared *)g_ptr_array_index(declared, i))->name);
 	GList *keys = g_list_sort(g_hash_table_get_keys(o->extra), (GCompareFunc)strcmp);
-	GString *ignored = g_string_new(NULL);
-	unsigned n_ignored = 0;
-	int rc = 0;
-	for (GList *l = keys; l && rc == 0; l = l->next) {
+	for (GList *l = keys; l; l = l->next) {
 		const char *key = l->data;
 		const struct config_extra *x = g_hash_table_lookup(o->extra, key);
+		const char *v = x->value ? x->value : "(null)";
 		if (g_hash_table_contains(known, key))
 			continue;
-		if (config_is_opensm_only(key)) {
-			/* one log line: it stops at about 700 characters */
-			if (ignored->len < 700)
-				g_string_append_printf(ignored, "%s%s", n_ignored ? ", " : "", key);
-			n_ignored++;
-			continue;
+		const struct opensm_key *k = opensm_key_find(key);
+		int flag = g_str_has_prefix(x->where, "command line");
+		if (k && k->kind == OSK_SECURITY) {
+			options_note(o, IBSM_LOG_ERROR, "CFG-0006", "%s: %s %s is NOT in force: %s", x->where, key, v,
+				     k->reason);
+		} else if (k && !flag && opensm_key_is_default(k, x->value)) {
+			options_note(o, IBSM_LOG_INFO, "CFG-0003", "%s: %s %s (OpenSM's default): no effect in ibsm: %s",
+				     x->where, key, v, k->reason);
+		} else if (k) {
+			options_note(o, IBSM_LOG_WARN, "CFG-0005", "%s: %s %s: no effect in ibsm: %s", x->where,
+				     flag ? "sets" : key, flag ? key : v, k->reason);
+		} else {
+			const char *near = closest_key(key, declared);
+			options_note(o, IBSM_LOG_WARN, "CFG-0007", "%s: unknown key '%s' ignored (not ibsm's, not OpenSM "
+				     "3.3.23's, and no routing engine found declares it)%s%s%s", x->where, key,
+				     near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 		}
-		g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_UNKNOWN_KEY,
-			    "%s: unknown key '%s' (neither ibsm nor any routing engine found declares it)",
-			    x->where, key);
-		rc = -1;
 	}
-	if (rc == 0 && n_ignored)
-		LOG_I("CFG-0003", "%s: %u OpenSM setting%s not used by ibsm, ignored: %s%s", o->config_file,
-		      n_ignored, n_ignored == 1 ? "" : "s", ignored->str, ignored->len >= 700 ? " ..." : "");
-	g_string_free(ignored, TRUE);
 	g_list_free(keys);
 	g_hash_table_destroy(known);
-	return rc;
+}
+
+void options_log_notes(struct sm_options *o)
+{
+	for (guint i = 0; o->notes && i < o->notes->len; i++) {
+		const struct config_note *n = g_ptr_array_index(o->notes, i);
+		log_msg(n->level, n->code, "%s", n->text);
+	}
+	if (o->notes)
+		g_ptr_array_set_size(o->notes, 0);
+}
+
+/* What the command line and the file leave to be settled: an offline run writes dumps only
+ * where asked; OpenSM's max_wire_smps 0 (unlimited) is ibsm's default window. */
+static void settle(struct sm_options *o)
+{
+	if (o->fabric_file && !o->tmp_dir_asked && o->tmp_dir) {
+		options_note(o, IBSM_LOG_INFO, "CFG-0011", "--fabric: no dump files written (the live SM's "
+			     "directory %s is not touched; name one with --dump_files_dir or OSM_TMP_DIR)", o->tmp_dir);
+		g_free(o->tmp_dir);
+		o->tmp_dir = NULL;
+	}
+	if (o->window == 0)
+		o->window = DEFAULT_SMP_WINDOW;
+	config_resolve_policy_files(o);
 }
 
 /* Reentrant (SIGHUP): everything lives in *o and locals. The command line is parsed twice: first
@@ -70,9 +143,10 @@ int options_build_err(int argc, char **argv, struct sm_options *o, int *show_ver
 	options_free(o);
 	options_defaults(o);
 	char *path = x.config_file;
+	int named = path != NULL;
 	x.config_file = NULL;
-	if (!path && !x.show_version && g_file_test(IBSM_DEFAULT_CONFIG, G_FILE_TEST_EXISTS))
-		path = g_strdup(IBSM_DEFAULT_CONFIG);
+	if (!path && !x.show_version)
+		path = config_default_file();
 	if (path && !x.show_version && config_load(path, o, err) < 0) {
 		LOG_E("CFG-0001", "%s", (*err)->message);
 		g_free(path);
@@ -90,11 +164,18 @@ int options_build_err(int argc, char **argv, struct sm_options *o, int *show_ver
 		cli_extra_clear(&x);
 		return 0;
 	}
-	declared = declared_fn ? declared_fn(o, declared_ctx) : NULL;
-	if (check_extra_keys(o, declared, err) < 0) {
-		LOG_E("CFG-0001", "%s", (*err)->message);
-		goto fail;
+	{ /* the notes of the file come first */
+		GPtrArray *cli_notes = o->notes;
+		o->notes = NULL;
+		config_note_file(o, path, named);
+		for (guint i = 0; cli_notes && i < cli_notes->len; i++)
+			g_ptr_array_add(o->notes, g_ptr_array_steal_index(cli_notes, i--));
+		if (cli_notes)
+			g_ptr_array_free(cli_notes, TRUE);
 	}
+	declared = declared_fn ? declared_fn(o, declared_ctx) : NULL;
+	report_extra_keys(o, declared);
+	settle(o);
 	if (x.create_config) {
 		if (config_write_template(x.create_config, o, declared, err) < 0) {
 			LOG_E("CFG-0004", "cannot write the configuration template: %s", (*err)->message);

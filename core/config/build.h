@@ -11,9 +11,11 @@
  * options being built (their plugin_dir); NULL when no engine declares any. The caller frees. */
 typedef GPtrArray *(*config_declared_fn)(const struct sm_options *o, void *ctx);
 
-/* Defaults, then the configuration file, then the command line (a flag beats the file), then
- * every file key outside the core's table must be declared by an engine (`declared`, may be
- * NULL) or be one of OpenSM's (listed once as not used, CFG-0003). On error returns -1 with
+/* Defaults, then the configuration file (-F, else ibsm.yaml, else OpenSM's opensm.conf), then
+ * the command line (a flag beats the file). Every key outside the core's table is declared by
+ * an engine (`declared`, may be NULL), or is one of OpenSM's without effect, or unknown: each
+ * of the last two gets a note (config/opensm_keys.h) in o->notes, as do the files chosen (the
+ * caller logs them with options_log_notes once its log is open). On error returns -1 with
  * *err set ("FILE:LINE:COL: ...") and logs it (CFG-0001 file, CFG-0002 command line), *o
  * holding the defaults. With -c FILE it writes the template (engine keys included) and returns
  * 0 with o->create_config set; the caller exits. */
@@ -22,5 +24,8 @@ int options_build_err(int argc, char **argv, struct sm_options *o, int *show_ver
 /* The same, printing the problem; with -c FILE it writes the template and exits 0. */
 int options_build(int argc, char **argv, struct sm_options *o, int *show_version,
 		  config_declared_fn declared, void *declared_ctx);
+
+/* Logs o's notes (the files used, the keys without effect) and forgets them. */
+void options_log_notes(struct sm_options *o);
 
 #endif

@@ -7,11 +7,12 @@
 #include <string.h>
 #include "config/cli.h"
 #include "config/keys.h"
+#include "config/opensm_flags.h"
+#include "config/opensm_keys.h"
 
 struct cli_state {
 	struct sm_options *o;
 	struct cli_extra *x;
-	int verbose_count, max_verbose;
 };
 
 void cli_extra_clear(struct cli_extra *x)
@@ -59,13 +60,70 @@ static gboolean on_setting(const char *name, const char *value, gpointer data, G
 	}
 	if (!strcmp(k->key, "guid"))
 		st->o->guid_given = 1; /* on the command line, -g 0 lists the ports and asks */
+	if (!strcmp(k->key, "dump_files_dir"))
+		st->o->tmp_dir_asked = 1;
 	return TRUE;
 }
 
+/* An OpenSM flag outside ibsm's key table: another name of an ibsm setting, or a key without
+ * effect here, kept as a command-line extra (config/build.c warns, naming the flag). */
+static gboolean on_opensm_flag(const char *name, const char *value, gpointer data, GError **err)
+{
+	struct cli_state *st = data;
+	const struct opensm_flag *f = opensm_flag_find(name);
+	if (!f) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "%s: no such option", name);
+		return FALSE;
+	}
+	const char *given = value; /* as written, for the warning */
+	if (!f->arg)
+		value = f->noarg_value;
+	const char *key = f->key;
+	if (!key) { /* -d N */
+		long long n;
+		unsigned long long u;
+		if (config_parse_number(value, 0, &n, &u) < 0 || !(key = opensm_debug_option_key((long)n))) {
+			g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+				    "%s %s: OpenSM's debug options are 0, 1, 2, 3 and 10", name, value);
+			return FALSE;
+		}
+		if (!*key) {
+			options_note(st->o, IBSM_LOG_WARN, "CLI-0001", "command line: %s %s (OpenSM's testability "
+				     "mode): no effect in ibsm", name, value);
+			return TRUE;
+		}
+		value = "TRUE";
+	}
+	const struct config_key *k = config_key_find(key);
+	if (k) {
+		GError *e = NULL;
+		if (config_set(st->o, k, value, &e) < 0) {
+			g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: %s", name, value, e->message);
+			g_error_free(e);
+			return FALSE;
+		}
+		return TRUE;
+	}
+	char *where = g_strdup_printf("command line: %s%s%s", name, f->arg ? " " : "", f->arg ? given : "");
+	options_set_extra(st->o, key, value, where);
+	g_free(where);
+	return TRUE;
+}
+
+/* -v: one more level, as OpenSM shifts its log flags (0x3 -> 0x7 -> 0xf ...) */
 static gboolean on_verbose(const char *n, const char *v, gpointer data, GError **e)
 {
 	(void)n; (void)v; (void)e;
-	((struct cli_state *)data)->verbose_count++;
+	struct sm_options *o = ((struct cli_state *)data)->o;
+	o->debug_flags = ((o->debug_flags << 1) | 1) & 0xff;
+	return TRUE;
+}
+
+/* -V: every log flag (OpenSM's -D 0xFF -d 2; ibsm writes every line at once anyway) */
+static gboolean on_max_verbose(const char *n, const char *v, gpointer data, GError **e)
+{
+	(void)n; (void)v; (void)e;
+	((struct cli_state *)data)->o->debug_flags = 0xff;
 	return TRUE;
 }
 
@@ -85,11 +143,21 @@ int cli_parse(int argc, char **argv, struct sm_options *o, struct cli_extra *x, 
 				   ks[i].flag_doc ? ks[i].flag_doc : ks[i].doc, ks[i].arg };
 		g_array_append_val(entries, e);
 	}
+	unsigned nf;
+	const struct opensm_flag *fs = opensm_flags(&nf);
+	for (unsigned i = 0; i < nf; i++) {
+		GOptionEntry e = { fs[i].long_name, fs[i].short_name, fs[i].arg ? 0 : G_OPTION_FLAG_NO_ARG,
+				   G_OPTION_ARG_CALLBACK, (gpointer)on_opensm_flag, fs[i].doc, fs[i].arg };
+		g_array_append_val(entries, e);
+	}
 	GOptionEntry extra[] = {
-		{ "verbose", 'v', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_verbose, "More verbose (repeatable)", NULL },
-		{ "vf", 'V', 0, G_OPTION_ARG_NONE, &st.max_verbose, "Most verbose", NULL },
+		{ "verbose", 'v', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_verbose,
+		  "One more log level (repeatable: shifts the log flags as OpenSM's -v)", NULL },
+		{ "V", 'V', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_max_verbose,
+		  "Every log level (-D 0xff)", NULL },
 		{ "config", 'F', 0, G_OPTION_ARG_FILENAME, &config_file,
-		  "Configuration file, YAML or opensm.conf (default " IBSM_DEFAULT_CONFIG " if it exists)", "FILE" },
+		  "Configuration file, YAML or opensm.conf (default /etc/ibsm/ibsm.yaml, else "
+		  "/etc/opensm/opensm.conf)", "FILE" },
 		{ "create-config", 'c', 0, G_OPTION_ARG_FILENAME, &create_config,
 		  "Write a commented configuration template with the current settings ('-': stdout), then exit", "FILE" },
 		{ "version", 0, 0, G_OPTION_ARG_NONE, &show_version, "Print the version", NULL },
@@ -126,15 +194,6 @@ int cli_parse(int argc, char **argv, struct sm_options *o, struct cli_extra *x, 
 	g_free(x->create_config);
 	x->create_config = create_config;
 
-	o->verbosity = IBSM_LOG_INFO + st.verbose_count;
-	if (o->debug_flags & 0x8)
-		o->verbosity = IBSM_LOG_DEBUG;
-	else if (o->debug_flags & 0x4 && o->verbosity < IBSM_LOG_VERBOSE)
-		o->verbosity = IBSM_LOG_VERBOSE;
-	if (st.max_verbose) {
-		o->verbosity = IBSM_LOG_DEBUG;
-		o->debug_flags |= 0xff;
-	}
 	if (o->debug_flags & IBSM_DEBUG_ROUTING)
 		o->dump_routes = 1;
 	return 0;

@@ -11,6 +11,14 @@
 #include "config/keys.h"
 
 #define OFF(f) offsetof(struct sm_options, f)
+
+static int check_part_enforce(const char *v, GError **err)
+{
+	if (part_enforce_parse(v) >= 0)
+		return 0;
+	g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE, "'%s' is not both, in, out or off", v);
+	return -1;
+}
 #define NOFLAG 0, NULL, NULL, NULL
 
 /* Order: as the template lists them. Keys are OpenSM's where OpenSM has the setting. */
@@ -61,8 +69,19 @@ static const struct config_key keys[] = {
 	  "Log file ('-' = stderr)", NULL },
 	{ "accum_log_file", CONFIG_BOOL, OFF(erase_log), 0, 1, CONFIG_F_INVERT, 'e', "erase_log_file", NULL, "false",
 	  "Append to the log file (false: truncate it at start, like -e)", "Truncate the log file first" },
-	{ "log_flags", CONFIG_U32, OFF(debug_flags), 0, 0xffffffffLL, 0, 'D', "debug", "FLAGS", NULL,
-	  "Log flags: 0x1 error, 0x2 info, 0x4 verbose, 0x8 debug, 0x40 routing (also writes the LFT dumps)", NULL },
+	{ "log_flags", CONFIG_U32, OFF(debug_flags), 0, 0xffffffffLL, 0, 'D', "D", "FLAGS", NULL,
+	  "Log flags, each bit a level as OpenSM's -D: 0x1 errors and warnings, 0x2 info, 0x4 verbose, 0x8 debug, "
+	  "0x40 routing (also writes the LFT dumps); 0 logs nothing", NULL },
+	{ "log_max_size", CONFIG_INT, OFF(log_max_mb), 0, 1 << 20, 0, 'L', "log_limit", "MB", NULL,
+	  "Log file size limit in MB: the file is emptied when it would grow past it (0: no limit)", NULL },
+	{ "syslog_log_level", CONFIG_U32, OFF(syslog_flags), 0, 0xffffffffLL, 0, NOFLAG,
+	  "Log flags (as log_flags) of the lines also sent to syslog, facility daemon (0: none)", NULL },
+	{ "log_prefix", CONFIG_STRING, OFF(log_prefix), 0, 0, 0, 0, "log_prefix", "TEXT", NULL,
+	  "Syslog identity of ibsm's lines (default: ibsm)", NULL },
+	{ "force_heavy_sweep", CONFIG_BOOL, OFF(force_heavy_sweep), 0, 1, 0, NOFLAG,
+	  "Every periodic sweep is a heavy one (full discovery), not a light PortInfo check", NULL },
+	{ "sm_inactive", CONFIG_BOOL, OFF(sm_inactive), 0, 1, 0, 'I', "inactive", NULL, "true",
+	  "Start in the NOTACTIVE state: answer SMInfo, never sweep or program (SIGHUP re-reads this)", NULL },
 	{ "sweep_interval", CONFIG_INT, OFF(sweep_interval), 0, 86400, 0, 's', "sweep", "SEC", NULL,
 	  "Light sweep interval in seconds (0: no periodic sweep)", NULL },
 	{ "once", CONFIG_BOOL, OFF(once), 0, 1, 0, 'o', "once", NULL, "true",
@@ -71,11 +90,11 @@ static const struct config_key keys[] = {
 	  "SMP timeout in milliseconds", NULL },
 	{ "transaction_retries", CONFIG_INT, OFF(retries), 0, 100, 0, 0, "retries", "N", NULL,
 	  "SMP retries after a timeout", NULL },
-	{ "max_wire_smps", CONFIG_INT, OFF(window), 1, 255, 0, 'n', "maxsmps", "N", NULL,
-	  "SMPs in flight (1-255)", NULL },
+	{ "max_wire_smps", CONFIG_INT, OFF(window), 0, 255, 0, 'n', "maxsmps", "N", NULL,
+	  "SMPs in flight (1-255; 0, OpenSM's unlimited: ibsm's default window of 64)", NULL },
 	{ "max_op_vls", CONFIG_U8, OFF(max_op_vls), 1, 5, 0, 0, "max_op_vls", "N", NULL,
 	  "Max operational VLs: 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14", NULL },
-	{ "subnet_prefix", CONFIG_U64, OFF(subnet_prefix), 0, 0, 0, NOFLAG,
+	{ "subnet_prefix", CONFIG_U64, OFF(subnet_prefix), 0, 0, 0, 0, "subnet_prefix", "PREFIX", NULL,
 	  "Subnet prefix (GID prefix) given to every port", NULL },
 	{ "subnet_timeout", CONFIG_U8, OFF(subnet_timeout), 0, 31, 0, NOFLAG,
 	  "PortInfo.SubnetTimeout: 4.096 us * 2^N", NULL },
@@ -93,8 +112,9 @@ static const struct config_key keys[] = {
 	  "Offline: route this ibnetdiscover/ibsim fabric file, send no MADs", NULL },
 	{ "cache_dir", CONFIG_STRING, OFF(cache_dir), 0, 0, CONFIG_F_ENV, 0, "cache-dir", "DIR", NULL,
 	  "guid2lid directory (default $OSM_CACHE_DIR or /var/cache/ibsm)", NULL },
-	{ "dump_files_dir", CONFIG_STRING, OFF(tmp_dir), 0, 0, CONFIG_F_ENV, NOFLAG,
-	  "Directory of opensm-subnet.lst and the dumps (default $OSM_TMP_DIR or /var/log)", NULL },
+	{ "dump_files_dir", CONFIG_STRING, OFF(tmp_dir), 0, 0, CONFIG_F_ENV, 0, "dump_files_dir", "DIR", NULL,
+	  "Directory of opensm-subnet.lst and the dumps (default $OSM_TMP_DIR or /var/log; --fabric: "
+	  "only this flag or $OSM_TMP_DIR)", NULL },
 	{ "progress", CONFIG_BOOL, OFF(progress), 0, 1, 0, 0, "progress", NULL, "true",
 	  "One line per phase on stderr and a summary", NULL },
 	{ "daemon", CONFIG_BOOL, OFF(daemon), 0, 1, 0, 'B', "daemon", NULL, "true",
@@ -103,6 +123,10 @@ static const struct config_key keys[] = {
 	  "PID file written when running in the background (mode 0644; blocks a start only while it names a running ibsm)", NULL },
 	{ "partition_config_file", CONFIG_STRING, OFF(partition_config_file), 0, 0, 0, 'P', "Pconfig", "FILE", NULL,
 	  "Partition configuration file", NULL },
+	{ "part_enforce", CONFIG_STRING, OFF(part_enforce), 0, 0, 0, 'Z', "part_enforce", "TYPE", NULL,
+	  "Partition enforcement on switch ports facing end ports: both, in, out or off", NULL },
+	{ "no_partition_enforcement", CONFIG_BOOL, OFF(no_part_enforce), 0, 1, 0, 'N', "no_part_enforce", NULL, "true",
+	  "No partition enforcement on switches (OpenSM's older name for part_enforce off)", NULL },
 	{ "allow_both_pkeys", CONFIG_BOOL, OFF(allow_both_pkeys), 0, 1, 0, 'W', "allow_both_pkeys", NULL, "true",
 	  "Accepted for OpenSM compatibility: a `both` member always gets a full and a limited P_Key", NULL },
 	{ "qos", CONFIG_BOOL, OFF(qos), 0, 1, 0, 'Q', "qos", NULL, "true",
@@ -161,39 +185,21 @@ static const struct config_key keys[] = {
 	  "switch external ports: VL of SL 0..15, comma-separated (15 drops the SL); unset: the qos_ value", NULL },
 };
 
-/* opensm.conf keys (OpenSM 3.3.23) for settings ibsm does not have (yet): accepted and ignored */
-static const char *const opensm_only[] = {
-	"m_key_lookup", "sa_key",
-	"lmc_esp0", "sm_sl", "leaf_vl_stall_count", "force_link_speed", "force_link_speed_ext",
-	"force_link_width", "fdr10", "local_phy_errors_threshold", "overrun_errors_threshold",
-	"use_mfttop", "no_partition_enforcement", "part_enforce",
-	"keep_pkey_indexes", "sm_assigned_guid", "force_heavy_sweep", "sweep_on_trap",
-	"port_profile_switch_nodes", "hop_weights_file", "port_search_ordering_file",
-	"avoid_throttled_links", "lid_matrix_dump_file", "lfts_file",
-	"quasi_ftree_indexing", "ids_guid_file", "guid_routing_order_file", "do_mesh_analysis",
-	"lash_start_vl", "nue_max_num_vls", "nue_include_switches", "port_shifting", "scatter_ports",
-	"guid_routing_order_no_scatter", "sa_db_file", "sa_db_dump",
-	"ignore_other_sm", "sminfo_polling_timeout", "polling_retry_number", "honor_guid2lid_file",
-	"max_wire_smps2", "max_smps_timeout", "long_transaction_timeout", "max_msg_fifo_timeout",
-	"single_thread", "sm_inactive", "babbling_port_policy", "drop_event_subscriptions",
-	"ipoib_mcgroup_creation_validation", "mcgroup_join_validation",
-	"use_original_extended_sa_rates_only", "use_optimized_slvl", "fsync_high_avail_files",
-	"perfmgr", "perfmgr_redir", "perfmgr_sweep_time_s", "perfmgr_max_outstanding_queries",
-	"perfmgr_ignore_cas", "perfmgr_rm_nodes", "perfmgr_log_errors", "perfmgr_query_cpi",
-	"perfmgr_xmit_wait_log", "perfmgr_xmit_wait_threshold", "event_db_dump_file",
-	"event_plugin_name", "event_plugin_options", "node_name_map_name", "force_log_flush",
-	"log_max_size", "per_module_logging_file", "enable_quirks", "no_clients_rereg",
-	"disable_multicast", "exit_on_fatal", "console", "console_port",
-	"suppress_sl2vl_mad_status_errors", "congestion_control", "cc_key", "cc_max_outstanding_mads",
-	"cc_sw_cong_setting_control_map", "cc_sw_cong_setting_victim_mask",
-	"cc_sw_cong_setting_credit_mask", "cc_sw_cong_setting_threshold",
-	"cc_sw_cong_setting_packet_size", "cc_sw_cong_setting_credit_starvation_threshold",
-	"cc_sw_cong_setting_credit_starvation_return_delay", "cc_sw_cong_setting_marking_rate",
-	"cc_ca_cong_setting_port_control", "cc_ca_cong_setting_control_map",
-	"cc_ca_cong_setting_ccti_timer", "cc_ca_cong_setting_ccti_increase",
-	"cc_ca_cong_setting_trigger_threshold", "cc_ca_cong_setting_ccti_min", "cc_cct",
-	"prefix_routes_file", "consolidate_ipv6_snm_req", "log_prefix",
+/* the string keys with a grammar of their own */
+static const struct {
+	const char *key;
+	int (*check)(const char *value, GError **err);
+} checks[] = {
+	{ "part_enforce", check_part_enforce },
 };
+
+static int check_string(const struct config_key *k, const char *value, GError **err)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(checks); i++)
+		if (!strcmp(checks[i].key, k->key))
+			return checks[i].check(value, err);
+	return 0;
+}
 
 G_DEFINE_QUARK(ibsm-config-error-quark, config_error)
 
@@ -209,14 +215,6 @@ const struct config_key *config_key_find(const char *key)
 		if (!strcmp(keys[i].key, key))
 			return &keys[i];
 	return NULL;
-}
-
-int config_is_opensm_only(const char *key)
-{
-	for (size_t i = 0; i < G_N_ELEMENTS(opensm_only); i++)
-		if (!strcmp(opensm_only[i], key))
-			return 1;
-	return 0;
 }
 
 static void *field(struct sm_options *o, const struct config_key *k)
@@ -290,6 +288,7 @@ static void set_default(struct sm_options *o, const struct config_key *k)
 		o->guid_given = d.guid_given;
 	if (!strcmp(k->key, "cache_dir"))
 		o->cache_dir_explicit = d.cache_dir_explicit;
+	options_mark_explicit(o, k->key, 0);
 	options_free(&d);
 }
 
@@ -342,15 +341,22 @@ int config_set(struct sm_options *o, const struct config_key *k, const char *val
 			o->guid_given = uv != 0; /* from a file, 0 means "the first usable port" */
 		return 0;
 	case CONFIG_QOS:
+		if (qos_option_unset((enum qos_param)k->min, value)) {
+			set_default(o, k); /* OpenSM's "not set": qos_max_vls 0, qos_high_limit -1 */
+			return 0;
+		}
 		if (qos_option_check((enum qos_param)k->min, value, err) < 0)
 			return -1;
 		/* fall through */
 	case CONFIG_STRING: {
+		if (check_string(k, value, err) < 0)
+			return -1;
 		char **dst = field(o, k);
 		g_free(*dst);
 		*dst = g_strdup(value);
 		if (!strcmp(k->key, "cache_dir"))
 			o->cache_dir_explicit = 1;
+		options_mark_explicit(o, k->key, 1);
 		return 0;
 	}
 	}

@@ -42,8 +42,6 @@ enum { CONFIG_ERROR_IO, CONFIG_ERROR_SYNTAX, CONFIG_ERROR_UNKNOWN_KEY, CONFIG_ER
 
 const struct config_key *config_keys(size_t *n);
 const struct config_key *config_key_find(const char *key);
-/* is KEY one OpenSM's opensm.conf has that ibsm does not use (yet)? */
-int config_is_opensm_only(const char *key);
 
 /* Parses VALUE for K into *o (a null/empty/"(null)" value restores the default). On a bad value
  * returns -1 with a message without location (the caller prefixes file:line:col). */

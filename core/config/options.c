@@ -2,18 +2,23 @@
 /* options.c - defaults for every run-time setting: OpenSM's defaults where OpenSM has one, and
  * the environment variables OpenSM honours (OSM_CACHE_DIR, OSM_TMP_DIR). */
 #include <glib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <ibsm/routing.h>
 #include "config/options.h"
 
-#define DEFAULT_SMP_WINDOW 64 /* SMPs in flight (DESIGN.md: 64; at most 128 under ibsim) */
+
+const char *config_sysconfdir(void)
+{
+	const char *d = g_getenv("IBSM_SYSCONFDIR");
+	return d && *d ? d : IBSM_SYSCONFDIR;
+}
 
 void options_defaults(struct sm_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->routing_engine = g_strdup("minhop");
 	o->log_file = g_strdup("/var/log/ibsm.log");
-	o->verbosity = IBSM_LOG_INFO;
 	o->debug_flags = 0x3;
 	o->sweep_interval = 10;
 	o->timeout_ms = 200;
@@ -26,6 +31,8 @@ void options_defaults(struct sm_options *o)
 	o->cache_dir_explicit = c && *c;
 	const char *t = g_getenv("OSM_TMP_DIR");
 	o->tmp_dir = g_strdup(t && *t ? t : "/var/log");
+	o->tmp_dir_asked = t && *t;
+	o->part_enforce = g_strdup("both");
 	o->subnet_timeout = 18;
 	o->subnet_prefix = 0xfe80000000000000ULL;
 	o->hoq_life = 18;
@@ -34,9 +41,9 @@ void options_defaults(struct sm_options *o)
 	o->vl_stall_count = 7;
 	o->packet_life = 18;
 	o->pid_file = g_strdup("/run/ibsm/ibsm.pid"); /* systemd: RuntimeDirectory=ibsm, PIDFile= */
-	o->partition_config_file = g_strdup(IBSM_SYSCONFDIR "/ibsm/partitions.conf");
-	o->qos_policy_file = g_strdup(IBSM_SYSCONFDIR "/ibsm/qos-policy.conf");
-	o->torus_config = g_strdup(IBSM_SYSCONFDIR "/ibsm/torus-2QoS.conf");
+	o->partition_config_file = g_build_filename(config_sysconfdir(), "ibsm", "partitions.conf", NULL);
+	o->qos_policy_file = g_build_filename(config_sysconfdir(), "ibsm", "qos-policy.conf", NULL);
+	o->torus_config = g_build_filename(config_sysconfdir(), "ibsm", "torus-2QoS.conf", NULL);
 }
 
 void options_free(struct sm_options *o)
@@ -58,6 +65,8 @@ void options_free(struct sm_options *o)
 	g_free(o->pid_file);
 	g_free(o->partition_config_file);
 	g_free(o->qos_policy_file);
+	g_free(o->part_enforce);
+	g_free(o->log_prefix);
 	for (int i = 0; i < QOS_N_SCOPES; i++)
 		for (int j = 0; j < QOS_N_PARAMS; j++)
 			g_free(o->qos_opt[i][j]);
@@ -65,6 +74,8 @@ void options_free(struct sm_options *o)
 	g_free(o->create_config);
 	if (o->extra)
 		g_hash_table_destroy(o->extra);
+	if (o->notes)
+		g_ptr_array_free(o->notes, TRUE);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -86,3 +97,61 @@ void options_set_extra(struct sm_options *o, const char *key, const char *value,
 	g_hash_table_replace(o->extra, g_strdup(key), x);
 }
 
+
+void options_mark_explicit(struct sm_options *o, const char *key, int on)
+{
+	static const struct { const char *key; unsigned bit; } bits[] = {
+		{ "partition_config_file", OPT_EXPLICIT_PARTITIONS },
+		{ "qos_policy_file", OPT_EXPLICIT_QOS_POLICY },
+		{ "torus_config", OPT_EXPLICIT_TORUS },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(bits); i++)
+		if (!strcmp(bits[i].key, key))
+			o->explicit_keys = on ? o->explicit_keys | bits[i].bit : o->explicit_keys & ~bits[i].bit;
+}
+
+static void note_free(gpointer p)
+{
+	struct config_note *n = p;
+	g_free(n->code);
+	g_free(n->text);
+	g_free(n);
+}
+
+void options_note(struct sm_options *o, int level, const char *code, const char *fmt, ...)
+{
+	if (!o->notes)
+		o->notes = g_ptr_array_new_with_free_func(note_free);
+	struct config_note *n = g_new0(struct config_note, 1);
+	n->level = level;
+	n->code = g_strdup(code);
+	va_list ap;
+	va_start(ap, fmt);
+	n->text = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	g_ptr_array_add(o->notes, n);
+}
+
+int part_enforce_parse(const char *v)
+{
+	static const char *const names[] = { "off", "in", "out", "both" };
+	for (int i = 0; i < 4; i++)
+		if (!g_ascii_strcasecmp(v, names[i]))
+			return i;
+	return -1;
+}
+
+int options_part_enforce(const struct sm_options *o)
+{
+	if (o->no_part_enforce)
+		return 0;
+	int m = o->part_enforce ? part_enforce_parse(o->part_enforce) : 3;
+	return m < 0 ? 3 : m;
+}
+
+void options_apply_log(const struct sm_options *o)
+{
+	log_set_flags(o->debug_flags);
+	log_set_max_size(o->log_max_mb);
+	log_set_syslog(o->syslog_flags, o->log_prefix);
+}

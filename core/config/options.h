@@ -8,9 +8,10 @@
 #include <glib.h>
 #include <stdint.h>
 #include "ibsm_paths.h"
+#include "base/log.h"
 #include "policy/qos_options.h"
 
-#define IBSM_DEFAULT_CONFIG IBSM_SYSCONFDIR "/ibsm/ibsm.yaml"
+#define DEFAULT_SMP_WINDOW 64 /* SMPs in flight (DESIGN.md: 64; at most 128 under ibsim) */
 
 /* A key of the configuration file that is not in the core's table: an engine's own key, or
  * an OpenSM key ibsm does not use. Kept with where it was written, for the error message. */
@@ -44,9 +45,13 @@ struct sm_options {
 	int connect_roots;          /* -z */
 	char *log_file;             /* -f ("-": stderr) */
 	int erase_log;              /* -e */
-	int verbosity;              /* -V/-v/-D: IBSM_LOG_* */
-	uint32_t debug_flags;       /* -D bit mask (0x1 error,0x2 info,0x4 verbose,0x8 debug,0x40 routing) */
+	uint32_t debug_flags;       /* -D/-v/-V: OpenSM's log flags (0x1 error,0x2 info,0x4 verbose,0x8 debug,0x40 routing) */
+	uint32_t syslog_flags;      /* syslog_log_level: the log flags also sent to syslog (0: none) */
+	char *log_prefix;           /* --log_prefix: syslog identity (NULL: "ibsm") */
+	int log_max_mb;             /* -L/log_max_size: log file emptied past this size (0: no limit) */
 	int sweep_interval;         /* -s seconds, 0 = no periodic sweep */
+	int force_heavy_sweep;      /* every periodic sweep is heavy */
+	int sm_inactive;            /* -I: NOTACTIVE, never sweeps */
 	int once;                   /* --once */
 	int timeout_ms;             /* -t SMP timeout */
 	int retries;                /* --retries */
@@ -56,7 +61,8 @@ struct sm_options {
 	char *fabric_file;          /* --fabric (offline) */
 	char *cache_dir;            /* OSM_CACHE_DIR or default /var/cache/ibsm */
 	int cache_dir_explicit;     /* from OSM_CACHE_DIR or --cache-dir, not the default */
-	char *tmp_dir;              /* OSM_TMP_DIR or default /var/log */
+	char *tmp_dir;              /* OSM_TMP_DIR or default /var/log; NULL: no dumps (offline, not asked) */
+	int tmp_dir_asked;          /* from OSM_TMP_DIR or --dump_files_dir (not the file): offline may write */
 	int progress;               /* --progress: per-phase progress lines on stderr */
 	int dump_routes;            /* write fdbs/lfts dumps (routing log flag, or --dump) */
 	uint8_t subnet_timeout;     /* PortInfo.SubnetTimeout */
@@ -66,18 +72,49 @@ struct sm_options {
 	char *pid_file;             /* --pid_file (default /run/ibsm/ibsm.pid) */
 	char *partition_config_file;/* -P partitions.conf (core/pkey.c; missing = default partition) */
 	int allow_both_pkeys;       /* -W, OpenSM compatibility only: `both` is always honoured */
+	char *part_enforce;         /* -Z both|in|out|off: switch ports facing end ports (options_part_enforce) */
+	int no_part_enforce;        /* -N / no_partition_enforcement: off whatever part_enforce says */
 	int qos;                    /* -Q: SL2VL/VLArb programmed, the QoS policy enforced */
 	char *qos_policy_file;      /* -Y: the QoS policy file (sa/qos_policy) */
 	char *qos_opt[QOS_N_SCOPES][QOS_N_PARAMS]; /* qos_[ca_|rtr_|sw0_|swe_]<param>, NULL unset */
 	char *config_file;          /* the configuration file read, NULL = none */
 	char *create_config;        /* -c FILE: template written there (options_build_err) */
 	GHashTable *extra;          /* key -> struct config_extra: file keys outside the table */
+	unsigned explicit_keys;     /* OPT_EXPLICIT_*: path keys set by the file or the command line */
+	GPtrArray *notes;           /* struct config_note: what the build has to say, logged once the log is open */
 };
 
+/* keys whose defaults fall back to OpenSM's files when ibsm's do not exist (config/locations.c) */
+#define OPT_EXPLICIT_PARTITIONS 0x1
+#define OPT_EXPLICIT_QOS_POLICY 0x2
+#define OPT_EXPLICIT_TORUS      0x4
+
+struct config_note {
+	int level;                  /* IBSM_LOG_ERROR, IBSM_LOG_WARN, IBSM_LOG_INFO (base/log.h) */
+	char *code;
+	char *text;
+};
+
+/* $IBSM_SYSCONFDIR when set (a test root, a container), else the build's SYSCONFDIR (/etc):
+ * the defaults SYSCONFDIR/ibsm/... and OpenSM's SYSCONFDIR/opensm/... (config/locations.h) */
+const char *config_sysconfdir(void);
 void options_defaults(struct sm_options *o);
 void options_free(struct sm_options *o);
 /* Records file key `key` outside the table (value may be NULL) with its place. */
 void options_set_extra(struct sm_options *o, const char *key, const char *value, const char *where);
+/* Marks (on) or clears the OPT_EXPLICIT_* bit of KEY, if it has one. */
+void options_mark_explicit(struct sm_options *o, const char *key, int on);
+/* Adds a note to be logged once the log is open. */
+void options_note(struct sm_options *o, int level, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* The log's flags, size limit and syslog from o (base/log.h). */
+void options_apply_log(const struct sm_options *o);
+/* part_enforce: "both" 3, "in" 1, "out" 2, "off" 0, else -1 */
+int part_enforce_parse(const char *v);
+/* the enforcement in force: PART_ENFORCE_IN | PART_ENFORCE_OUT, or 0 */
+int options_part_enforce(const struct sm_options *o);
+#define PART_ENFORCE_IN  0x1
+#define PART_ENFORCE_OUT 0x2
 
 #define IBSM_DEBUG_ROUTING 0x40
 

@@ -25,7 +25,7 @@ struct pass {
 	const uint8_t *lft;   /* the final tables [n_switches * stride] */
 	uint32_t stride;
 	int first_master;     /* first sweep as master: ClientReregister */
-	int enforce_pkeys;    /* a partition policy is in force: enforcement bits on */
+	int enforce_pkeys;    /* a partition policy is in force: PART_ENFORCE_IN|OUT of part_enforce */
 	uint32_t sets;        /* Sets sent */
 	uint32_t failed;      /* SMPs that failed (incl. refused state changes) */
 	uint32_t failures;    /* SMPs that failed for good, leaving the fabric not as wanted */

@@ -166,8 +166,8 @@ void portinfo_enforcement_bits(const struct fabric *f, uint32_t port, int enforc
 	if (!enforce || !p->num || f->nodes[p->node].type != IBSM_SWITCH || p->peer == IBSM_NONE ||
 	    f->nodes[f->ports[p->peer].node].type == IBSM_SWITCH)
 		return;
-	mad_set_field(pi, 0, IB_PORT_PART_EN_INB_F, 1);
-	mad_set_field(pi, 0, IB_PORT_PART_EN_OUTB_F, 1);
+	mad_set_field(pi, 0, IB_PORT_PART_EN_INB_F, (enforce & PART_ENFORCE_IN) != 0);
+	mad_set_field(pi, 0, IB_PORT_PART_EN_OUTB_F, (enforce & PART_ENFORCE_OUT) != 0);
 }
 
 int portinfo_switch_port(struct pass *g, uint32_t port)

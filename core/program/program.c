@@ -156,7 +156,7 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 	struct pass g = { .t = p->t, .lft_mem = p->lft, .pkey_mem = p->pkey, .mkey_written = p->mkey_written,
 			  .end_port = portinfo_end_port, .stop = p->stop, .f = f,
 			  .o = o, .lft = r->lft, .stride = r->stride, .first_master = first_master,
-			  .enforce_pkeys = partitions != NULL };
+			  .enforce_pkeys = partitions ? options_part_enforce(o) : 0 };
 	memset(rep, 0, sizeof(*rep));
 	g.state = g_new0(uint8_t, f->pub.n_ports ? f->pub.n_ports : 1);
 	for (uint32_t i = 0; i < f->pub.n_ports; i++)

@@ -7,6 +7,7 @@
 #include "base/log.h"
 #include "config/file.h"
 #include "config/keys.h"
+#include "config/opensm_keys.h"
 #include "routing/orch.h"
 #include "routing/services.h"
 #include "routing/step_run.h"
@@ -73,7 +74,7 @@ static GHashTable *step_config_load(const char *path, const struct engine *e, ch
 	for (GList *l = keys; l; l = l->next) {
 		const char *key = l->data;
 		const struct config_extra *x = g_hash_table_lookup(pairs, key);
-		int declared = config_key_find(key) != NULL || config_is_opensm_only(key);
+		int declared = config_key_find(key) != NULL || opensm_key_find(key) != NULL;
 		for (const struct ibsm_config_key *k = e->keys; !declared && k && k->name; k++)
 			declared = !strcmp(k->name, key);
 		if (!declared) {

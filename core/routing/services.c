@@ -19,7 +19,7 @@ void services_vlog(int level, const char *code, const char *who, const char *fmt
 		level = IBSM_LOG_ERROR;
 	if (level > IBSM_LOG_DEBUG)
 		level = IBSM_LOG_DEBUG;
-	if (level > log_level())
+	if (!log_enabled(level))
 		return;
 	char *text = g_strdup_vprintf(fmt, ap);
 	log_msg(level, code, "%s: %s", who, text);

@@ -127,7 +127,8 @@ static void reload(struct loop *l)
 	l->sm->opt->reassign_lids = 0;
 	options_free(&old);
 	sm_apply_mkey(l->sm); /* ports keep their keys until the next sweep writes the new ones */
-	log_set_level(l->sm->opt->verbosity);
+	options_apply_log(l->sm->opt);
+	options_log_notes(l->sm->opt);
 	policies_load_partitions(l->sm); /* re-read -P (a bad file keeps the policy in force) */
 	policies_load_qos(l->sm);        /* and -Y, likewise */
 }
@@ -152,7 +153,7 @@ static void heavy(struct loop *l)
 	/* systemd: READY after the first sweep whatever came of it (a standby or cut-off SM must
 	 * not be killed for missing its start timeout), and again after every reload */
 	const char *status = res == SWEEP_UP ? "SUBNET UP" : res == SWEEP_STANDBY ? "STANDBY" :
-			     "sweep incomplete, retrying";
+			     res == SWEEP_INACTIVE ? "NOTACTIVE" : "sweep incomplete, retrying";
 	if (!l->notified || l->reloading) {
 		char text[128];
 		g_snprintf(text, sizeof(text), "%s (%u nodes)", status, sm->summary_nodes);
@@ -188,8 +189,12 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 	}
 	if (sm->trap_pending) {
 		sm->trap_pending = 0;
-		if (sm->state != IB_SM_STANDBY)
+		if (sm->state != IB_SM_STANDBY && !sm->opt->sm_inactive)
 			l->heavy_pending = 1;
+	}
+	if (l->light_pending && sm->opt->force_heavy_sweep && sm->state == IB_SM_MASTER) {
+		l->light_pending = 0; /* force_heavy_sweep: every periodic sweep is a heavy one */
+		l->heavy_pending = 1;
 	}
 	if (l->light_pending) {
 		l->light_pending = 0;

@@ -112,7 +112,7 @@ static int open_log(const struct sm_options *opt)
 			log_open_strerror(rc));
 		return -1;
 	}
-	log_set_level(opt->verbosity);
+	options_apply_log(opt);
 	return 0;
 }
 
@@ -229,7 +229,7 @@ static int wait_for_link(struct sm *sm, const struct local_port *lp)
 /* --once: one heavy sweep, again at once while incomplete (lost SMPs, a port that did not come
  * up), as a master SM must until the subnet is stable: SWEEP_RETRIES times, and on (up to
  * SWEEP_RETRIES_MAX) while each sweep gets further, as on a lossy fabric. Exit status 0 up,
- * 1 failed, 2 standby. */
+ * 1 failed, 2 standby or inactive (-I). */
 static int run_once(struct sm *sm)
 {
 	GError *err = NULL;
@@ -250,7 +250,7 @@ static int run_once(struct sm *sm)
 		report_error("SM-0006", err->message);
 		g_clear_error(&err);
 		rc = 1;
-	} else if (res == SWEEP_STANDBY) {
+	} else if (res == SWEEP_STANDBY || res == SWEEP_INACTIVE) {
 		rc = 2;
 	} else if (res == SWEEP_INCOMPLETE) {
 		rc = 1;

@@ -40,6 +40,7 @@ struct sm {
 	uint32_t act_count;
 	uint32_t generation;
 	int first_master_sweep;
+	int inactive_said;             /* the NOTACTIVE line (sm_inactive) was logged */
 	uint64_t master_guid;          /* when standby: the master we saw */
 	/* handover (sm/sminfo.c): the better standby we sent HANDOVER to and whether it has
 	 * acknowledged; the master that handed over to us (its MASTER answer is ignored by the

@@ -306,6 +306,17 @@ static int mastership_phase(struct sm *sm)
 int sweep_heavy(struct sm *sm, GError **err)
 {
 	phase_log_reset(&sm->phases);
+	if (sm->opt->sm_inactive) { /* -I: answer SMInfo as NOTACTIVE, touch nothing */
+		if (sm->state != IB_SM_NOTACTIVE || !sm->inactive_said)
+			LOG_I("SWP-0019", "NOTACTIVE (sm_inactive, -I): not sweeping, not programming the fabric; "
+			      "SIGHUP with sm_inactive off makes this SM take part");
+		sm->inactive_said = 1;
+		sm->state = IB_SM_NOTACTIVE;
+		sm->subnet_up = 0;
+		sa_set_master(sm->sa, 0);
+		return SWEEP_INACTIVE;
+	}
+	sm->inactive_said = 0;
 	if (sm->state != IB_SM_MASTER)
 		sm->state = IB_SM_DISCOVERING;
 	int failures = discover_phase(sm, err);

@@ -7,7 +7,7 @@
 #include <glib.h>
 #include "sm/sm.h"
 
-enum { SWEEP_UP = 0, SWEEP_STANDBY = 1, SWEEP_INCOMPLETE = 2 };
+enum { SWEEP_UP = 0, SWEEP_STANDBY = 1, SWEEP_INCOMPLETE = 2, SWEEP_INACTIVE = 3 /* sm_inactive (-I) */ };
 
 /* Returns SWEEP_* or -1 with *err. */
 int sweep_heavy(struct sm *sm, GError **err);

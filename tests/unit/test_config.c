@@ -11,6 +11,7 @@
 #include "config/options.h"
 
 static char *tmpdir;
+static char *etcdir; /* $IBSM_SYSCONFDIR: no file of this machine's /etc/ibsm or /etc/opensm is read */
 
 static char *write_tmp(const char *name, const char *text)
 {
@@ -88,13 +89,14 @@ static void test_yaml_loads(void)
 	g_assert_cmpint(o.sweep_interval, ==, 0);
 	g_assert_cmpuint(o.debug_flags, ==, 0x43);
 	g_assert_cmpint(o.dump_routes, ==, 1);
-	g_assert_cmpint(o.verbosity, ==, IBSM_LOG_INFO);
 	g_assert_cmpstr(o.root_guid_file, ==, "/etc/roots");
 	g_assert_cmpint(o.erase_log, ==, 1);
 	g_assert_cmpint(o.daemon, ==, 1);
 	g_assert_cmpstr(o.pid_file, ==, "/run/x.pid");
 	g_assert_cmpint(o.qos, ==, 1);
-	g_assert_cmpstr(o.partition_config_file, ==, "/etc/ibsm/partitions.conf"); /* ~ = default */
+	char *dflt = g_build_filename(etcdir, "ibsm", "partitions.conf", NULL);
+	g_assert_cmpstr(o.partition_config_file, ==, dflt); /* ~ = default */
+	g_free(dflt);
 	g_assert_cmpuint(o.max_op_vls, ==, 4);
 	g_assert_cmpstr(o.config_file, ==, f);
 	g_assert_cmpint(o.sm_priority, ==, 0); /* untouched */
@@ -146,21 +148,48 @@ static void test_opensm_conf(void)
 	g_assert_cmpuint(o.hoq_life, ==, 0x13);
 	g_assert_cmpint(o.window, ==, 4);
 	g_assert_cmpstr(o.tmp_dir, ==, "/var/tmp/");
+	options_log_notes(&o);
 	options_free(&o);
 	char *text = logged();
-	g_assert_nonnull(strstr(text, "CFG-0003"));
-	g_assert_nonnull(strstr(text, "m_key_lookup, sweep_on_trap")); /* m_key is ibsm's now */
+	/* a line for each key without effect, with its place and the reason */
+	char *want = g_strdup_printf("INFO CFG-0003 %s:7:1: m_key_lookup TRUE (OpenSM's default): no effect", f);
+	g_assert_nonnull(strstr(text, want));
+	g_free(want);
+	want = g_strdup_printf("INFO CFG-0003 %s:11:1: sweep_on_trap TRUE (OpenSM's default): no effect in ibsm: "
+			       "a trap always starts a heavy sweep", f);
+	g_assert_nonnull(strstr(text, want));
+	g_free(want);
+	want = g_strdup_printf("INFO LOC-0001 configuration file: %s (-F)", f);
+	g_assert_nonnull(strstr(text, want));
+	g_free(want);
 	g_free(text);
 
-	/* a key neither ibsm nor OpenSM has: file:line:col */
-	char *bad = write_tmp("bad.conf", "# x\nlmc 1\n  no_such_key 5\n");
-	g_assert_cmpint(build(&o, &err, "-F", bad, NULL), ==, -1);
-	g_assert_error(err, CONFIG_ERROR, CONFIG_ERROR_UNKNOWN_KEY);
-	char *want = g_strdup_printf("%s:3:3: unknown key 'no_such_key'", bad);
-	g_assert_true(g_str_has_prefix(err->message, want));
-	g_clear_error(&err);
-	g_free(want);
+	/* a key neither ibsm nor OpenSM 3.3.23 has: a warning naming file:line:col, and the start goes on */
+	log_to_tmp();
+	char *bad = write_tmp("bad.conf", "# x\nlmc 1\n  no_such_key 5\nsa_key 0x2\nm_key_lease_perod 3\n"
+				 "force_link_width 3\n");
+	g_assert_cmpint(build(&o, &err, "-F", bad, NULL), ==, 0);
+	g_assert_no_error(err);
+	g_assert_cmpuint(o.lmc, ==, 1);
+	options_log_notes(&o);
 	options_free(&o);
+	text = logged();
+	want = g_strdup_printf("WARN CFG-0007 %s:3:3: unknown key 'no_such_key' ignored", bad);
+	g_assert_nonnull(strstr(text, want));
+	g_free(want);
+	want = g_strdup_printf("unknown key 'm_key_lease_perod' ignored (not ibsm's, not OpenSM 3.3.23's, and no "
+			       "routing engine found declares it); did you mean 'm_key_lease_period'?");
+	g_assert_nonnull(strstr(text, want));
+	g_free(want);
+	/* a security key ibsm does not enforce: ERROR, whatever its value */
+	want = g_strdup_printf("ERR  CFG-0006 %s:4:1: sa_key 0x2 is NOT in force: ibsm's SA does not check SA_Key", bad);
+	g_assert_nonnull(strstr(text, want));
+	g_free(want);
+	/* not OpenSM's default: a warning */
+	want = g_strdup_printf("WARN CFG-0005 %s:6:1: force_link_width 3: no effect in ibsm: LinkWidthEnabled", bad);
+	g_assert_nonnull(strstr(text, want));
+	g_free(want);
+	g_free(text);
 	/* an engine's declared key is taken, kept for the engine, and not called OpenSM's */
 	char *eng = write_tmp("eng.conf", "lmc 1\ndemo_threads 4\n");
 	g_assert_cmpint(build(&o, &err, "-F", eng, NULL), ==, 0);
@@ -195,7 +224,6 @@ static void test_yaml_errors(void)
 		const char *text, *where;
 		int code;
 	} cases[] = {
-		{ "lmc: 1\n\nno_such_key: 3\n", ":3:1: unknown key 'no_such_key'", CONFIG_ERROR_UNKNOWN_KEY },
 		{ "lmc: 1\nsm_priority:    99\n", ":2:17: sm_priority: '99' is not a number in 0-15", CONFIG_ERROR_BAD_VALUE },
 		{ "reassign_lids: maybe\n", ":1:16: reassign_lids: 'maybe' is not a boolean", CONFIG_ERROR_BAD_VALUE },
 		{ "lmc: -1\n", ":1:6: lmc:", CONFIG_ERROR_BAD_VALUE },
@@ -220,7 +248,7 @@ static void test_yaml_errors(void)
 	}
 	char *text = logged();
 	g_assert_nonnull(strstr(text, "ERR  CFG-0001"));
-	g_assert_nonnull(strstr(text, "unknown key 'no_such_key'"));
+	g_assert_nonnull(strstr(text, "sm_priority: '99' is not a number in 0-15"));
 	g_free(text);
 	/* a missing -F file is an error; a bad flag too */
 	g_assert_cmpint(build(&o, &err, "-F", "/nonexistent/ibsm.yaml", NULL), ==, -1);
@@ -291,6 +319,142 @@ static void test_template_round_trip(void)
 	g_free(empty);
 }
 
+/* a note with CODE whose text contains WHAT, at LEVEL */
+static int has_note(const struct sm_options *o, int level, const char *code, const char *what)
+{
+	for (guint i = 0; o->notes && i < o->notes->len; i++) {
+		const struct config_note *n = g_ptr_array_index(o->notes, i);
+		if (n->level == level && !strcmp(n->code, code) && strstr(n->text, what))
+			return 1;
+	}
+	return 0;
+}
+
+/* OpenSM's flags mean what they mean in OpenSM, or are named in a warning */
+static void test_opensm_flags(void)
+{
+	struct sm_options o;
+	GError *err = NULL;
+	g_assert_cmpint(build(&o, &err, "-D", "0x1", NULL), ==, 0);
+	g_assert_cmpuint(o.debug_flags, ==, 0x1);
+	options_free(&o);
+	g_assert_cmpint(build(&o, &err, "--D", "0x1", "-v", "-v", NULL), ==, 0);
+	g_assert_cmpuint(o.debug_flags, ==, 0x7);
+	options_free(&o);
+	g_assert_cmpint(build(&o, &err, "-V", NULL), ==, 0);
+	g_assert_cmpuint(o.debug_flags, ==, 0xff);
+	g_assert_cmpint(o.dump_routes, ==, 1);
+	options_free(&o);
+	g_assert_cmpint(build(&o, &err, "--smkey", "0x55", "--subnet_prefix", "0xfe80000000000002", "-Z", "in",
+			      "--maxsmps", "0", "-L", "5", "--log_prefix", "sm1", "-I", NULL), ==, 0);
+	g_assert_cmpuint(o.sm_key, ==, 0x55);
+	g_assert_cmpuint(o.subnet_prefix, ==, 0xfe80000000000002ULL);
+	g_assert_cmpint(options_part_enforce(&o), ==, PART_ENFORCE_IN);
+	g_assert_cmpint(o.window, ==, DEFAULT_SMP_WINDOW);
+	g_assert_cmpint(o.log_max_mb, ==, 5);
+	g_assert_cmpstr(o.log_prefix, ==, "sm1");
+	g_assert_cmpint(o.sm_inactive, ==, 1);
+	options_free(&o);
+	g_assert_cmpint(build(&o, &err, "-Z", "out", "-N", NULL), ==, 0);
+	g_assert_cmpint(options_part_enforce(&o), ==, 0);
+	options_free(&o);
+	g_assert_cmpint(build(&o, &err, NULL), ==, 0);
+	g_assert_cmpint(options_part_enforce(&o), ==, PART_ENFORCE_IN | PART_ENFORCE_OUT);
+	options_free(&o);
+	g_assert_cmpint(build(&o, &err, "-Z", "sideways", NULL), ==, -1);
+	g_assert_nonnull(strstr(err->message, "-Z sideways: 'sideways' is not both, in, out or off"));
+	g_clear_error(&err);
+	options_free(&o);
+	/* flags without effect: a warning each, naming the flag */
+	g_assert_cmpint(build(&o, &err, "--lfts_file", "/x.lfts", "-x", "-d", "2", "-d", "10", "-q", "local",
+			      "--port-shifting", NULL), ==, 0);
+	g_assert_true(has_note(&o, IBSM_LOG_WARN, "CFG-0005", "command line: --lfts_file /x.lfts: sets lfts_file: "
+			       "no effect in ibsm: the 'file' engine is not part of ibsm"));
+	g_assert_true(has_note(&o, IBSM_LOG_WARN, "CFG-0005", "command line: -x: sets honor_guid2lid_file: no effect"));
+	g_assert_true(has_note(&o, IBSM_LOG_WARN, "CFG-0005", "command line: -d 2: sets force_log_flush: no effect"));
+	g_assert_true(has_note(&o, IBSM_LOG_WARN, "CLI-0001", "-d 10 (OpenSM's testability mode): no effect"));
+	g_assert_true(has_note(&o, IBSM_LOG_WARN, "CFG-0005", "command line: -q local: sets console: no effect"));
+	g_assert_true(has_note(&o, IBSM_LOG_WARN, "CFG-0005", "--port-shifting: sets port_shifting"));
+	options_free(&o);
+	g_assert_cmpint(build(&o, &err, "-d", "7", NULL), ==, -1);
+	g_assert_nonnull(strstr(err->message, "debug options are 0, 1, 2, 3 and 10"));
+	g_clear_error(&err);
+	options_free(&o);
+	/* a dry run writes dumps only where asked */
+	g_assert_cmpint(build(&o, &err, "--fabric", "/f.net", NULL), ==, 0);
+	g_assert_null(o.tmp_dir);
+	g_assert_true(has_note(&o, IBSM_LOG_INFO, "CFG-0011", "no dump files written"));
+	options_free(&o);
+	char *f = write_tmp("d.conf", "dump_files_dir /var/log/\n");
+	g_assert_cmpint(build(&o, &err, "-F", f, "--fabric", "/f.net", NULL), ==, 0);
+	g_assert_null(o.tmp_dir); /* the live SM's directory, from its file: not asked */
+	options_free(&o);
+	g_assert_cmpint(build(&o, &err, "-F", f, "--fabric", "/f.net", "--dump_files_dir", "/d", NULL), ==, 0);
+	g_assert_cmpstr(o.tmp_dir, ==, "/d");
+	options_free(&o);
+	g_setenv("OSM_TMP_DIR", "/e", TRUE);
+	g_assert_cmpint(build(&o, &err, "--fabric", "/f.net", NULL), ==, 0);
+	g_assert_cmpstr(o.tmp_dir, ==, "/e");
+	options_free(&o);
+	g_unsetenv("OSM_TMP_DIR");
+	g_assert_cmpint(build(&o, &err, "-F", f, NULL), ==, 0);
+	g_assert_cmpstr(o.tmp_dir, ==, "/var/log/"); /* online: the file's */
+	options_free(&o);
+	g_free(f);
+}
+
+/* with nothing under SYSCONFDIR/ibsm, OpenSM's files are read, and the log says so */
+static void test_locations(void)
+{
+	struct sm_options o;
+	GError *err = NULL;
+	char *osm = g_build_filename(etcdir, "opensm", NULL), *own = g_build_filename(etcdir, "ibsm", NULL);
+	g_assert_cmpint(g_mkdir_with_parents(osm, 0755), ==, 0);
+	char *conf = g_build_filename(osm, "opensm.conf", NULL), *parts = g_build_filename(osm, "partitions.conf", NULL);
+	char *qos = g_build_filename(osm, "qos-policy.conf", NULL);
+	g_assert_true(g_file_set_contents(conf, "lmc 2\nqos TRUE\n", -1, NULL));
+	g_assert_true(g_file_set_contents(parts, "Default=0x7fff, ipoib : ALL=full ;\n", -1, NULL));
+	g_assert_true(g_file_set_contents(qos, "\n", -1, NULL));
+	g_assert_cmpint(build(&o, &err, NULL), ==, 0);
+	g_assert_cmpuint(o.lmc, ==, 2);
+	g_assert_cmpstr(o.config_file, ==, conf);
+	g_assert_cmpstr(o.partition_config_file, ==, parts);
+	g_assert_cmpstr(o.qos_policy_file, ==, qos);
+	g_assert_true(has_note(&o, IBSM_LOG_INFO, "LOC-0001", "(OpenSM's;"));
+	g_assert_true(has_note(&o, IBSM_LOG_INFO, "LOC-0002", "partition_config_file: "));
+	options_free(&o);
+	/* a file named on the command line is the one read, even if missing */
+	g_assert_cmpint(build(&o, &err, "-P", "/nonexistent.conf", NULL), ==, 0);
+	g_assert_cmpstr(o.partition_config_file, ==, "/nonexistent.conf");
+	options_free(&o);
+	/* ibsm's own files win */
+	g_assert_cmpint(g_mkdir_with_parents(own, 0755), ==, 0);
+	char *yaml = g_build_filename(own, "ibsm.yaml", NULL), *ownp = g_build_filename(own, "partitions.conf", NULL);
+	g_assert_true(g_file_set_contents(yaml, "lmc: 1\n", -1, NULL));
+	g_assert_true(g_file_set_contents(ownp, "Default=0x7fff : ALL=full ;\n", -1, NULL));
+	g_assert_cmpint(build(&o, &err, NULL), ==, 0);
+	g_assert_cmpuint(o.lmc, ==, 1);
+	g_assert_cmpstr(o.config_file, ==, yaml);
+	g_assert_cmpstr(o.partition_config_file, ==, ownp);
+	options_free(&o);
+	g_assert_cmpint(g_unlink(yaml), ==, 0);
+	g_assert_cmpint(g_unlink(ownp), ==, 0);
+	g_assert_cmpint(g_unlink(conf), ==, 0);
+	g_assert_cmpint(g_unlink(parts), ==, 0);
+	g_assert_cmpint(g_unlink(qos), ==, 0);
+	g_assert_cmpint(build(&o, &err, NULL), ==, 0);
+	g_assert_null(o.config_file);
+	g_assert_true(has_note(&o, IBSM_LOG_INFO, "LOC-0001", "no configuration file"));
+	options_free(&o);
+	g_free(yaml);
+	g_free(ownp);
+	g_free(conf);
+	g_free(parts);
+	g_free(qos);
+	g_free(osm);
+	g_free(own);
+}
+
 static void test_reentrant(void)
 {
 	char *f = write_tmp("r.yaml", "lmc: 2\n");
@@ -303,13 +467,13 @@ static void test_reentrant(void)
 	g_assert_cmpint(options_build_err(6, argv, &cur, &sv, test_declared, NULL, &err), ==, 0);
 	g_assert_cmpmem(argv, sizeof(argv), copy, sizeof(copy)); /* argv untouched for SIGHUP */
 	g_assert_cmpuint(cur.lmc, ==, 2);
-	g_assert_cmpint(cur.verbosity, ==, IBSM_LOG_VERBOSE);
+	g_assert_cmpuint(cur.debug_flags, ==, 0x7); /* OpenSM's -v: 0x3 -> 0x7 */
 	/* SIGHUP: a changed file is picked up */
 	g_assert_true(g_file_set_contents(f, "lmc: 1\n", -1, NULL));
 	g_assert_cmpint(options_build_err(6, argv, &next, &sv, test_declared, NULL, &err), ==, 0);
 	g_assert_cmpuint(next.lmc, ==, 1);
 	g_assert_cmpuint(next.sm_priority, ==, 3);
-	g_assert_cmpint(next.verbosity, ==, IBSM_LOG_VERBOSE); /* -v counted once, not twice */
+	g_assert_cmpuint(next.debug_flags, ==, 0x7); /* -v counted once, not twice */
 	options_free(&next);
 	/* SIGHUP with a broken file: -1, the running options untouched */
 	g_assert_true(g_file_set_contents(f, "lmc: 1\nlmc 2 : : x\n", -1, NULL));
@@ -331,6 +495,11 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	tmpdir = g_dir_make_tmp("ibsm-config-XXXXXX", NULL);
 	g_assert_nonnull(tmpdir);
+	etcdir = g_build_filename(tmpdir, "etc", NULL);
+	g_setenv("IBSM_SYSCONFDIR", etcdir, TRUE);
+	g_unsetenv("OSM_TMP_DIR");
+	g_test_add_func("/config/opensm_flags", test_opensm_flags);
+	g_test_add_func("/config/locations", test_locations);
 	g_test_add_func("/config/yaml_loads", test_yaml_loads);
 	g_test_add_func("/config/flag_beats_file", test_flag_beats_file);
 	g_test_add_func("/config/opensm_conf", test_opensm_conf);

@@ -220,16 +220,25 @@ static void test_enforcement_bits(void)
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_INB_F), ==, 0);
 	memset(pi, 0, sizeof(pi));
 	mad_set_field(pi, 0, IB_PORT_OPER_VLS_F, 4);
-	portinfo_enforcement_bits(f, to_ca, 1, pi);
+	portinfo_enforcement_bits(f, to_ca, PART_ENFORCE_IN | PART_ENFORCE_OUT, pi);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_INB_F), ==, 1);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_OUTB_F), ==, 1);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_OPER_VLS_F), ==, 4);
+	/* part_enforce in / out: one direction each */
+	memset(pi, 0, sizeof(pi));
+	portinfo_enforcement_bits(f, to_ca, PART_ENFORCE_IN, pi);
+	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_INB_F), ==, 1);
+	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_OUTB_F), ==, 0);
+	memset(pi, 0, sizeof(pi));
+	portinfo_enforcement_bits(f, to_ca, PART_ENFORCE_OUT, pi);
+	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_INB_F), ==, 0);
+	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_OUTB_F), ==, 1);
 	/* a switch-to-switch port and a CA port stay as they were */
 	memset(pi, 0, sizeof(pi));
-	portinfo_enforcement_bits(f, to_sw, 1, pi);
+	portinfo_enforcement_bits(f, to_sw, PART_ENFORCE_IN | PART_ENFORCE_OUT, pi);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_INB_F), ==, 0);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_OUTB_F), ==, 0);
-	portinfo_enforcement_bits(f, fx_ca_port(&f->pub, 0, 1), 1, pi);
+	portinfo_enforcement_bits(f, fx_ca_port(&f->pub, 0, 1), PART_ENFORCE_IN | PART_ENFORCE_OUT, pi);
 	g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_OUTB_F), ==, 0);
 	fabric_unref(f);
 }

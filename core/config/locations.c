@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* locations.c - ibsm's files first, OpenSM's where ibsm's do not exist: the configuration file
+ * (ibsm.yaml, else opensm.conf) and the policy files keys name by default (partitions.conf,
+ * qos-policy.conf, torus-2QoS.conf); each choice becomes a log line. */
+#include <glib.h>
+#include <stddef.h>
+#include <string.h>
+#include "base/log.h"
+#include "config/locations.h"
+#include "config/options.h"
+
+static char *in_dir(const char *sm, const char *name)
+{
+	return g_build_filename(config_sysconfdir(), sm, name, NULL);
+}
+
+char *config_default_file(void)
+{
+	char *own = in_dir("ibsm", "ibsm.yaml");
+	if (g_file_test(own, G_FILE_TEST_EXISTS))
+		return own;
+	char *osm = in_dir("opensm", "opensm.conf");
+	g_free(own);
+	if (g_file_test(osm, G_FILE_TEST_EXISTS))
+		return osm;
+	g_free(osm);
+	return NULL;
+}
+
+void config_note_file(struct sm_options *o, const char *path, int named)
+{
+	char *own = in_dir("ibsm", "ibsm.yaml");
+	char *osm = in_dir("opensm", "opensm.conf");
+	if (named)
+		options_note(o, IBSM_LOG_INFO, "LOC-0001", "configuration file: %s (-F)", path);
+	else if (path && !g_strcmp0(path, osm))
+		options_note(o, IBSM_LOG_INFO, "LOC-0001", "configuration file: %s (OpenSM's; %s does not exist)",
+			     path, own);
+	else if (path)
+		options_note(o, IBSM_LOG_INFO, "LOC-0001", "configuration file: %s", path);
+	else
+		options_note(o, IBSM_LOG_INFO, "LOC-0001", "no configuration file (neither %s nor %s): "
+			     "defaults and the command line", own, osm);
+	g_free(own);
+	g_free(osm);
+}
+
+/* one policy file: KEY's value *path, ibsm's default name NAME */
+static void resolve(struct sm_options *o, const char *key, char **path, unsigned explicit_bit, const char *name,
+		    int say)
+{
+	if (!*path)
+		return;
+	if (o->explicit_keys & explicit_bit || g_file_test(*path, G_FILE_TEST_EXISTS)) {
+		if (say)
+			options_note(o, IBSM_LOG_INFO, "LOC-0002", "%s: %s%s", key, *path,
+				     g_file_test(*path, G_FILE_TEST_EXISTS) ? "" : " (does not exist)");
+		return;
+	}
+	char *own = in_dir("ibsm", name);
+	char *osm = in_dir("opensm", name);
+	if (!g_strcmp0(*path, own) && g_file_test(osm, G_FILE_TEST_EXISTS)) {
+		options_note(o, IBSM_LOG_INFO, "LOC-0002", "%s: %s (OpenSM's; %s does not exist)", key, osm, own);
+		g_free(*path);
+		*path = osm;
+		osm = NULL;
+	} else if (say) {
+		options_note(o, IBSM_LOG_INFO, "LOC-0002", "%s: none (neither %s nor %s exists)", key, *path, osm);
+	}
+	g_free(own);
+	g_free(osm);
+}
+
+void config_resolve_policy_files(struct sm_options *o)
+{
+	/* said only where it matters: QoS policy with -Q, torus-2QoS.conf when an engine names torus */
+	int torus = (o->routing_engine && strstr(o->routing_engine, "torus")) || o->rch_policy_file;
+	resolve(o, "partition_config_file", &o->partition_config_file, OPT_EXPLICIT_PARTITIONS, "partitions.conf", 1);
+	resolve(o, "qos_policy_file", &o->qos_policy_file, OPT_EXPLICIT_QOS_POLICY, "qos-policy.conf", o->qos);
+	resolve(o, "torus_config", &o->torus_config, OPT_EXPLICIT_TORUS, "torus-2QoS.conf", torus);
+}

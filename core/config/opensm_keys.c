@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* opensm_keys.c - every opensm.conf key of OpenSM 3.3.23 (`opensm -c`) that ibsm has no setting
+ * for, with OpenSM's default and why it has no effect, so an OpenSM site's file is read whole and
+ * every such key gets a line that says why (config/build.c). */
+#include <glib.h>
+#include <string.h>
+#include "config/keys.h"
+#include "config/opensm_keys.h"
+
+#define NE OSK_NO_EFFECT
+#define NO_CC "congestion control is not implemented"
+#define NO_PERFMGR "ibsm has no performance manager (perfquery and ibqueryerrors read the counters)"
+#define NO_LASH "the lash engine is not part of ibsm"
+#define NO_NUE "the nue engine is not part of ibsm"
+#define NO_CONSOLE "ibsm has no console: SIGHUP re-reads the configuration, SIGUSR1 reopens the log"
+
+static const struct opensm_key table[] = {
+	{ "m_key_lookup", "TRUE", NE, "ibsm reads no guid2mkey file: the keys come from m_key (and m_key_per_port)" },
+	{ "sa_key", "0x0000000000000001", OSK_SECURITY,
+	  "ibsm's SA does not check SA_Key: no SA request is trusted or refused for its key" },
+	{ "lmc_esp0", "FALSE", NE, "switch port 0 always gets one LID" },
+	{ "sm_sl", "0", NE, "PortInfo:MasterSMSL is not programmed: the SM is reached on SL 0" },
+	{ "leaf_vl_stall_count", "0x07", NE, "vl_stall_count is programmed on every switch port, leaf ports included" },
+	{ "force_link_speed", "15", NE, "LinkSpeedEnabled is never changed: links keep what they negotiated" },
+	{ "force_link_speed_ext", "31", NE, "LinkSpeedExtEnabled is never changed" },
+	{ "force_link_width", "255", NE, "LinkWidthEnabled is never changed" },
+	{ "fdr10", "1", NE, "the vendor FDR10 MADs are not sent" },
+	{ "local_phy_errors_threshold", "0x08", NE, "PortInfo:LocalPhyErrors is not programmed" },
+	{ "overrun_errors_threshold", "0x08", NE, "PortInfo:OverrunErrors is not programmed" },
+	{ "use_mfttop", "TRUE", NE, "SwitchInfo:MCastFDBTop is not programmed; the MFT blocks in use are written" },
+	{ "keep_pkey_indexes", "TRUE", NE, "P_Key table indexes come from the partition policy at every sweep" },
+	{ "sm_assigned_guid", "0x00", NE, "ibsm assigns no alias GUIDs" },
+	{ "sweep_on_trap", "TRUE", NE, "a trap always starts a heavy sweep" },
+	{ "port_profile_switch_nodes", "FALSE", NE, "minhop balances routes over CA ports; switch ports are not profiled" },
+	{ "hop_weights_file", NULL, NE, "no engine of ibsm reads hop weights" },
+	{ "port_search_ordering_file", NULL, NE, "dor finds the dimensions from the cabling; it reads no port order" },
+	{ "avoid_throttled_links", "FALSE", NE, "ibsm reads no vendor link-throttling attribute" },
+	{ "lid_matrix_dump_file", NULL, NE, "the 'file' engine is not part of ibsm: LID matrices are dumped, never loaded" },
+	{ "lfts_file", NULL, NE, "the 'file' engine is not part of ibsm: LFTs are dumped, never loaded" },
+	{ "quasi_ftree_indexing", "FALSE", NE, "ftree has no quasi fat-tree indexing" },
+	{ "ids_guid_file", NULL, NE, "updn ranks switches from the roots; it reads no IDs file" },
+	{ "guid_routing_order_file", NULL, NE, "engines route destinations in LID order; no routing order file is read" },
+	{ "do_mesh_analysis", "FALSE", NE, NO_LASH },
+	{ "lash_start_vl", "0", NE, NO_LASH },
+	{ "nue_max_num_vls", "1", NE, NO_NUE },
+	{ "nue_include_switches", "FALSE", NE, NO_NUE },
+	{ "port_shifting", "FALSE", NE, "no engine shifts ports (ftree spreads routes by its own order)" },
+	{ "scatter_ports", "0", NE, "no engine picks ports at random: routes are deterministic" },
+	{ "guid_routing_order_no_scatter", "FALSE", NE, "there is no routing order file and no scattering" },
+	{ "sa_db_file", NULL, NE, "the SA loads no database dump: clients join and subscribe again" },
+	{ "sa_db_dump", "FALSE", NE, "the SA writes no database dump" },
+	{ "ignore_other_sm", "FALSE", NE, "ibsm always takes part in the SM election (priority, then GUID)" },
+	{ "sminfo_polling_timeout", "10000", NE, "a standby ibsm polls the master every second and takes over after 3 misses" },
+	{ "polling_retry_number", "4", NE, "a standby ibsm polls the master every second and takes over after 3 misses" },
+	{ "honor_guid2lid_file", "FALSE", NE, "a valid guid2lid file is always honoured, also out of standby" },
+	{ "max_wire_smps2", "4", NE, "there is one SMP window: max_wire_smps" },
+	{ "max_smps_timeout", "600000", NE, "there is one SMP window: max_wire_smps" },
+	{ "long_transaction_timeout", "500", NE, "every SMP waits transaction_timeout" },
+	{ "max_msg_fifo_timeout", "10000", NE, "ibsm has no message FIFO" },
+	{ "single_thread", "FALSE", NE, "MADs are always dispatched on one thread" },
+	{ "babbling_port_policy", "FALSE", NE, "ports that send trap storms are not disabled" },
+	{ "drop_event_subscriptions", "FALSE", NE, "a subscription is dropped only when its subscriber stops answering Reports" },
+	{ "ipoib_mcgroup_creation_validation", "TRUE", NE, "the SA's MCMemberRecord checks cannot be switched" },
+	{ "mcgroup_join_validation", "TRUE", NE, "the SA's MCMemberRecord checks cannot be switched" },
+	{ "use_original_extended_sa_rates_only", "FALSE", NE, "the SA's rate encoding cannot be switched" },
+	{ "use_optimized_slvl", "FALSE", NE, "SL2VL tables are programmed per port (with -Q)" },
+	{ "fsync_high_avail_files", "TRUE", NE, "guid2lid is always written with fsync and an atomic rename" },
+	{ "perfmgr", "FALSE", NE, NO_PERFMGR },
+	{ "perfmgr_redir", "TRUE", NE, NO_PERFMGR },
+	{ "perfmgr_sweep_time_s", "180", NE, NO_PERFMGR },
+	{ "perfmgr_max_outstanding_queries", "500", NE, NO_PERFMGR },
+	{ "perfmgr_ignore_cas", "FALSE", NE, NO_PERFMGR },
+	{ "perfmgr_rm_nodes", "TRUE", NE, NO_PERFMGR },
+	{ "perfmgr_log_errors", "TRUE", NE, NO_PERFMGR },
+	{ "perfmgr_query_cpi", "TRUE", NE, NO_PERFMGR },
+	{ "perfmgr_xmit_wait_log", "FALSE", NE, NO_PERFMGR },
+	{ "perfmgr_xmit_wait_threshold", "65535", NE, NO_PERFMGR },
+	{ "event_db_dump_file", NULL, NE, NO_PERFMGR },
+	{ "event_plugin_name", NULL, NE, "ibsm's plugins are routing engines, not OpenSM event plugins" },
+	{ "event_plugin_options", NULL, NE, "ibsm's plugins are routing engines, not OpenSM event plugins" },
+	{ "node_name_map_name", NULL, NE, "logs and dumps name nodes by their own NodeDescription" },
+	{ "force_log_flush", "FALSE", NE, "every log line is written at once" },
+	{ "per_module_logging_file", "/etc/opensm/per-module-logging.conf", NE, "log_flags apply to every module" },
+	{ "enable_quirks", "FALSE", NE, "ibsm applies no vendor quirks" },
+	{ "no_clients_rereg", "FALSE", NE, "a new master always asks end ports to re-register (ClientReregister)" },
+	{ "disable_multicast", "FALSE", NE, "multicast (joins, MFTs) cannot be turned off" },
+	{ "exit_on_fatal", "TRUE", NE, "ibsm has no fatal discovery condition to stay or exit on" },
+	{ "console", "off", NE, NO_CONSOLE },
+	{ "console_port", "10000", NE, NO_CONSOLE },
+	{ "suppress_sl2vl_mad_status_errors", "FALSE", NE, "a failed SL2VL Set is always logged" },
+	{ "congestion_control", "FALSE", NE, NO_CC },
+	{ "cc_key", "0x0000000000000000", NE, NO_CC " (no CC MAD is sent)" },
+	{ "cc_max_outstanding_mads", "500", NE, NO_CC },
+	{ "cc_sw_cong_setting_control_map", "0x0", NE, NO_CC },
+	{ "cc_sw_cong_setting_victim_mask", "0x0000000000000000000000000000000000000000000000000000000000000000", NE, NO_CC },
+	{ "cc_sw_cong_setting_credit_mask", "0x0000000000000000000000000000000000000000000000000000000000000000", NE, NO_CC },
+	{ "cc_sw_cong_setting_threshold", "0x00", NE, NO_CC },
+	{ "cc_sw_cong_setting_packet_size", "0", NE, NO_CC },
+	{ "cc_sw_cong_setting_credit_starvation_threshold", "0x00", NE, NO_CC },
+	{ "cc_sw_cong_setting_credit_starvation_return_delay", "0:0", NE, NO_CC },
+	{ "cc_sw_cong_setting_marking_rate", "0", NE, NO_CC },
+	{ "cc_ca_cong_setting_port_control", "0x0000", NE, NO_CC },
+	{ "cc_ca_cong_setting_control_map", "0x0000", NE, NO_CC },
+	{ "cc_ca_cong_setting_ccti_timer", "0 0", NE, NO_CC },
+	{ "cc_ca_cong_setting_ccti_increase", "0 0", NE, NO_CC },
+	{ "cc_ca_cong_setting_trigger_threshold", "0 0", NE, NO_CC },
+	{ "cc_ca_cong_setting_ccti_min", "0 0", NE, NO_CC },
+	{ "cc_cct", NULL, NE, NO_CC },
+	{ "prefix_routes_file", "/etc/opensm/prefix-routes.conf", NE, "the SA answers PathRecords within this subnet only" },
+	{ "consolidate_ipv6_snm_req", "FALSE", NE, "every IPv6 solicited-node group gets its own MLID" },
+};
+
+const struct opensm_key *opensm_keys(unsigned *n)
+{
+	*n = G_N_ELEMENTS(table);
+	return table;
+}
+
+const struct opensm_key *opensm_key_find(const char *key)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(table); i++)
+		if (!strcmp(table[i].key, key))
+			return &table[i];
+	return NULL;
+}
+
+/* words compared one by one: a number by value, anything else without case */
+static int same_word(const char *a, const char *b)
+{
+	long long sa, sb;
+	unsigned long long ua, ub;
+	if (config_parse_number(a, 1, &sa, &ua) == 0 && config_parse_number(b, 1, &sb, &ub) == 0)
+		return ua == ub && sa == sb;
+	return !g_ascii_strcasecmp(a, b);
+}
+
+int opensm_key_is_default(const struct opensm_key *k, const char *value)
+{
+	int unset = !value || !*value || !strcmp(value, "(null)");
+	if (!k->osm_default || unset)
+		return !k->osm_default && unset;
+	char **va = g_strsplit_set(value, " \t", -1), **vb = g_strsplit_set(k->osm_default, " \t", -1);
+	int same = 1;
+	unsigned i = 0, j = 0;
+	for (;; i++, j++) {
+		while (va[i] && !*va[i])
+			i++;
+		while (vb[j] && !*vb[j])
+			j++;
+		if (!va[i] || !vb[j]) {
+			same = !va[i] && !vb[j];
+			break;
+		}
+		if (!same_word(va[i], vb[j])) {
+			same = 0;
+			break;
+		}
+	}
+	g_strfreev(va);
+	g_strfreev(vb);
+	return same;
+}
