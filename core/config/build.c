@@ -61,10 +61,28 @@ static const char *closest_key(const char *key, const GPtrArray *declared)
 	return best;
 }
 
+/* the line of a "FILE:LINE:COL" place; 0 for the command line */
+static unsigned long place_line(const char *where)
+{
+	if (g_str_has_prefix(where, "command line"))
+		return 0;
+	const char *c = strrchr(where, ':');
+	const char *l = c ? g_strrstr_len(where, c - where, ":") : NULL;
+	return l ? strtoul(l + 1, NULL, 10) : 0;
+}
+
+/* the command line first, then the file's keys in the order written */
+static gint by_place(gconstpointer a, gconstpointer b, gpointer extra)
+{
+	const struct config_extra *xa = g_hash_table_lookup(extra, a), *xb = g_hash_table_lookup(extra, b);
+	unsigned long la = place_line(xa->where), lb = place_line(xb->where);
+	return la != lb ? (la < lb ? -1 : 1) : strcmp(a, b);
+}
+
 /* Every key outside the core's table, from the file or an OpenSM flag, gets one line: an
  * engine's is used; an OpenSM 3.3.23 key without effect is INFO at OpenSM's default and a
  * WARN otherwise or from a flag, an unprotected security key an ERROR; any other key is a WARN
- * naming its place (OpenSM warns and runs, too). Sorted: the lines do not depend on hash order. */
+ * naming its place (OpenSM warns and runs, too). In the order written, never hash order. */
 static void report_extra_keys(struct sm_options *o, const GPtrArray *declared)
 {
 	if (!o->extra)
@@ -72,7 +90,7 @@ static void report_extra_keys(struct sm_options *o, const GPtrArray *declared)
 	GHashTable *known = g_hash_table_new(g_str_hash, g_str_equal);
 	for (guint i = 0; declared && i < declared->len; i++)
 		g_hash_table_add(known, ((struct config_declared *)g_ptr_array_index(declared, i))->name);
-	GList *keys = g_list_sort(g_hash_table_get_keys(o->extra), (GCompareFunc)strcmp);
+	GList *keys = g_list_sort_with_data(g_hash_table_get_keys(o->extra), by_place, o->extra);
 	for (GList *l = keys; l; l = l->next) {
 		const char *key = l->data;
 		const struct config_extra *x = g_hash_table_lookup(o->extra, key);

@@ -97,7 +97,7 @@ static void dump(struct mcast_mgr *m)
 			trees[ng++] = (const uint64_t (*)[4])m->tree[i];
 		}
 	GError *err = NULL;
-	if (dump_mcfdbs_groups(f, ng, mlids, trees, m->sm->opt->tmp_dir, &err) < 0) {
+	if (m->sm->opt->tmp_dir && dump_mcfdbs_groups(f, ng, mlids, trees, m->sm->opt->tmp_dir, &err) < 0) {
 		LOG_E("MCG-0003", "%s", err->message);
 		g_clear_error(&err);
 	}

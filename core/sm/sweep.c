@@ -157,6 +157,8 @@ void sweep_join_dumps(struct sm *sm)
 
 static void write_dumps(struct sm *sm, struct routing_result *r)
 {
+	if (!sm->opt->tmp_dir) /* offline and not asked (config/build.c) */
+		return;
 	/* the engines' own files (e.g. ftree's CA order) are written after every routing */
 	routing_dump(r, sm->opt->tmp_dir);
 	sweep_join_dumps(sm);
@@ -214,7 +216,7 @@ int sweep_offline(struct sm *sm, GError **err)
 	write_dumps(sm, r);
 	sweep_join_dumps(sm); /* offline: the files are the result */
 	save_guid2lid(sm, f);
-	phase_end(&sm->phases, "written to %s", sm->opt->tmp_dir);
+	phase_end(&sm->phases, "written to %s", sm->opt->tmp_dir ? sm->opt->tmp_dir : "(none)");
 	LOG_I("SWP-0003", "offline: %u nodes, %u switches, max LID %u routed by %s in %.3f s",
 	      f->pub.n_nodes, f->pub.n_switches, f->pub.max_lid, r->engine, r->seconds);
 	summarize(sm, f, r->engine);
