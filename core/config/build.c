@@ -225,6 +225,7 @@ int options_build(int argc, char **argv, struct sm_options *o, int *show_version
 		return -1;
 	}
 	if (o->create_config) {
+		options_log_notes(o); /* the flags without effect are named here, too (stderr) */
 		if (strcmp(o->create_config, "-"))
 			printf("ibsm: configuration template written to %s\n", o->create_config);
 		options_free(o);

@@ -124,6 +124,8 @@ static int prepare_cache_dir(struct sm_options *opt)
 		g_free(opt->cache_dir);
 		opt->cache_dir = NULL;
 	}
+	if (opt->tmp_dir && g_mkdir_with_parents(opt->tmp_dir, 0755) < 0) /* --dump_files_dir DIR */
+		LOG_E("SM-0016", "dump directory %s cannot be created: %s", opt->tmp_dir, strerror(errno));
 	if (opt->cache_dir && (g_mkdir_with_parents(opt->cache_dir, 0755) < 0 ||
 			       access(opt->cache_dir, W_OK) < 0)) {
 		int e = errno;
