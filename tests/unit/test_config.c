@@ -9,6 +9,7 @@
 #include "config/template.h"
 #include "base/log.h"
 #include "config/options.h"
+#include "config/opensm_keys.h"
 
 static char *tmpdir;
 static char *etcdir; /* $IBSM_SYSCONFDIR: no file of this machine's /etc/ibsm or /etc/opensm is read */
@@ -455,6 +456,35 @@ static void test_locations(void)
 	g_free(own);
 }
 
+/* doc/opensm-dropin.md lists every OpenSM key without effect, with its reason, and no other */
+static void test_dropin_doc(void)
+{
+	char *path = g_build_filename(TEST_SRCDIR, "doc", "opensm-dropin.md", NULL), *text = NULL;
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	unsigned n;
+	const struct opensm_key *ks = opensm_keys(&n);
+	g_assert_cmpuint(n, >, 80);
+	for (unsigned i = 0; i < n; i++) {
+		char *row = g_strdup_printf("| `%s` |", ks[i].key);
+		char *line = strstr(text, row);
+		if (!line)
+			g_error("doc/opensm-dropin.md has no row for %s", ks[i].key);
+		char *eol = strchr(line, '\n');
+		char *reason_start = g_strndup(ks[i].reason, 30);
+		if (!g_strstr_len(line, eol ? eol - line : -1, reason_start))
+			g_error("doc/opensm-dropin.md: the row of %s does not give its reason", ks[i].key);
+		g_free(reason_start);
+		g_free(row);
+		g_assert_null(config_key_find(ks[i].key)); /* not both ibsm's and without effect */
+	}
+	unsigned rows = 0;
+	for (const char *p = strstr(text, "| key | OpenSM's default |"); p && (p = strstr(p, "\n| `")); p++)
+		rows++;
+	g_assert_cmpuint(rows, ==, n);
+	g_free(text);
+	g_free(path);
+}
+
 static void test_reentrant(void)
 {
 	char *f = write_tmp("r.yaml", "lmc: 2\n");
@@ -500,6 +530,7 @@ int main(int argc, char **argv)
 	g_unsetenv("OSM_TMP_DIR");
 	g_test_add_func("/config/opensm_flags", test_opensm_flags);
 	g_test_add_func("/config/locations", test_locations);
+	g_test_add_func("/config/dropin_doc", test_dropin_doc);
 	g_test_add_func("/config/yaml_loads", test_yaml_loads);
 	g_test_add_func("/config/flag_beats_file", test_flag_beats_file);
 	g_test_add_func("/config/opensm_conf", test_opensm_conf);

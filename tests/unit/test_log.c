@@ -52,6 +52,56 @@ static void assert_printable(const char *text, gsize len)
 	}
 }
 
+/* OpenSM's log flags: each bit a level; warnings go with errors (0x1) */
+static void test_flags(void)
+{
+	gchar *path = tmp_path("flags.log");
+	open_quiet(path);
+	log_set_flags(0x1);
+	log_msg(IBSM_LOG_ERROR, "TST-0001", "an error");
+	log_msg(IBSM_LOG_WARN, "TST-0002", "a warning");
+	log_msg(IBSM_LOG_INFO, "TST-0003", "info");
+	g_assert_false(log_enabled(IBSM_LOG_VERBOSE));
+	log_set_flags(0x4); /* verbose without info, as OpenSM's -D 0x4 */
+	log_msg(IBSM_LOG_INFO, "TST-0004", "info again");
+	log_msg(IBSM_LOG_VERBOSE, "TST-0005", "verbose");
+	log_set_flags(0);
+	log_msg(IBSM_LOG_ERROR, "TST-0006", "nothing at all");
+	log_close();
+	gchar *text = slurp(path, NULL);
+	g_assert_nonnull(strstr(text, "ERR  TST-0001 an error"));
+	g_assert_nonnull(strstr(text, "WARN TST-0002 a warning"));
+	g_assert_null(strstr(text, "TST-0003"));
+	g_assert_null(strstr(text, "TST-0004"));
+	g_assert_nonnull(strstr(text, "VERB TST-0005 verbose"));
+	g_assert_null(strstr(text, "TST-0006"));
+	g_free(text);
+	g_free(path);
+	log_set_level(IBSM_LOG_INFO);
+}
+
+/* -L 1: the file is emptied when a line takes it past 1 MB, and goes on */
+static void test_max_size(void)
+{
+	gchar *path = tmp_path("max.log");
+	open_quiet(path);
+	log_set_max_size(1);
+	char line[512];
+	memset(line, 'x', sizeof(line) - 1);
+	line[sizeof(line) - 1] = 0;
+	for (int i = 0; i < 3000; i++) /* 1.6 MB of lines */
+		log_msg(IBSM_LOG_INFO, "TST-0001", "%d %s", i, line);
+	log_close();
+	log_set_max_size(0);
+	gsize len = 0;
+	gchar *text = slurp(path, &len);
+	g_assert_cmpuint(len, <=, (1u << 20) + 1024);
+	g_assert_nonnull(strstr(text, "log file emptied: it reached the limit of 1 MB"));
+	g_assert_nonnull(strstr(text, "TST-0001 2999 x")); /* the newest line is kept */
+	g_free(text);
+	g_free(path);
+}
+
 static void test_escape(void)
 {
 	gchar *path = tmp_path("escape.log");
@@ -249,6 +299,8 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	tmpdir = g_dir_make_tmp("ibsm-log-XXXXXX", NULL);
 	g_assert_nonnull(tmpdir);
+	g_test_add_func("/log/flags", test_flags);
+	g_test_add_func("/log/max-size", test_max_size);
 	g_test_add_func("/log/escape", test_escape);
 	g_test_add_func("/log/escape-long", test_escape_long);
 	g_test_add_func("/log/mode-under-umask-000", test_mode_under_umask_000);
