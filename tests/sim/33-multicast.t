@@ -8,7 +8,7 @@ loop, no bit on a port without a link, and a member that left is reached no more
 - the IPoIB broadcast group of the default partition exists from the start (saquery -g:
   ff12:401b:ffff::ffff:ffff, MLID 0xC000, Q_Key 0x0b1b);
 - six CAs join it; the tree reaches them all; saquery -m with the SM_Key lists the six;
-  (fat tree) ibdmchk reads the opensm.mcfdbs ibsm wrote (-D 0x40): the group and its six CAs;
+  (fat tree) ibdmchk reads the opensm.mcfdbs ibsm wrote (-D 0x43): the group and its six CAs;
 - one leaves: the others still reach each other, the leaver is not reached;
 - a CA creates a group of its own: the next MLID, listed by saquery -g; (fat tree) a subscriber
   (tests/clients/sa_subscribe) gets trap 66 naming it, and trap 67 when its last member leaves;
@@ -76,8 +76,8 @@ for fabric, sm_host, joiners, owner, cycles in RUNS:
     net = h.need_fabric(tap, fabric)
     with h.Sim(net, host=sm_host) as sim:
         log = sim.path("ibsm.log")
-        # with the routing dumps (-D 0x40): opensm.mcfdbs, read by ibdmchk below
-        sm = sim.start_sm(["-f", log, "-D", "0x40"], host=sm_host, name="ibsm",
+        # with the routing dumps (-D 0x43: errors, info and the routing flag, as OpenSM reads it): opensm.mcfdbs, read by ibdmchk below
+        sm = sim.start_sm(["-f", log, "-D", "0x43"], host=sm_host, name="ibsm",
                           env=sim.env(sm_host, rmpp=True))
         up = sm.wait_for(log, r"SUBNET UP", 60)
         snap = sim.collect()
