@@ -62,6 +62,8 @@ static gboolean on_setting(const char *name, const char *value, gpointer data, G
 		st->o->guid_given = 1; /* on the command line, -g 0 lists the ports and asks */
 	if (!strcmp(k->key, "dump_files_dir"))
 		st->o->tmp_dir_asked = 1;
+	if (!strcmp(k->key, "cache_dir")) /* not the file's: a dry run keeps off the live SM's cache */
+		st->o->cache_dir_explicit = 1;
 	return TRUE;
 }
 

@@ -354,8 +354,6 @@ int config_set(struct sm_options *o, const struct config_key *k, const char *val
 		char **dst = field(o, k);
 		g_free(*dst);
 		*dst = g_strdup(value);
-		if (!strcmp(k->key, "cache_dir"))
-			o->cache_dir_explicit = 1;
 		options_mark_explicit(o, k->key, 1);
 		return 0;
 	}

@@ -60,7 +60,7 @@ struct sm_options {
 	char *plugin_dir;           /* --plugin-dir */
 	char *fabric_file;          /* --fabric (offline) */
 	char *cache_dir;            /* OSM_CACHE_DIR or default /var/cache/ibsm */
-	int cache_dir_explicit;     /* from OSM_CACHE_DIR or --cache-dir, not the default */
+	int cache_dir_explicit;     /* from OSM_CACHE_DIR or --cache-dir (not the default, not the file) */
 	char *tmp_dir;              /* OSM_TMP_DIR or default /var/log; NULL: no dumps (offline, not asked) */
 	int tmp_dir_asked;          /* from OSM_TMP_DIR or --dump_files_dir (not the file): offline may write */
 	int progress;               /* --progress: per-phase progress lines on stderr */

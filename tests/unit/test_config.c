@@ -386,9 +386,13 @@ static void test_opensm_flags(void)
 	g_assert_null(o.tmp_dir);
 	g_assert_true(has_note(&o, IBSM_LOG_INFO, "CFG-0011", "no dump files written"));
 	options_free(&o);
-	char *f = write_tmp("d.conf", "dump_files_dir /var/log/\n");
+	char *f = write_tmp("d.conf", "dump_files_dir /var/log/\ncache_dir /var/cache/ibsm\n");
 	g_assert_cmpint(build(&o, &err, "-F", f, "--fabric", "/f.net", NULL), ==, 0);
 	g_assert_null(o.tmp_dir); /* the live SM's directory, from its file: not asked */
+	g_assert_cmpint(o.cache_dir_explicit, ==, 0); /* nor its guid2lid (core/sm/main.c) */
+	options_free(&o);
+	g_assert_cmpint(build(&o, &err, "-F", f, "--fabric", "/f.net", "--cache-dir", "/c", NULL), ==, 0);
+	g_assert_cmpint(o.cache_dir_explicit, ==, 1);
 	options_free(&o);
 	g_assert_cmpint(build(&o, &err, "-F", f, "--fabric", "/f.net", "--dump_files_dir", "/d", NULL), ==, 0);
 	g_assert_cmpstr(o.tmp_dir, ==, "/d");
