@@ -225,7 +225,12 @@ int options_build(int argc, char **argv, struct sm_options *o, int *show_version
 		return -1;
 	}
 	if (o->create_config) {
-		options_log_notes(o); /* the flags without effect are named here, too (stderr) */
+		/* the flags and keys without effect are named here too (stderr); not the files read */
+		for (guint i = 0; o->notes && i < o->notes->len; i++) {
+			const struct config_note *n = g_ptr_array_index(o->notes, i);
+			if (n->level == IBSM_LOG_ERROR || n->level == IBSM_LOG_WARN)
+				log_msg(n->level, n->code, "%s", n->text);
+		}
 		if (strcmp(o->create_config, "-"))
 			printf("ibsm: configuration template written to %s\n", o->create_config);
 		options_free(o);

@@ -21,6 +21,7 @@ enum config_type {
 
 #define CONFIG_F_INVERT 0x1    /* bool stored inverted (accum_log_file -> erase_log) */
 #define CONFIG_F_ENV 0x2       /* default comes from the environment: template comments it out */
+#define CONFIG_F_FALLBACK 0x4  /* default is ibsm's file, else OpenSM's (config/locations.h): commented out too */
 
 struct config_key {
 	const char *key;        /* YAML / opensm.conf key */
