@@ -41,6 +41,8 @@ static const struct config_key keys[] = {
 	  "A key per port, HMAC-SHA256(m_key, port GUID) (false: m_key itself everywhere, as OpenSM)", NULL },
 	{ "sm_priority", CONFIG_U8, OFF(sm_priority), 0, 15, 0, 'p', "priority", "PRIO", NULL,
 	  "SM priority (0-15); a master with higher priority (then lower GUID) keeps us standby", NULL },
+	{ "ignore_other_sm", CONFIG_BOOL, OFF(ignore_other_sm), 0, 1, 0, NOFLAG,
+	  "Be master whatever other SMs say (OpenSM's -d 0; two masters fight: for tests only)", NULL },
 	{ "reassign_lids", CONFIG_BOOL, OFF(reassign_lids), 0, 1, 0, 'r', "reassign_lids", NULL, "true",
 	  "Reassign every LID on the first master sweep (ignores guid2lid)", NULL },
 	{ "routing_engine", CONFIG_STRING, OFF(routing_engine), 0, 0, 0, 'R', "routing_engine", "NAMES", NULL,

@@ -49,7 +49,6 @@ static const struct opensm_key table[] = {
 	{ "guid_routing_order_no_scatter", "FALSE", NE, "there is no routing order file and no scattering" },
 	{ "sa_db_file", NULL, NE, "the SA loads no database dump: clients join and subscribe again" },
 	{ "sa_db_dump", "FALSE", NE, "the SA writes no database dump" },
-	{ "ignore_other_sm", "FALSE", NE, "ibsm always takes part in the SM election (priority, then GUID)" },
 	{ "sminfo_polling_timeout", "10000", NE, "a standby ibsm polls the master every second and takes over after 3 misses" },
 	{ "polling_retry_number", "4", NE, "a standby ibsm polls the master every second and takes over after 3 misses" },
 	{ "honor_guid2lid_file", "FALSE", NE, "a valid guid2lid file is always honoured, also out of standby" },

@@ -25,6 +25,7 @@ struct sm_options {
 	int guid_given;             /* -g was on the command line (-g 0 lists and asks) */
 	uint8_t lmc;                /* -l 0..7 */
 	uint8_t sm_priority;        /* -p 0..15 */
+	int ignore_other_sm;        /* -d 0: master whatever other SMs say */
 	uint64_t sm_key;            /* -k SM_Key (0: OpenSM's default, 1) */
 	uint64_t m_key;             /* M_Key secret, 0: protection off (mad/mkey.h) */
 	uint8_t m_key_protect;      /* m_key_protection_level: ProtectBits 0-3 */

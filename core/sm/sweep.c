@@ -281,7 +281,13 @@ static int mastership_phase(struct sm *sm)
 {
 	phase_begin(&sm->phases, "sminfo");
 	uint64_t hand_to = 0;
-	int standby = sminfo_poll_others(sm, &hand_to);
+	int standby = 0;
+	if (sm->opt->ignore_other_sm) { /* OpenSM's -d 0 */
+		if (sm->state != IB_SM_MASTER)
+			LOG_I("SWP-0020", "ignore_other_sm (-d 0): not asking other SMs, this SM is master");
+	} else {
+		standby = sminfo_poll_others(sm, &hand_to);
+	}
 	/* a better SM waits in STANDBY: hand over (a daemon; --once runs one sweep and leaves) */
 	if (!standby && hand_to && !sm->opt->once && sminfo_hand_over(sm, hand_to)) {
 		standby = 1;

@@ -19,6 +19,7 @@ E. A --fabric dry run writes no dump anywhere unless asked; with --dump_files_di
 G. -I (sm_inactive from the configuration file): the SM answers SMInfo as NOTACTIVE (sminfo at
    its port) and sends not one Set (SMP counter); SIGHUP with sm_inactive off: it becomes
    MASTER and brings the fabric up.
+I. -d 0 (ignore_other_sm): beside a priority-15 OpenSM master, ibsm --once is master anyway.
 H. syslog_log_level and log_prefix: lines reach syslog (a /dev/log socket of the test's own,
    in a private mount namespace; root, as in CI) with facility daemon and their priority.
 """
@@ -36,7 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 
 POLL_S = 60
-tap = h.start(plan=28, timeout=900, need=("opensm", "smpquery", "sminfo"))
+tap = h.start(plan=29, timeout=900, need=("opensm", "smpquery", "sminfo"))
 scratch = tempfile.mkdtemp(prefix="ibsm-dropin.")
 TINY = h.fabric("tiny.net")
 
@@ -237,6 +238,21 @@ with h.Sim(TINY) as sim:
     tap.ok(up and info and info[2] == 3, "SIGHUP with sm_inactive off: SUBNET UP and SMInfo MASTER",
            (ir.text if ir else "") + h.tail(log))
     sm.stop()
+
+# ---- I. -d 0: OpenSM's "ignore other SM nodes"
+with h.Sim(TINY) as sim:
+    osm_log = sim.path("opensm.log")
+    osm = sim.start_sm(["-e", "-f", osm_log, "-d", "2", "-s", "0", "-p", "15"], host="h1",
+                       cmd=[h.which("opensm")], name="opensm", count=False)
+    up = osm.wait_for(osm_log, r"SUBNET UP", POLL_S)
+    r1 = sim.run_sm(["--once", "-f", sim.path("a.log")], host="h3", timeout=120)
+    r2 = sim.run_sm(["--once", "-d", "0", "-f", sim.path("b.log")], host="h3", timeout=120)
+    tap.ok(up and r1.rc == 2 and r2.rc == 0 and "SWP-0020" in h.read(sim.path("b.log")) and
+           r2.counts.sets() > 0,
+           "beside a priority-15 OpenSM master, ibsm --once stands by (exit 2) but with -d 0 is master "
+           "(exit 0, %d Sets)" % (r2.counts.sets() if r2.counts.valid else -1),
+           r1.describe() + r2.describe() + h.tail(sim.path("b.log")))
+    osm.stop()
 
 # ---- H. syslog
 SYSLOG_CHILD = r'''
