@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """23-systemd-unit.t - the shipped systemd units start ibsm, without systemd: etc/ibsm.service
 (one SM on the default port) and the per-port template etc/ibsm@.service, instantiated with
 port GUIDs read from the simulated fabric. The test enters its own mount namespace (as root)

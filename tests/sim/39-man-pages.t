@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """39-man-pages.t - the man pages (doc/man/) render cleanly and agree with what they describe:
 man(1) renders each without a groff warning and mandoc's lint finds nothing at warning level;
 ibsm(8)'s OPTIONS names every flag `build/ibsm --help` lists, and every flag it names there is
@@ -9,7 +10,6 @@ a flag or key is added, this test says which page to update. Python 3 standard l
 no simulator."""
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
