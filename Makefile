@@ -253,7 +253,8 @@ install: all $(B)/ibsm-plugin.pc $(B)/ibsm.yaml
 	install -m 644 $(B)/ibsm-plugin.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/ibsm-plugin.pc
 	install -d $(DESTDIR)$(SYSCONFDIR)/ibsm $(DESTDIR)$(SYSCONFDIR)/default \
 	  $(DESTDIR)$(SYSCONFDIR)/logrotate.d $(DESTDIR)$(SYSTEMD_UNIT_DIR) \
-	  $(DESTDIR)$(PREFIX)/share/doc/ibsm $(patsubst %,$(DESTDIR)$(MAN_DIR)/man%,5 7 8)
+	  $(DESTDIR)$(PREFIX)/share/doc/ibsm \
+	  $(sort $(patsubst .%,$(DESTDIR)$(MAN_DIR)/man%,$(suffix $(MAN_PAGES))))
 	[ -e $(DESTDIR)$(SYSCONFDIR)/ibsm/ibsm.yaml ] || \
 	  install -m 644 $(B)/ibsm.yaml $(DESTDIR)$(SYSCONFDIR)/ibsm/ibsm.yaml
 	[ -e $(DESTDIR)$(SYSCONFDIR)/default/ibsm ] || \
