@@ -5,10 +5,13 @@
 #   make B=DIR OPT=.. CFLAGS=.. LDFLAGS=..   the same into another tree (sanitized builds use it)
 #   make check               deps, both trees, then every test under one prove run
 #   make demo | deps | bench | fuzz | install | clean
+#   (debian/ builds the .deb packages: dpkg-buildpackage -us -uc -b)
 PREFIX  ?= /usr/local
 SYSCONFDIR ?= /etc
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 PLUGIN_INSTALL_DIR ?= $(PREFIX)/lib/ibsm/plugins
+LIBEXEC_DIR ?= $(PREFIX)/lib/ibsm
+MAN_DIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 CC      ?= cc
 B       ?= build
@@ -18,8 +21,12 @@ LDFLAGS ?=
 
 PKGS      = libibumad libibmad glib-2.0 gmodule-2.0 yaml-0.1
 DEPS_PKGS = libibumad-dev libibmad-dev libglib2.0-dev libyaml-dev ibsim-utils libumad2sim0 \
-            infiniband-diags ibutils opensm pkg-config python3 perl valgrind
-# what the tests need beyond building: OpenSM/osmtest judge and stand beside ibsm
+            infiniband-diags ibutils opensm pkg-config python3 perl valgrind \
+            build-essential dpkg-dev debhelper man-db groff-base mandoc logrotate systemd procps
+# what the tests need beyond building: OpenSM/osmtest judge and stand beside ibsm; the
+# packaging test builds the .debs (dpkg-dev, debhelper), renders and lints the man pages
+# (man-db, groff-base, mandoc) and checks the logrotate snippet and the units (logrotate -d,
+# systemd-analyze verify; procps: the units' /bin/kill)
 
 # ---- pkg-config: once, and a missing package is an error that names it ----
 # (not for the goals that install the packages, or that only call make again after doing so)
@@ -213,22 +220,56 @@ $(B)/ibsm-plugin.pc: etc/ibsm-plugin.pc.in include/ibsm/routing.h FORCE
 	  -e 's|@ABI_VERSION@|$(ABI_VERSION)|g' $< > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
-install: all $(B)/ibsm-plugin.pc
-	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PLUGIN_INSTALL_DIR) \
+# The configuration template /etc/ibsm/ibsm.yaml, from the binary itself (ibsm --create-config,
+# with an empty file so no installed configuration leaks in): every key of the core and of the
+# engines built here (and of any found in PLUGIN_INSTALL_DIR), each at its default.
+$(B)/ibsm.yaml: $(B)/ibsm $(PLUGIN_SO)
+	@: > $@.empty
+	@IBSM_PLUGIN_PATH= $(B)/ibsm -F $@.empty -c $@.tmp >/dev/null && rm -f $@.empty && mv $@.tmp $@
+
+# What the installed files name, written for this PREFIX/SYSCONFDIR: etc/ and doc/man/ spell
+# the Debian layout (/usr/sbin/ibsm, /usr/lib/ibsm, /etc, /lib/systemd/system).
+INSTALL_SED = -e 's|/usr/sbin/ibsm|$(PREFIX)/sbin/ibsm|g' \
+  -e 's|/usr/lib/ibsm/plugins|$(PLUGIN_INSTALL_DIR)|g' \
+  -e 's|/usr/lib/ibsm/ibsm-ports|$(LIBEXEC_DIR)/ibsm-ports|g' \
+  -e 's|/usr/include/ibsm|$(PREFIX)/include/ibsm|g' \
+  -e 's|/usr/lib/pkgconfig|$(PREFIX)/lib/pkgconfig|g' \
+  -e 's|/usr/share/doc/ibsm|$(PREFIX)/share/doc/ibsm|g' \
+  -e 's|/usr/share/man|$(MAN_DIR)|g' \
+  -e 's,\(^\|[^r]\)/lib/systemd/system,\1$(SYSTEMD_UNIT_DIR),g' \
+  -e 's|/etc/ibsm/|$(SYSCONFDIR)/ibsm/|g' -e 's|/etc/default/ibsm|$(SYSCONFDIR)/default/ibsm|g' \
+  -e 's|/etc/opensm/|$(SYSCONFDIR)/opensm/|g' -e 's|/etc/logrotate.d/ibsm|$(SYSCONFDIR)/logrotate.d/ibsm|g'
+MAN_PAGES = $(wildcard doc/man/*.[1-8])
+
+# Every directory under DESTDIR is created here; the configuration files (ibsm.yaml, the
+# defaults file) are never written over an existing one.
+install: all $(B)/ibsm-plugin.pc $(B)/ibsm.yaml
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PLUGIN_INSTALL_DIR) $(DESTDIR)$(LIBEXEC_DIR) \
 	  $(DESTDIR)$(PREFIX)/include/ibsm $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(B)/ibsm $(DESTDIR)$(PREFIX)/sbin/ibsm
 	install -m 755 $(filter-out %/torus2qos.so,$(PLUGIN_SO)) $(DESTDIR)$(PLUGIN_INSTALL_DIR)/
 	ln -sf torus-2QoS.so $(DESTDIR)$(PLUGIN_INSTALL_DIR)/torus2qos.so
 	install -m 644 include/ibsm/*.h $(DESTDIR)$(PREFIX)/include/ibsm/
 	install -m 644 $(B)/ibsm-plugin.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/ibsm-plugin.pc
-	install -d $(DESTDIR)$(SYSCONFDIR)/ibsm $(DESTDIR)$(SYSCONFDIR)/logrotate.d \
-	  $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(PREFIX)/share/doc/ibsm
-	# the example configuration, never over an existing one
+	install -d $(DESTDIR)$(SYSCONFDIR)/ibsm $(DESTDIR)$(SYSCONFDIR)/default \
+	  $(DESTDIR)$(SYSCONFDIR)/logrotate.d $(DESTDIR)$(SYSTEMD_UNIT_DIR) \
+	  $(DESTDIR)$(PREFIX)/share/doc/ibsm \
+	  $(sort $(patsubst .%,$(DESTDIR)$(MAN_DIR)/man%,$(suffix $(MAN_PAGES))))
 	[ -e $(DESTDIR)$(SYSCONFDIR)/ibsm/ibsm.yaml ] || \
-	  install -m 644 etc/ibsm.yaml $(DESTDIR)$(SYSCONFDIR)/ibsm/ibsm.yaml
-	install -m 644 etc/logrotate.d/ibsm $(DESTDIR)$(SYSCONFDIR)/logrotate.d/ibsm
-	sed -e 's|/usr/sbin/ibsm|$(PREFIX)/sbin/ibsm|g' etc/ibsm.service \
-	  > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/ibsm.service
+	  install -m 644 $(B)/ibsm.yaml $(DESTDIR)$(SYSCONFDIR)/ibsm/ibsm.yaml
+	[ -e $(DESTDIR)$(SYSCONFDIR)/default/ibsm ] || \
+	  install -m 644 etc/default/ibsm $(DESTDIR)$(SYSCONFDIR)/default/ibsm
+	sed $(INSTALL_SED) etc/logrotate.d/ibsm > $(DESTDIR)$(SYSCONFDIR)/logrotate.d/ibsm
+	sed $(INSTALL_SED) etc/ibsm-ports > $(DESTDIR)$(LIBEXEC_DIR)/ibsm-ports
+	chmod 755 $(DESTDIR)$(LIBEXEC_DIR)/ibsm-ports
+	for u in ibsm.service ibsm@.service; do \
+	  sed $(INSTALL_SED) etc/$$u > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$u && \
+	  chmod 644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$u || exit 1; \
+	done
+	for m in $(MAN_PAGES); do \
+	  sed $(INSTALL_SED) $$m > $(DESTDIR)$(MAN_DIR)/man$${m##*.}/$${m##*/} && \
+	  chmod 644 $(DESTDIR)$(MAN_DIR)/man$${m##*.}/$${m##*/} || exit 1; \
+	done
 	install -m 644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/ibsm/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/ibsm/examples/engine
 	install -m 644 examples/engine/Makefile examples/engine/README.md examples/engine/*.c \
