@@ -270,7 +270,7 @@ install: all $(B)/ibsm-plugin.pc $(B)/ibsm.yaml
 	  sed $(INSTALL_SED) $$m > $(DESTDIR)$(MAN_DIR)/man$${m##*.}/$${m##*/} && \
 	  chmod 644 $(DESTDIR)$(MAN_DIR)/man$${m##*.}/$${m##*/} || exit 1; \
 	done
-	install -m 644 README.md LICENSE $(DESTDIR)$(PREFIX)/share/doc/ibsm/
+	install -m 644 README.md LICENSE doc/opensm-dropin.md $(DESTDIR)$(PREFIX)/share/doc/ibsm/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/ibsm/examples/engine
 	install -m 644 examples/engine/Makefile examples/engine/README.md examples/engine/*.c \
 	  $(DESTDIR)$(PREFIX)/share/doc/ibsm/examples/engine/
