@@ -18,6 +18,7 @@ struct pass {
 	struct lft_memory *lft_mem;   /* what switches hold, kept across sweeps (program/lft.h) */
 	struct pkey_memory *pkey_mem; /* what P_Key tables hold, likewise (program/pkey.h) */
 	GHashTable *mkey_written;     /* port GUID -> M_Key fields last written, likewise */
+	GHashTable *enf_written;      /* "GUID:port" -> 1 + partition enforcement bits written (portinfo.c) */
 	volatile int *stop;
 	struct fabric *f;
 	const struct sm_options *o;

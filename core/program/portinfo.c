@@ -160,21 +160,65 @@ int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid)
 	return 1;
 }
 
-void portinfo_enforcement_bits(const struct fabric *f, uint32_t port, int enforce, uint8_t *pi)
+/* a switch port facing an end port (a CA or router port): where partitions are enforced */
+static int faces_end_port(const struct fabric *f, uint32_t port)
 {
 	const struct ibsm_port *p = &f->ports[port];
-	if (!enforce || !p->num || f->nodes[p->node].type != IBSM_SWITCH || p->peer == IBSM_NONE ||
-	    f->nodes[f->ports[p->peer].node].type == IBSM_SWITCH)
+	return p->num && f->nodes[p->node].type == IBSM_SWITCH && p->peer != IBSM_NONE &&
+	       f->nodes[f->ports[p->peer].node].type != IBSM_SWITCH;
+}
+
+void portinfo_enforcement_bits(const struct fabric *f, uint32_t port, int enforce, uint8_t *pi)
+{
+	if (!faces_end_port(f, port))
 		return;
 	mad_set_field(pi, 0, IB_PORT_PART_EN_INB_F, (enforce & PART_ENFORCE_IN) != 0);
 	mad_set_field(pi, 0, IB_PORT_PART_EN_OUTB_F, (enforce & PART_ENFORCE_OUT) != 0);
 }
 
+/* enf_written: "GUID:port" of a switch port -> 1 + the enforcement bits last written to it */
+static char *enf_key(const struct fabric *f, uint32_t port)
+{
+	return g_strdup_printf("%016" PRIx64 ":%u", f->nodes[f->ports[port].node].guid, f->ports[port].num);
+}
+
+static void enf_remember(struct pass *g, uint32_t port)
+{
+	if (g->enf_written && faces_end_port(g->f, port))
+		g_hash_table_replace(g->enf_written, enf_key(g->f, port), GINT_TO_POINTER(g->enforce_pkeys + 1));
+}
+
+/* A linked port past INIT: its enforcement bits written when they are not what part_enforce
+ * asks (after OpenSM, or a SIGHUP that changed it), unless this SM already wrote exactly those
+ * (a port that does not keep them, as under ibsim, is not rewritten every sweep). */
+static int switch_port_enforcement(struct pass *g, uint32_t port)
+{
+	if (!faces_end_port(g->f, port))
+		return 0;
+	const uint8_t *cur = g->f->px[port].portinfo;
+	int want = g->enforce_pkeys;
+	int have = (mad_get_field((void *)cur, 0, IB_PORT_PART_EN_INB_F) ? PART_ENFORCE_IN : 0) |
+		   (mad_get_field((void *)cur, 0, IB_PORT_PART_EN_OUTB_F) ? PART_ENFORCE_OUT : 0);
+	char *key = g->enf_written ? enf_key(g->f, port) : NULL;
+	int written = key ? GPOINTER_TO_INT(g_hash_table_lookup(g->enf_written, key)) - 1 : -1;
+	g_free(key);
+	if (have == want || written == want)
+		return 0;
+	uint8_t pi[SMP_DATA_SIZE];
+	pi_base(g, port, pi);
+	portinfo_enforcement_bits(g->f, port, want, pi);
+	submit_set(g, port, pi);
+	enf_remember(g, port);
+	return 1;
+}
+
 int portinfo_switch_port(struct pass *g, uint32_t port)
 {
 	const struct ibsm_port *p = &g->f->ports[port];
-	if (p->state != IBSM_STATE_INIT || p->peer == IBSM_NONE)
+	if (p->peer == IBSM_NONE)
 		return 0;
+	if (p->state != IBSM_STATE_INIT)
+		return switch_port_enforcement(g, port);
 	uint8_t pi[SMP_DATA_SIZE], mtu, vls;
 	pi_base(g, port, pi);
 	link_params(g, port, &mtu, &vls);
@@ -185,6 +229,7 @@ int portinfo_switch_port(struct pass *g, uint32_t port)
 	mad_set_field(pi, 0, IB_PORT_VL_STALL_COUNT_F, g->o->vl_stall_count);
 	portinfo_enforcement_bits(g->f, port, g->enforce_pkeys, pi);
 	submit_set(g, port, pi);
+	enf_remember(g, port);
 	return 1;
 }
 

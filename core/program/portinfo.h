@@ -26,7 +26,8 @@ int portinfo_linked(const struct fabric *f, uint32_t port);
 /* A Set of port's VLHighLimit (QoS); the reply updates px[].portinfo. Returns 1 if queued. */
 int portinfo_vl_high_limit(struct pass *g, uint32_t port, uint8_t limit);
 /* PortInfo payload of a switch external port facing an end port (a CA or router port):
- * PartitionEnforcementInbound/Outbound as `enforce` says (PART_ENFORCE_IN|OUT, config/options.h). */
+ * PartitionEnforcementInbound/Outbound set or cleared as `enforce` says (PART_ENFORCE_IN|OUT,
+ * config/options.h); any other port's payload is left as it is. */
 void portinfo_enforcement_bits(const struct fabric *f, uint32_t port, int enforce, uint8_t *pi);
 
 #endif

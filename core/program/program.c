@@ -22,6 +22,7 @@ struct programmer {
 	struct mft_memory *mft;
 	struct qos_memory *qos;
 	GHashTable *mkey_written; /* port GUID -> M_Key fields last written (portinfo.h) */
+	GHashTable *enf_written;  /* switch port -> partition enforcement bits written (portinfo.c) */
 };
 
 struct programmer *programmer_new(struct transport *t, volatile int *stop)
@@ -34,6 +35,7 @@ struct programmer *programmer_new(struct transport *t, volatile int *stop)
 	p->mft = mft_memory_new(t);
 	p->qos = qos_memory_new();
 	p->mkey_written = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, g_free);
+	p->enf_written = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	return p;
 }
 
@@ -46,6 +48,7 @@ void programmer_free(struct programmer *p)
 	mft_memory_free(p->mft);
 	qos_memory_free(p->qos);
 	g_hash_table_destroy(p->mkey_written);
+	g_hash_table_destroy(p->enf_written);
 	g_free(p);
 }
 
@@ -57,6 +60,7 @@ void programmer_forget(struct programmer *p)
 	mft_memory_forget(p->mft);
 	qos_memory_forget(p->qos);
 	g_hash_table_remove_all(p->mkey_written);
+	g_hash_table_remove_all(p->enf_written);
 }
 
 struct mft_memory *programmer_mft(struct programmer *p)
@@ -99,7 +103,7 @@ static void end_ports(struct pass *g, struct phase_log *pl)
 	phase_end(pl, "%u end ports set", n);
 }
 
-/* 3. Switch links (MTU / OperVLs on INIT ports), SwitchInfo (LinearFDBTop first), and what
+/* 3. Switch links (MTU / OperVLs on INIT ports, partition enforcement), SwitchInfo (LinearFDBTop first), and what
  * each switch holds. */
 static uint32_t switch_ports(struct pass *g, struct phase_log *pl, uint32_t nblocks)
 {
@@ -154,7 +158,7 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 		   struct phase_log *pl, int first_master, struct program_report *rep)
 {
 	struct pass g = { .t = p->t, .lft_mem = p->lft, .pkey_mem = p->pkey, .mkey_written = p->mkey_written,
-			  .end_port = portinfo_end_port, .stop = p->stop, .f = f,
+			  .enf_written = p->enf_written, .end_port = portinfo_end_port, .stop = p->stop, .f = f,
 			  .o = o, .lft = r->lft, .stride = r->stride, .first_master = first_master,
 			  .enforce_pkeys = partitions ? options_part_enforce(o) : 0 };
 	memset(rep, 0, sizeof(*rep));

@@ -712,6 +712,59 @@ static void test_forget_reads_again(void)
 	fsma_bed_clear(&b);
 }
 
+/* {inbound, outbound} enforcement bits every switch port facing a CA holds must equal want */
+static uint32_t assert_enforcement(const struct fsma_bed *b, int in, int out)
+{
+	const struct fabric *f = b->f;
+	uint32_t n = 0;
+	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
+		const struct ibsm_port *port = &f->ports[p];
+		if (!port->num || f->nodes[port->node].type != IBSM_SWITCH || port->peer == IBSM_NONE ||
+		    f->nodes[f->ports[port->peer].node].type == IBSM_SWITCH)
+			continue;
+		uint8_t pi[64];
+		fsma_portinfo(b->fk, p, pi);
+		g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_INB_F), ==, in);
+		g_assert_cmpuint(mad_get_field(pi, 0, IB_PORT_PART_EN_OUTB_F), ==, out);
+		n++;
+	}
+	g_assert_cmpuint(n, >, 0);
+	return n;
+}
+
+/* part_enforce: both at bring-up; a change (SIGHUP) rewrites the ports already ACTIVE, once;
+ * a new master finding bits it does not want (after OpenSM) clears them */
+static void test_part_enforce(void)
+{
+	struct fsma_bed b;
+	struct program_report rep;
+	struct part_policy *pa = policy_a();
+	struct fabric *shape = fx_line(2, 3, 0);
+	bed_up(&b, shape, 0, pa);
+	uint32_t n = assert_enforcement(&b, 1, 1);
+
+	g_free(b.o.part_enforce);
+	b.o.part_enforce = g_strdup("in");
+	fsma_bed_discover(&b);
+	uint32_t mark = fsma_nrec(b.fk);
+	g_assert_cmpint(fsma_bed_program(&b, pa, 0, &rep), ==, 0);
+	assert_enforcement(&b, 1, 0);
+	g_assert_cmpuint(fsma_count(b.fk, mark, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, FSMA_ANY), ==, n);
+	fsma_bed_discover(&b);
+	mark = fsma_nrec(b.fk);
+	g_assert_cmpint(fsma_bed_program(&b, pa, 0, &rep), ==, 0);
+	assert_nothing_written(b.fk, mark);
+
+	/* a new master (its memory empty) that wants no enforcement: the bits are cleared */
+	programmer_forget(b.prog);
+	b.o.no_part_enforce = 1;
+	fsma_bed_discover(&b);
+	g_assert_cmpint(fsma_bed_program(&b, pa, 1, &rep), ==, 0);
+	assert_enforcement(&b, 0, 0);
+	part_policy_free(pa);
+	fsma_bed_clear(&b);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -723,6 +776,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/program/lft/refused_block", test_lft_refused_block);
 	g_test_add_func("/program/lost_answers", test_lost_answers);
 	g_test_add_func("/program/pkeys", test_pkeys);
+	g_test_add_func("/program/part_enforce", test_part_enforce);
 	g_test_add_func("/program/forget", test_forget_reads_again);
 	return g_test_run();
 }
