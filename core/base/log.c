@@ -69,7 +69,7 @@ static int log_open_mode(const char *path, int also_stderr, int erase)
 {
 	log_close();
 	log_stderr_copy = also_stderr;
-	if (!path || !strcmp(path, "-"))
+	if (!path || !strcmp(path, "-") || !strcmp(path, "stderr"))
 		return 0;
 	if (!strcmp(path, "stdout")) { /* OpenSM's -f stdout */
 		setvbuf(stdout, NULL, _IOLBF, 0);
@@ -127,9 +127,23 @@ int log_reopen(void)
 	return rc;
 }
 
-void log_set_flags(unsigned flags) { log_mask = flags; }
-void log_set_level(int level) { log_mask = (2u << level) - 1; }
-void log_set_max_size(int mb) { log_max_bytes = (long long)mb << 20; }
+/* the dump thread logs while SIGHUP changes these: atomic flags, the size under the lock */
+void log_set_flags(unsigned flags)
+{
+	__atomic_store_n(&log_mask, flags, __ATOMIC_RELAXED);
+}
+
+void log_set_level(int level)
+{
+	log_set_flags((2u << level) - 1);
+}
+
+void log_set_max_size(int mb)
+{
+	pthread_mutex_lock(&log_lock);
+	log_max_bytes = (long long)mb << 20;
+	pthread_mutex_unlock(&log_lock);
+}
 
 static unsigned level_bit(int level)
 {
@@ -138,32 +152,40 @@ static unsigned level_bit(int level)
 
 int log_enabled(int level)
 {
-	return ((log_mask | syslog_mask) & level_bit(level)) != 0;
+	/* a hint for skipping work (LOG_V/LOG_D); log_vmsg decides under the lock */
+	return ((__atomic_load_n(&log_mask, __ATOMIC_RELAXED) | __atomic_load_n(&syslog_mask, __ATOMIC_RELAXED)) &
+		level_bit(level)) != 0;
 }
 
 void log_set_syslog(unsigned flags, const char *ident)
 {
+	const char *want = ident && *ident ? ident : "ibsm";
 	pthread_mutex_lock(&log_lock);
-	if (syslog_mask)
-		closelog();
-	g_free(syslog_ident); /* openlog keeps the pointer: freed only after closelog */
-	syslog_ident = g_strdup(ident && *ident ? ident : "ibsm");
-	syslog_mask = flags;
-	if (flags)
+	if (flags && (!syslog_mask || g_strcmp0(syslog_ident, want))) {
+		/* openlog keeps the pointer and another thread may be in syslog() with it: an
+		 * identity once given is kept for the life of the process (one per SIGHUP change) */
+		static GPtrArray *idents;
+		if (!idents)
+			idents = g_ptr_array_new();
+		syslog_ident = g_strdup(want);
+		g_ptr_array_add(idents, syslog_ident);
 		openlog(syslog_ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	}
+	__atomic_store_n(&syslog_mask, flags, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&log_lock);
 }
 
-/* past the size limit: the file starts again (OpenSM's -L truncates, too) */
-static void enforce_max_size(void)
+/* A line of LEN bytes would take the file past the size limit: it starts again, with a line
+ * saying so, before the line is written (OpenSM's -L truncates, too). Under the lock. */
+static void make_room(size_t len, const char *ts)
 {
 	struct stat st;
 	if (!log_max_bytes || !log_fp || log_fp == stdout || fstat(fileno(log_fp), &st) < 0 ||
-	    st.st_size <= log_max_bytes)
+	    st.st_size + (long long)len <= log_max_bytes)
 		return;
 	fflush(log_fp);
 	if (ftruncate(fileno(log_fp), 0) == 0)
-		fprintf(log_fp, "(log file emptied: it reached the limit of %lld MB, log_max_size)\n",
+		fprintf(log_fp, "%s WARN %s log file emptied: it reached log_max_size, %lld MB\n", ts, "LOG-0001",
 			log_max_bytes >> 20);
 }
 
@@ -215,7 +237,7 @@ void log_escape(const char *in, char *out, size_t size)
 void log_vmsg(int level, const char *code, const char *fmt, va_list ap)
 {
 	unsigned bit = level_bit(level);
-	if (!((log_mask | syslog_mask) & bit))
+	if (!log_enabled(level))
 		return;
 	char raw[LOG_MSG_MAX];
 	vsnprintf(raw, sizeof(raw), fmt, ap);
@@ -229,17 +251,19 @@ void log_vmsg(int level, const char *code, const char *fmt, va_list ap)
 	size_t n = strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
 	snprintf(ts + n, sizeof(ts) - n, ".%06ld", (long)tv.tv_usec);
 	pthread_mutex_lock(&log_lock);
-	if (log_mask & bit) {
+	if (__atomic_load_n(&log_mask, __ATOMIC_RELAXED) & bit) {
 		if (log_fp) {
+			make_room(strlen(ts) + strlen(code) + strlen(msg) + 8, ts);
 			fprintf(log_fp, "%s %s %s %s\n", ts, level_name(level), code, msg);
-			enforce_max_size();
 		}
 		if ((!log_fp || (log_stderr_copy && level == IBSM_LOG_ERROR)) && !log_quiet)
 			fprintf(stderr, "%s %s %s %s\n", ts, level_name(level), code, msg);
 	}
-	if (syslog_mask & bit)
-		syslog(syslog_priority(level), "%s %s %s", level_name(level), code, msg);
+	int to_syslog = (__atomic_load_n(&syslog_mask, __ATOMIC_RELAXED) & bit) != 0;
 	pthread_mutex_unlock(&log_lock);
+	/* outside the lock: a slow syslog socket must not stall the other threads' file lines */
+	if (to_syslog)
+		syslog(syslog_priority(level), "%s %s %s", level_name(level), code, msg);
 }
 
 void log_msg(int level, const char *code, const char *fmt, ...)

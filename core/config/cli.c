@@ -36,6 +36,15 @@ static const struct config_key *key_for_flag(const char *name)
 	return NULL;
 }
 
+/* OpenSM reads a GUID, an SM_Key and a subnet prefix on its command line as hex, "0x" or not */
+static char *hex_form(const struct config_key *k, const char *value)
+{
+	int hex = !strcmp(k->key, "guid") || !strcmp(k->key, "sm_key") || !strcmp(k->key, "subnet_prefix");
+	if (!hex || !value || (value[0] == '0' && (value[1] == 'x' || value[1] == 'X')))
+		return g_strdup(value);
+	return g_strdup_printf("0x%s", value);
+}
+
 static gboolean on_setting(const char *name, const char *value, gpointer data, GError **err)
 {
 	struct cli_state *st = data;
@@ -53,7 +62,10 @@ static gboolean on_setting(const char *name, const char *value, gpointer data, G
 			return FALSE;
 		}
 	}
-	if (config_set(st->o, k, value, &e) < 0) {
+	char *v = hex_form(k, value);
+	int rc = config_set(st->o, k, v, &e);
+	g_free(v);
+	if (rc < 0) {
 		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: %s", name, value, e->message);
 		g_error_free(e);
 		return FALSE;
@@ -85,9 +97,10 @@ static gboolean on_opensm_flag(const char *name, const char *value, gpointer dat
 		long long n;
 		unsigned long long u;
 		if (config_parse_number(value, 0, &n, &u) < 0 || !(key = opensm_debug_option_key((long)n))) {
-			g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-				    "%s %s: OpenSM's debug options are 0, 1, 2, 3 and 10", name, value);
-			return FALSE;
+			/* OpenSM says "unknown debug option" and runs */
+			options_note(st->o, IBSM_LOG_WARN, "CLI-0002", "command line: %s %s: OpenSM's debug options "
+				     "are 0, 1, 2, 3 and 10; ignored", name, value);
+			return TRUE;
 		}
 		if (!*key) {
 			options_note(st->o, IBSM_LOG_WARN, "CLI-0001", "command line: %s %s (OpenSM's testability "
@@ -99,7 +112,10 @@ static gboolean on_opensm_flag(const char *name, const char *value, gpointer dat
 	const struct config_key *k = config_key_find(key);
 	if (k) {
 		GError *e = NULL;
-		if (config_set(st->o, k, value, &e) < 0) {
+		char *v = hex_form(k, value);
+		int rc = config_set(st->o, k, v, &e);
+		g_free(v);
+		if (rc < 0) {
 			g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: %s", name, value, e->message);
 			g_error_free(e);
 			return FALSE;
@@ -127,6 +143,69 @@ static gboolean on_max_verbose(const char *n, const char *v, gpointer data, GErr
 	(void)n; (void)v; (void)e;
 	((struct cli_state *)data)->o->debug_flags = 0xff;
 	return TRUE;
+}
+
+/* ENTRIES' row for long name NAME (up to '=' or its end), or NULL */
+static const GOptionEntry *entry_long(const GOptionEntry *entries, const char *name)
+{
+	size_t n = strcspn(name, "=");
+	for (const GOptionEntry *e = entries; e->long_name; e++)
+		if (strlen(e->long_name) == n && !strncmp(e->long_name, name, n))
+			return e;
+	return NULL;
+}
+
+static const GOptionEntry *entry_short(const GOptionEntry *entries, char c)
+{
+	for (const GOptionEntry *e = entries; e->long_name; e++)
+		if (e->short_name == c)
+			return e;
+	return NULL;
+}
+
+static int takes_value(const GOptionEntry *e)
+{
+	return e && !(e->flags & G_OPTION_FLAG_NO_ARG) && e->arg != G_OPTION_ARG_NONE;
+}
+
+/* A copy of argv in the forms GOption reads, from the forms OpenSM's getopt_long_only also
+ * takes: "-d0", "-D0x7", "-Zoff" (a short option with its value attached) become two words,
+ * "-once", "-smkey 5" (a long option with one dash) get two dashes. Values are never touched. */
+static char **getopt_forms(int argc, char **argv, const GOptionEntry *entries)
+{
+	GPtrArray *out = g_ptr_array_new();
+	int value_next = 0, rest = 0;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (i == 0 || rest || value_next || a[0] != '-' || !a[1]) {
+			value_next = 0;
+			g_ptr_array_add(out, g_strdup(a));
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			rest = 1;
+			g_ptr_array_add(out, g_strdup(a));
+			continue;
+		}
+		const GOptionEntry *e;
+		if (a[1] == '-') {
+			e = entry_long(entries, a + 2);
+			value_next = takes_value(e) && !strchr(a, '=');
+			g_ptr_array_add(out, g_strdup(a));
+		} else if (a[2] && (e = entry_long(entries, a + 1))) {
+			value_next = takes_value(e) && !strchr(a, '=');
+			g_ptr_array_add(out, g_strdup_printf("-%s", a));
+		} else if (a[2] && takes_value(e = entry_short(entries, a[1]))) {
+			g_ptr_array_add(out, g_strndup(a, 2));
+			g_ptr_array_add(out, g_strdup(a + 2));
+		} else {
+			e = entry_short(entries, a[1]);
+			value_next = !a[2] && takes_value(e);
+			g_ptr_array_add(out, g_strdup(a));
+		}
+	}
+	g_ptr_array_add(out, NULL);
+	return (char **)g_ptr_array_free(out, FALSE);
 }
 
 int cli_parse(int argc, char **argv, struct sm_options *o, struct cli_extra *x, GError **err)
@@ -172,9 +251,7 @@ int cli_parse(int argc, char **argv, struct sm_options *o, struct cli_extra *x, 
 	g_option_context_set_summary(ctx, "Discovers the fabric, assigns LIDs, routes with plugin engines, "
 				     "programs every switch and brings ports to ACTIVE.");
 	/* parse a copy: GOption removes what it parsed, and SIGHUP parses the same argv again */
-	char **args = g_new0(char *, argc + 1);
-	for (int i = 0; i < argc; i++)
-		args[i] = g_strdup(argv[i]);
+	char **args = getopt_forms(argc, argv, (const GOptionEntry *)(void *)entries->data);
 	int rc = 0;
 	if (!g_option_context_parse_strv(ctx, &args, err)) {
 		rc = -1;

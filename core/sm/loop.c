@@ -125,6 +125,9 @@ static void reload(struct loop *l)
 	}
 	/* what only applies at start stays as it was */
 	l->sm->opt->reassign_lids = 0;
+	if (g_strcmp0(fresh.log_file, old.log_file) || fresh.erase_log != old.erase_log)
+		LOG_I("LOOP-0009", "SIGHUP: log_file and accum_log_file take effect at the next start; "
+		      "the log stays %s", old.log_file ? old.log_file : "-");
 	options_free(&old);
 	sm_apply_mkey(l->sm); /* ports keep their keys until the next sweep writes the new ones */
 	options_apply_log(l->sm->opt);

@@ -70,7 +70,8 @@ static int take_handover(struct sm *sm, uint64_t from, uint64_t key)
 {
 	if (sm->state != IB_SM_STANDBY) {
 		LOG_I("SMI-0007", "HANDOVER from SM 0x%016" PRIx64 " ignored: we are %s, not STANDBY",
-		      from, sm->state == IB_SM_MASTER ? "MASTER" : "DISCOVERING");
+		      from, sm->state == IB_SM_MASTER ? "MASTER" : sm->state == IB_SM_NOTACTIVE ? "NOTACTIVE" :
+		      "DISCOVERING");
 		return 0;
 	}
 	if (!key_is_ours(sm, key)) {

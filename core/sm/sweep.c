@@ -317,7 +317,8 @@ int sweep_heavy(struct sm *sm, GError **err)
 	if (sm->opt->sm_inactive) { /* -I: answer SMInfo as NOTACTIVE, touch nothing */
 		if (sm->state != IB_SM_NOTACTIVE || !sm->inactive_said)
 			LOG_I("SWP-0019", "NOTACTIVE (sm_inactive, -I): not sweeping, not programming the fabric; "
-			      "SIGHUP with sm_inactive off makes this SM take part");
+			      "with sm_inactive off in the configuration file (and no -I on the command "
+			      "line), a SIGHUP makes this SM take part");
 		sm->inactive_said = 1;
 		sm->state = IB_SM_NOTACTIVE;
 		sm->subnet_up = 0;
