@@ -188,9 +188,11 @@ static void enf_remember(struct pass *g, uint32_t port)
 		g_hash_table_replace(g->enf_written, enf_key(g->f, port), GINT_TO_POINTER(g->enforce_pkeys + 1));
 }
 
-/* A linked port past INIT: its enforcement bits written when they are not what part_enforce
- * asks (after OpenSM, or a SIGHUP that changed it), unless this SM already wrote exactly those
- * (a port that does not keep them, as under ibsim, is not rewritten every sweep). */
+/* A linked port past INIT: its enforcement bits written again when this SM wrote others (a
+ * SIGHUP changed part_enforce), or, with nothing written yet, when the port holds bits that are
+ * not the ones asked (another SM's: OpenSM's other mode, or enforcement to clear). A port that
+ * shows none while some are asked is left for its next INIT: a port that does not keep them (as
+ * under ibsim) looks the same, and a restart must not rewrite a fabric that is up. */
 static int switch_port_enforcement(struct pass *g, uint32_t port)
 {
 	if (!faces_end_port(g->f, port))
@@ -202,7 +204,7 @@ static int switch_port_enforcement(struct pass *g, uint32_t port)
 	char *key = g->enf_written ? enf_key(g->f, port) : NULL;
 	int written = key ? GPOINTER_TO_INT(g_hash_table_lookup(g->enf_written, key)) - 1 : -1;
 	g_free(key);
-	if (have == want || written == want)
+	if (written >= 0 ? written == want : (have == want || have == 0))
 		return 0;
 	uint8_t pi[SMP_DATA_SIZE];
 	pi_base(g, port, pi);

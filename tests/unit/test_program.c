@@ -755,6 +755,16 @@ static void test_part_enforce(void)
 	g_assert_cmpint(fsma_bed_program(&b, pa, 0, &rep), ==, 0);
 	assert_nothing_written(b.fk, mark);
 
+	/* a new master (its memory empty): bits it does not want are changed (in -> both) */
+	programmer_forget(b.prog);
+	g_free(b.o.part_enforce);
+	b.o.part_enforce = g_strdup("both");
+	fsma_bed_discover(&b);
+	mark = fsma_nrec(b.fk);
+	g_assert_cmpint(fsma_bed_program(&b, pa, 1, &rep), ==, 0);
+	assert_enforcement(&b, 1, 1);
+	g_assert_cmpuint(fsma_count(b.fk, mark, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, FSMA_ANY), >=, n);
+
 	/* a new master (its memory empty) that wants no enforcement: the bits are cleared */
 	programmer_forget(b.prog);
 	b.o.no_part_enforce = 1;
