@@ -119,11 +119,12 @@ static void report_extra_keys(struct sm_options *o, const GPtrArray *declared)
 	g_hash_table_destroy(known);
 }
 
-void options_log_notes(struct sm_options *o)
+void options_log_notes(struct sm_options *o, int problems_only)
 {
 	for (guint i = 0; o->notes && i < o->notes->len; i++) {
 		const struct config_note *n = g_ptr_array_index(o->notes, i);
-		log_msg(n->level, n->code, "%s", n->text);
+		if (!problems_only || n->level == IBSM_LOG_ERROR || n->level == IBSM_LOG_WARN)
+			log_msg(n->level, n->code, "%s", n->text);
 	}
 	if (o->notes)
 		g_ptr_array_set_size(o->notes, 0);
@@ -171,6 +172,7 @@ int options_build_err(int argc, char **argv, struct sm_options *o, int *show_ver
 		goto fail;
 	}
 	o->config_file = path;
+	config_note_file(o, path, named); /* before the command line's notes */
 	cli_extra_clear(&x);
 	if (cli_parse(argc, argv, o, &x, err) < 0) { /* cannot fail where the first parse passed */
 		LOG_E("CFG-0002", "%s (see --help)", (*err)->message);
@@ -181,15 +183,6 @@ int options_build_err(int argc, char **argv, struct sm_options *o, int *show_ver
 	if (x.show_version) {
 		cli_extra_clear(&x);
 		return 0;
-	}
-	{ /* the notes of the file come first */
-		GPtrArray *cli_notes = o->notes;
-		o->notes = NULL;
-		config_note_file(o, path, named);
-		for (guint i = 0; cli_notes && i < cli_notes->len; i++)
-			g_ptr_array_add(o->notes, g_ptr_array_steal_index(cli_notes, i--));
-		if (cli_notes)
-			g_ptr_array_free(cli_notes, TRUE);
 	}
 	declared = declared_fn ? declared_fn(o, declared_ctx) : NULL;
 	report_extra_keys(o, declared);
@@ -225,12 +218,7 @@ int options_build(int argc, char **argv, struct sm_options *o, int *show_version
 		return -1;
 	}
 	if (o->create_config) {
-		/* the flags and keys without effect are named here too (stderr); not the files read */
-		for (guint i = 0; o->notes && i < o->notes->len; i++) {
-			const struct config_note *n = g_ptr_array_index(o->notes, i);
-			if (n->level == IBSM_LOG_ERROR || n->level == IBSM_LOG_WARN)
-				log_msg(n->level, n->code, "%s", n->text);
-		}
+		options_log_notes(o, 1); /* the flags and keys without effect (stderr), not the files read */
 		if (strcmp(o->create_config, "-"))
 			printf("ibsm: configuration template written to %s\n", o->create_config);
 		options_free(o);

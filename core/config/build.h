@@ -25,7 +25,8 @@ int options_build_err(int argc, char **argv, struct sm_options *o, int *show_ver
 int options_build(int argc, char **argv, struct sm_options *o, int *show_version,
 		  config_declared_fn declared, void *declared_ctx);
 
-/* Logs o's notes (the files used, the keys without effect) and forgets them. */
-void options_log_notes(struct sm_options *o);
+/* Logs o's notes (the files used, the keys without effect), or with PROBLEMS_ONLY its warnings
+ * and errors only, and forgets them. */
+void options_log_notes(struct sm_options *o, int problems_only);
 
 #endif

@@ -45,23 +45,11 @@ static char *hex_form(const struct config_key *k, const char *value)
 	return g_strdup_printf("0x%s", value);
 }
 
-static gboolean on_setting(const char *name, const char *value, gpointer data, GError **err)
+/* VALUE of flag NAME into K's setting, as the command line says it; what a flag marks beyond */
+static gboolean set_from_command_line(struct cli_state *st, const struct config_key *k, const char *name,
+				      const char *value, GError **err)
 {
-	struct cli_state *st = data;
-	const struct config_key *k = key_for_flag(name);
-	if (!k) {
-		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "%s: no such option", name);
-		return FALSE;
-	}
 	GError *e = NULL;
-	if (!value || !*value) {
-		if (!k->arg) {
-			value = k->flag_value;
-		} else {
-			g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: empty value", name);
-			return FALSE;
-		}
-	}
 	char *v = hex_form(k, value);
 	int rc = config_set(st->o, k, v, &e);
 	g_free(v);
@@ -77,6 +65,25 @@ static gboolean on_setting(const char *name, const char *value, gpointer data, G
 	if (!strcmp(k->key, "cache_dir")) /* not the file's: a dry run keeps off the live SM's cache */
 		st->o->cache_dir_explicit = 1;
 	return TRUE;
+}
+
+static gboolean on_setting(const char *name, const char *value, gpointer data, GError **err)
+{
+	struct cli_state *st = data;
+	const struct config_key *k = key_for_flag(name);
+	if (!k) {
+		g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "%s: no such option", name);
+		return FALSE;
+	}
+	if (!value || !*value) {
+		if (!k->arg) {
+			value = k->flag_value;
+		} else {
+			g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: empty value", name);
+			return FALSE;
+		}
+	}
+	return set_from_command_line(st, k, name, value, err);
 }
 
 /* An OpenSM flag outside ibsm's key table: another name of an ibsm setting, or a key without
@@ -110,18 +117,8 @@ static gboolean on_opensm_flag(const char *name, const char *value, gpointer dat
 		value = "TRUE";
 	}
 	const struct config_key *k = config_key_find(key);
-	if (k) {
-		GError *e = NULL;
-		char *v = hex_form(k, value);
-		int rc = config_set(st->o, k, v, &e);
-		g_free(v);
-		if (rc < 0) {
-			g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: %s", name, value, e->message);
-			g_error_free(e);
-			return FALSE;
-		}
-		return TRUE;
-	}
+	if (k)
+		return set_from_command_line(st, k, name, value, err);
 	char *where = g_strdup_printf("command line: %s%s%s", name, f->arg ? " " : "", f->arg ? given : "");
 	options_set_extra(st->o, key, value, where);
 	g_free(where);

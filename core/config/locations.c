@@ -51,10 +51,10 @@ static void resolve(struct sm_options *o, const char *key, char **path, unsigned
 {
 	if (!*path)
 		return;
-	if (o->explicit_keys & explicit_bit || g_file_test(*path, G_FILE_TEST_EXISTS)) {
+	int exists = g_file_test(*path, G_FILE_TEST_EXISTS);
+	if (o->explicit_keys & explicit_bit || exists) {
 		if (say)
-			options_note(o, IBSM_LOG_INFO, "LOC-0002", "%s: %s%s", key, *path,
-				     g_file_test(*path, G_FILE_TEST_EXISTS) ? "" : " (does not exist)");
+			options_note(o, IBSM_LOG_INFO, "LOC-0002", "%s: %s%s", key, *path, exists ? "" : " (does not exist)");
 		return;
 	}
 	char *own = in_dir("ibsm", name);

@@ -201,10 +201,12 @@ static int switch_port_enforcement(struct pass *g, uint32_t port)
 	int want = g->enforce_pkeys;
 	int have = (mad_get_field((void *)cur, 0, IB_PORT_PART_EN_INB_F) ? PART_ENFORCE_IN : 0) |
 		   (mad_get_field((void *)cur, 0, IB_PORT_PART_EN_OUTB_F) ? PART_ENFORCE_OUT : 0);
+	if (have == want) /* the common case: no key built, nothing looked up */
+		return 0;
 	char *key = g->enf_written ? enf_key(g->f, port) : NULL;
 	int written = key ? GPOINTER_TO_INT(g_hash_table_lookup(g->enf_written, key)) - 1 : -1;
 	g_free(key);
-	if (written >= 0 ? written == want : (have == want || have == 0))
+	if (written >= 0 ? written == want : have == 0)
 		return 0;
 	uint8_t pi[SMP_DATA_SIZE];
 	pi_base(g, port, pi);

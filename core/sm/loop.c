@@ -131,7 +131,7 @@ static void reload(struct loop *l)
 	options_free(&old);
 	sm_apply_mkey(l->sm); /* ports keep their keys until the next sweep writes the new ones */
 	options_apply_log(l->sm->opt);
-	options_log_notes(l->sm->opt);
+	options_log_notes(l->sm->opt, 0);
 	policies_load_partitions(l->sm); /* re-read -P (a bad file keeps the policy in force) */
 	policies_load_qos(l->sm);        /* and -Y, likewise */
 }

@@ -367,7 +367,7 @@ int main(int argc, char **argv)
 	LOG_I("SM-0001", "ibsm %s starting (engines: %s%s%s, LMC %u, priority %u)", IBSM_VERSION,
 	      opt.routing_engine, opt.rch_policy_file ? "; routing chain " : "",
 	      opt.rch_policy_file ? opt.rch_policy_file : "", opt.lmc, opt.sm_priority);
-	options_log_notes(&opt); /* the files used, the keys without effect */
+	options_log_notes(&opt, 0); /* the files used, the keys without effect */
 	/* the engines are loaded and set up before anything touches the fabric: a bad -R fails here */
 	GError *err = NULL;
 	sm.chain = routing_chain_new(opt.routing_engine, &opt, &err);

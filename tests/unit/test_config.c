@@ -149,7 +149,7 @@ static void test_opensm_conf(void)
 	g_assert_cmpuint(o.hoq_life, ==, 0x13);
 	g_assert_cmpint(o.window, ==, 4);
 	g_assert_cmpstr(o.tmp_dir, ==, "/var/tmp/");
-	options_log_notes(&o);
+	options_log_notes(&o, 0);
 	options_free(&o);
 	char *text = logged();
 	/* a line for each key without effect, with its place and the reason */
@@ -172,7 +172,7 @@ static void test_opensm_conf(void)
 	g_assert_cmpint(build(&o, &err, "-F", bad, NULL), ==, 0);
 	g_assert_no_error(err);
 	g_assert_cmpuint(o.lmc, ==, 1);
-	options_log_notes(&o);
+	options_log_notes(&o, 0);
 	options_free(&o);
 	text = logged();
 	want = g_strdup_printf("WARN CFG-0007 %s:3:3: unknown key 'no_such_key' ignored", bad);
