@@ -15,6 +15,7 @@
 #include "mad/transport.h"
 
 #define SLOT_BITS 8
+#define MAD_HEADER_BYTES 24    /* the common MAD header (IBA 13.4.3) */
 #define MAX_WINDOW 255
 #define BACKOFF_BASE_US 2000
 #define BACKOFF_MAX_US 20000   /* a back-off never waits longer than this */
@@ -275,9 +276,13 @@ static void fill_window(struct transport *t)
 static void handle_rx(struct transport *t, uint8_t *umad, int len)
 {
 	uint8_t *mad = umad_get_mad(umad);
+	t->stats.received++;
+	if (len < (int)umad_size() + MAD_HEADER_BYTES) { /* not even a MAD header: nobody's */
+		t->stats.dropped_short++;
+		return;
+	}
 	uint8_t method = mad[3];
 	uint8_t mclass = mad[1];
-	t->stats.received++;
 	int ustatus = umad_status(umad);
 	int ours = (mclass == IB_SMI_DIRECT_CLASS || mclass == IB_SMI_CLASS) &&
 		   ((method & IB_MAD_RESPONSE) || ustatus);
@@ -298,6 +303,10 @@ static void handle_rx(struct transport *t, uint8_t *umad, int len)
 	if (ustatus) { /* the request came back undelivered (ibsim: at once, status 110) */
 		slot_retry(t, s, 1);
 		return;
+	}
+	if (len < (int)umad_size() + IB_MAD_SIZE) { /* an SMP is a whole MAD, its data included */
+		t->stats.dropped_short++;
+		return; /* its retry comes with the timeout */
 	}
 	int status = ((mad[4] << 8) | mad[5]) & 0x7fff;
 	t->last_answer_us = g_get_monotonic_time();

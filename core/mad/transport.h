@@ -48,6 +48,7 @@ typedef void (*unsolicited_fn)(struct transport *t, void *umad, int len, void *c
 
 struct transport_stats {
 	uint64_t sent, received, retries, timeouts, failed, dropped_stale, backoffs;
+	uint64_t dropped_short;   /* MADs shorter than their header, SMP answers than a whole MAD */
 	uint64_t persisted;      /* retries past the configured ones (the transport made progress) */
 	uint64_t by_attr[2][64]; /* [0]=Get [1]=Set, attr & 63 */
 };

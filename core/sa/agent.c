@@ -238,6 +238,38 @@ static void multicast(struct sa *sa, const struct sa_request *rq, const struct f
 		sa->mc_changed(sa->mc_ctx, rec_mlid(out));
 }
 
+/* The record bytes a request for attr must carry before any of its fields is read: the whole
+ * record (a MAD's data area holds every record the SA serves), a MultiPathRecord's fixed part
+ * (its GIDs are checked against what arrived); 0 for ClassPortInfo and for attributes not
+ * served (answered UNSUP_METHOD_ATTR without a look at the record). */
+static size_t record_needed(uint16_t attr)
+{
+	switch (attr) {
+	case MCMR_ATTR:
+		return MCMR_SIZE;
+	case IB_SA_ATTR_SERVICERECORD:
+		return SR_SIZE;
+	case IB_SA_ATTR_INFORMINFO:
+		return II_SIZE;
+	case IB_SA_ATTR_INFORMINFORECORD:
+		return IIR_SIZE;
+	case IB_SA_ATTR_PATHRECORD:
+		return PR_SIZE;
+	case IB_SA_ATTR_MULTIPATH:
+		return MPR_FIXED;
+	default: {
+		const struct sa_kind *k = sa_kind_of(attr);
+		return k ? k->layout.size : 0;
+	}
+	}
+}
+
+/* Is rq's record shorter than its attribute's (a MAD cut short: never read past its end)? */
+static int record_short(const struct sa_request *rq)
+{
+	return rq->record_len < record_needed(rq->attr);
+}
+
 void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct sa_answer *a)
 {
 	a->status = 0;
@@ -247,6 +279,10 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 	g_byte_array_set_size(a->recs, 0);
 	if (rq->attr == ATTR_CLASS_PORT_INFO && rq->method == SA_GET) {
 		class_port_info(a);
+		return;
+	}
+	if (record_short(rq)) {
+		a->status = SA_ERR_REQ_INVALID;
 		return;
 	}
 	struct sa_view v = { .f = sa->r ? sa->r->f : NULL, .r = sa->r, .pk = sa->pk, .self = sa->self,
@@ -360,6 +396,14 @@ static void on_request(struct dispatch *d, const struct mad_in *m, void *ctx)
 	if (rc > 0) {
 		sa->st.bad++;
 		sa_respond_status(sa->d, &rq, (uint16_t)rc);
+		return;
+	}
+	if (record_short(&rq)) {
+		sa->st.bad++;
+		LOG_V("SA-0009", "SA request from LID %u (method 0x%02x, attribute 0x%04x) carries %zu "
+		      "record bytes of %zu: answered REQ_INVALID", rq.slid, rq.method, rq.attr,
+		      rq.record_len, record_needed(rq.attr));
+		sa_respond_status(sa->d, &rq, SA_ERR_REQ_INVALID);
 		return;
 	}
 	if (sa_queue_push(sa->q, rq.slid, m->umad, m->len) < 0) {

@@ -18,8 +18,9 @@ void stats_log(struct sm *sm)
 	if (sm->t) {
 		const struct transport_stats *s = transport_stats(sm->t);
 		LOG_I("STS-0002", "STATS transport sent=%" PRIu64 " received=%" PRIu64 " retries=%" PRIu64
-		      " timeouts=%" PRIu64 " stale=%" PRIu64 " backoffs=%" PRIu64 " persisted=%" PRIu64, s->sent,
-		      s->received, s->retries, s->timeouts, s->dropped_stale, s->backoffs, s->persisted);
+		      " timeouts=%" PRIu64 " stale=%" PRIu64 " backoffs=%" PRIu64 " persisted=%" PRIu64
+		      " short=%" PRIu64, s->sent, s->received, s->retries, s->timeouts, s->dropped_stale,
+		      s->backoffs, s->persisted, s->dropped_short);
 		LOG_I("STS-0004", "STATS lft_blocks_set=%" PRIu64 " portinfo_set=%" PRIu64
 		      " portinfo_get=%" PRIu64 " nodeinfo_get=%" PRIu64 " pkey_get=%" PRIu64 " pkey_set=%" PRIu64,
 		      s->by_attr[1][IB_ATTR_LINEARFORWTBL & 63], s->by_attr[1][IB_ATTR_PORT_INFO & 63],
