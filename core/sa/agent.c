@@ -10,6 +10,7 @@
 #include "sa/inform.h"
 #include "sa/ipoib_groups.h"
 #include "sa/mcmember.h"
+#include "sa/mlid.h"
 #include "sa/multipath_record.h"
 #include "sa/path_record.h"
 #include "sa/queue.h"
@@ -29,6 +30,11 @@ static uint16_t issuer(const struct sa *sa, const struct fabric *f, uint8_t *gid
 #define SA_QUEUE_MAX 4096
 #define SA_QUEUE_PER_REQUESTER 256
 #define SA_SERVE_BUDGET 64
+/* The most record bytes one answer carries (an RMPP transfer of this many bytes is some 42000
+ * segments): a GetTable that would be larger (PathRecords of every pair of a large fabric) is
+ * answered TOO_MANY_RECORDS (IBA 15.2.5: the requester asks again with a narrower mask). Every
+ * linear table of a 3000-switch fabric fits. */
+#define SA_ANSWER_MAX (8u << 20)
 
 struct sa {
 	struct dispatch *d;
@@ -77,40 +83,128 @@ static void class_port_info(struct sa_answer *a)
 	a->rec_size = sizeof(cpi);
 }
 
-/* Does a ServiceGID name a port of the generation? By its port GUID alone, as OpenSM: clients
- * (osmtest among them) write the prefix in host byte order. */
-static int gid_known(const struct sa *sa, const struct fabric *f, const uint8_t *gid)
-{
-	(void)sa;
-	return f && fabric_port_by_guid(f, sa_be64(gid + 8)) != IBSM_NONE;
-}
-
-/* ServiceRecord Set, Delete, Get, GetTable. */
-static void services(struct sa *sa, const struct sa_request *rq, const struct fabric *f, double now,
-		     struct sa_answer *a)
-{
-	a->rec_size = SR_SIZE;
-	if (rq->method == SA_SET) {
-		uint8_t kept[SR_SIZE];
-		a->status = sa_service_set(sa->svc, rq->record, rq->comp_mask,
-					   gid_known(sa, f, rq->record + 8), now, kept);
-		if (!a->status)
-			g_byte_array_append(a->recs, kept, SR_SIZE);
-	} else if (rq->method == SA_DELETE) {
-		sa_service_delete(sa->svc, rq->record, rq->comp_mask, now, a->recs);
-		if (!a->recs->len)
-			a->status = SA_ERR_NO_RECORDS;
-		else
-			g_byte_array_set_size(a->recs, SR_SIZE); /* the answer carries the first */
-	} else {
-		sa_service_query(sa->svc, rq->record, rq->comp_mask, now, a->recs);
-	}
-}
-
 /* The port a request came from, in generation f (IBSM_NONE: unknown). */
 static uint32_t requester_port(const struct fabric *f, const struct sa_request *rq)
 {
 	return f && rq->slid && rq->slid <= f->pub.max_lid ? f->pub.lid_port[rq->slid] : IBSM_NONE;
+}
+
+/* A ServiceRecord request as the SA judges it (doc/sa-partitions.md). */
+struct sr_ctx {
+	const struct sa_view *v;
+	int trusted;               /* the requester presented our SM_Key */
+};
+
+/* The port a ServiceGID names, by its port GUID alone as OpenSM (clients, osmtest among them,
+ * write the prefix in host byte order), or IBSM_NONE. */
+static uint32_t service_port(const struct fabric *f, const uint8_t *rec)
+{
+	return f ? fabric_port_by_guid(f, sa_be64(rec + 16)) : IBSM_NONE;
+}
+
+static uint16_t service_pkey(const uint8_t *rec)
+{
+	return (uint16_t)(rec[24] << 8 | rec[25]);
+}
+
+/* May the requester see service rec? When it names a partition (a valid ServiceP_Key) the
+ * requester must hold that key, as on OpenSM; otherwise it must share a partition with the
+ * port of its ServiceGID (OpenSM shows such a service to every port). */
+static int sr_visible(void *ctx, const uint8_t *rec, const struct sr_owner *owner)
+{
+	(void)owner;
+	const struct sr_ctx *c = ctx;
+	uint16_t pkey = service_pkey(rec);
+	if (pkey & 0x7fff)
+		return sa_pkeys_has(c->v->pk, c->v->requester, pkey);
+	return sa_view_sees(c->v, service_port(c->v->f, rec));
+}
+
+/* Is the requester the service's owner: on the node that registered it or on the node of its
+ * ServiceGID's port (or presenting our SM_Key)? */
+static int sr_owns(const struct sr_ctx *c, const uint8_t *rec, const struct sr_owner *owner)
+{
+	const struct fabric *f = c->v->f;
+	uint32_t r = c->v->requester, p = service_port(f, rec);
+	if (c->trusted)
+		return 1;
+	if (r == IBSM_NONE)
+		return 0;
+	uint64_t node = f->nodes[f->ports[r].node].guid;
+	return (owner && owner->node == node) || (p != IBSM_NONE && f->nodes[f->ports[p].node].guid == node);
+}
+
+/* Delete: only a service the requester may see (else there is none for it) and owns. */
+static uint16_t sr_may_delete(void *ctx, const uint8_t *rec, const struct sr_owner *owner)
+{
+	const struct sr_ctx *c = ctx;
+	if (!sr_visible(ctx, rec, owner))
+		return SA_ERR_NO_RECORDS;
+	return sr_owns(c, rec, owner) ? 0 : SA_ERR_REQ_INVALID;
+}
+
+/* The ServiceP_Key check of OpenSM's osm_sa_service_record.c (validate_sr): the requester and
+ * the ServiceGID's port both hold it. OpenSM checks it when the mask names it; a Set here
+ * also when the record carries a valid key the mask does not name (it is kept and decides who
+ * sees the service). */
+static int sr_pkey_ok(const struct sr_ctx *c, const uint8_t *rec, uint64_t mask, int set)
+{
+	uint16_t pkey = service_pkey(rec);
+	if (!(mask & 1u << SR_PKEY) && !(set && (pkey & 0x7fff)))
+		return 1;
+	if (!sa_pkeys_has(c->v->pk, c->v->requester, pkey))
+		return 0;
+	if (!set && !(mask & 1u << SR_GID))
+		return 1;
+	uint32_t p = service_port(c->v->f, rec);
+	return p != IBSM_NONE && sa_pkeys_has(c->v->pk, p, pkey);
+}
+
+/* ServiceRecord Set, Delete, Get, GetTable, as OpenSM 3.3.23 answers them and stricter where
+ * doc/sa-partitions.md says: a Set names a port of the requester's own node and a P_Key both
+ * hold, at most SR_MAX_PER_PORT services per requester port; a Delete takes the one service
+ * its record names (never a pattern) and only the owner's; Get shows what the requester's
+ * partitions let it see. */
+static void services(struct sa *sa, const struct sa_request *rq, const struct sa_view *v, double now,
+		     struct sa_answer *a)
+{
+	a->rec_size = SR_SIZE;
+	struct sr_ctx c = { .v = v, .trusted = rq->sm_key && rq->sm_key == sa->sm_key };
+	const uint8_t *rec = rq->record;
+	if (rq->method == SA_SET) {
+		uint8_t kept[SR_SIZE];
+		uint32_t r = v->requester;
+		if (!(rq->comp_mask & 1u << SR_ID) || !(rq->comp_mask & 1u << SR_GID))
+			a->status = SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
+		else if (service_port(v->f, rec) == IBSM_NONE)
+			a->status = SA_ERR_REQ_INVALID_GID;
+		else if (!sr_pkey_ok(&c, rec, rq->comp_mask, 1) || !sr_owns(&c, rec, NULL))
+			a->status = SA_ERR_REQ_INVALID;
+		else {
+			const struct fabric *f = v->f;
+			struct sr_owner who = { 0 };
+			if (r != IBSM_NONE) {
+				who.port = f->ports[r].guid;
+				who.node = f->nodes[f->ports[r].node].guid;
+			}
+			a->status = sa_service_set(sa->svc, rec, rq->comp_mask, &who,
+						   c.trusted ? 0 : SR_MAX_PER_PORT, now, kept);
+			if (a->status == SA_ERR_NO_RESOURCES && sa_services_refused(sa->svc) % 1000 == 1)
+				LOG_I("SA-0020", "ServiceRecord Set from LID %u refused NO_RESOURCES: its port "
+				      "holds %u services (at most %u a port, %u in all; %" PRIu64 " refused "
+				      "so far)", rq->slid, sa_services_held(sa->svc, who.port, now),
+				      SR_MAX_PER_PORT, SR_MAX, sa_services_refused(sa->svc));
+		}
+		if (!a->status)
+			g_byte_array_append(a->recs, kept, SR_SIZE);
+	} else if (rq->method == SA_DELETE) {
+		if (!sr_pkey_ok(&c, rec, rq->comp_mask, 0))
+			a->status = SA_ERR_REQ_INVALID;
+		else
+			a->status = sa_service_delete(sa->svc, rec, now, sr_may_delete, &c, a->recs);
+	} else {
+		sa_service_query(sa->svc, rec, rq->comp_mask, now, sr_visible, &c, a->recs);
+	}
 }
 
 struct visibility {
@@ -124,8 +218,7 @@ static int shares_partition(void *ctx, uint64_t guid)
 	const struct visibility *vis = ctx;
 	const struct fabric *f = vis->sa->r->f;
 	uint32_t p = fabric_port_by_guid(f, guid);
-	return p == IBSM_NONE || vis->requester == IBSM_NONE ||
-	       sa_pkeys_shared(vis->sa->pk, vis->requester, p, 0) != 0;
+	return p == IBSM_NONE || sa_pkeys_share(vis->sa->pk, vis->requester, p);
 }
 
 /* InformInfo Set (subscribe, unsubscribe) and InformInfoRecord Get/GetTable. */
@@ -293,13 +386,15 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 	v.vlt = sa->vlt;
 	v.qos = sa->qos;
 	v.part_sl = sa->part_sl;
+	v.requester = requester_port(v.f, rq); /* what it may see: doc/sa-partitions.md */
+	v.answer_max = SA_ANSWER_MAX;
 	if (rq->attr == MCMR_ATTR) {
 		if (v.f)
 			multicast(sa, rq, v.f, a);
 		else
 			a->status = rq->method == SA_SET ? SA_ERR_REQ_INVALID : 0;
 	} else if (rq->attr == IB_SA_ATTR_SERVICERECORD) {
-		services(sa, rq, v.f, now, a);
+		services(sa, rq, &v, now, a);
 	} else if (rq->attr == IB_SA_ATTR_INFORMINFO || rq->attr == IB_SA_ATTR_INFORMINFORECORD) {
 		informs(sa, rq, v.f, a);
 	} else if (rq->method == SA_SET || rq->method == SA_DELETE ||
@@ -328,7 +423,7 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 		}
 		GByteArray *all = a->recs;
 		if (v.f)
-			k->build(&v, rq->sm_key == sa->sm_key, all);
+			sa_kind_build(k, &v, rq->sm_key == sa->sm_key, all);
 		size_t size = k->layout.size, n = 0;
 		uint64_t mask = rq->comp_mask;
 		const uint8_t *query = rq->record;
@@ -347,16 +442,41 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 		}
 		g_byte_array_set_size(all, (guint)(n * size));
 	}
+	if (!a->status && a->table && a->recs->len > SA_ANSWER_MAX)
+		a->status = SA_ERR_TOO_MANY_RECORDS; /* one requester does not get the SM's memory */
 	if (a->status)
 		g_byte_array_set_size(a->recs, 0);
 	else if (!a->table && a->recs->len != a->rec_size)
 		a->status = a->recs->len ? SA_ERR_TOO_MANY_RECORDS : SA_ERR_NO_RECORDS;
 }
 
+/* What a refusal for want of resources says in the log: the first and every 1000th of a kind. */
+static void log_refusal(struct sa *sa, const struct sa_request *rq, uint16_t status)
+{
+	if (status == SA_ERR_TOO_MANY_RECORDS && rq->method == SA_GETTABLE) {
+		if (sa->st.too_big++ % 1000 == 0)
+			LOG_I("SA-0010", "SA GetTable (attribute 0x%04x) from LID %u would carry more than %u "
+			      "bytes: answered TOO_MANY_RECORDS (%" PRIu64 " so far)", rq->attr, rq->slid,
+			      SA_ANSWER_MAX, sa->st.too_big);
+	} else if (status == SA_ERR_NO_RESOURCES && rq->attr == IB_SA_ATTR_INFORMINFO) {
+		if (sa->st.subscriptions_refused++ % 1000 == 0)
+			LOG_I("SA-0011", "InformInfo subscription from LID %u refused NO_RESOURCES: %u "
+			      "subscriptions of a port at most (%u in all; %" PRIu64 " refused so far)",
+			      rq->slid, SA_INFORM_MAX_PER_PORT, SA_INFORM_MAX, sa->st.subscriptions_refused);
+	} else if (status == SA_ERR_NO_RESOURCES && rq->attr == MCMR_ATTR) {
+		if (sa->st.joins_refused++ % 1000 == 0)
+			LOG_I("SA-0012", "multicast join from LID %u refused NO_RESOURCES: the switches hold "
+			      "MLIDs up to 0x%04x, %u groups in use, %u groups a port at most (%" PRIu64
+			      " refused so far)", rq->slid, mc_mlid_limit(sa->mc), mc_count(sa->mc),
+			      SA_MC_MAX_PER_PORT, sa->st.joins_refused);
+	}
+}
+
 static void answer(struct sa *sa, const struct sa_request *rq)
 {
 	struct sa_answer a = { .recs = g_byte_array_new() };
 	sa_compute(sa, rq, phase_now(), &a);
+	log_refusal(sa, rq, a.status);
 	if (a.status == SA_UNSUP_METHOD_ATTR)
 		sa->st.unsupported++;
 	else if (a.status)
@@ -553,7 +673,7 @@ static int may_see(void *ctx, uint64_t subscriber, uint64_t subject)
 	const struct sa *sa = ctx;
 	const struct fabric *f = sa->r->f;
 	uint32_t a = fabric_port_by_guid(f, subscriber), b = fabric_port_by_guid(f, subject);
-	return a == IBSM_NONE || b == IBSM_NONE || sa_pkeys_shared(sa->pk, a, b, 0) != 0;
+	return a == IBSM_NONE || b == IBSM_NONE || sa_pkeys_share(sa->pk, a, b);
 }
 
 /* Trap 64 (GID in service) or 65 (out of service) for the end port guid (IBA 14.2.5.1: a
@@ -619,7 +739,8 @@ void sa_report_trap(struct sa *sa, const uint8_t *smp_notice)
 }
 
 /* The most a multicast group may ask of the generation: the least MTU and rate of every
- * ACTIVE link (groups span the subnet). */
+ * ACTIVE link (groups span the subnet); and the MLIDs every switch can forward (the least
+ * MulticastFDBCap): groups beyond are refused NO_RESOURCES, as OpenSM refuses them. */
 static void mcast_limits(struct sa *sa, const struct fabric *f)
 {
 	uint8_t mtu = 0xff;
@@ -636,6 +757,13 @@ static void mcast_limits(struct sa *sa, const struct fabric *f)
 	}
 	sa->mc_mtu = mtu == 0xff ? 4 : mtu;
 	sa->mc_rate = units == ~0u ? 3 : pr_rate_at_most(units);
+	uint32_t cap = 0x4000; /* the whole multicast LID space */
+	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
+		const struct node_extra *x = &f->nx[f->switches[s].node];
+		if (x->have_switchinfo && x->mft_cap && x->mft_cap < cap)
+			cap = x->mft_cap;
+	}
+	mc_set_mlid_limit(sa->mc, (uint16_t)(MLID_FIRST + cap - 1));
 }
 
 struct gone {

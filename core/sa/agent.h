@@ -25,6 +25,8 @@ struct sa_stats {
 	uint64_t queued_max;       /* the most requests waiting at once */
 	uint64_t mcast_changes;    /* joins and leaves done */
 	uint64_t mcast_groups;     /* multicast groups now */
+	uint64_t too_big;          /* tables refused TOO_MANY_RECORDS (over SA_ANSWER_MAX bytes) */
+	uint64_t subscriptions_refused, joins_refused; /* NO_RESOURCES: a port's share, or all */
 };
 
 /* What a request is answered with: a status, or the records (rec_size bytes each; a Get's

@@ -2,7 +2,8 @@
 /* guidinfo_record.c - GUIDInfoRecord (IBA 15.2.5.18): every block of every end port (a CA port
  * with a LID, a switch's port 0), as many as its PortInfo.GUIDCap holds (8 GUIDs a block, at
  * least one): its port GUID at index 0 of block 0; ibsm assigns no alias GUIDs, so every other
- * entry is 0. */
+ * entry is 0. Only the ports the requester shares a partition with, as OpenSM's
+ * osm_sa_guidinfo_record.c. */
 #include <infiniband/mad.h>
 #include "sa/records.h"
 
@@ -14,7 +15,7 @@ static void build(const struct sa_view *v, int trusted, GByteArray *out)
 	const struct fabric *f = v->f;
 	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
 		const struct ibsm_port *port = &f->ports[p];
-		if (!port->lid || !fabric_is_end_port(f, p))
+		if (!port->lid || !fabric_is_end_port(f, p) || !sa_view_sees(v, p))
 			continue;
 		unsigned cap = f->px[p].have_portinfo ?
 			       mad_get_field(f->px[p].portinfo, 0, IB_PORT_GUID_CAP_F) : 1;

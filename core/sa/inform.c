@@ -141,6 +141,14 @@ static void drop_pending_of(struct sa_inform *in, uint32_t id)
 			g_array_remove_index(in->pending, i);
 }
 
+unsigned sa_inform_count_of(const struct sa_inform *in, uint64_t guid)
+{
+	unsigned n = 0;
+	for (guint i = 0; i < in->subs->len; i++)
+		n += g_array_index(in->subs, struct sub, i).guid == guid;
+	return n;
+}
+
 uint16_t sa_inform_set(struct sa_inform *in, const uint8_t *ii, const struct sa_requester *rq,
 		       uint8_t *answer)
 {
@@ -171,8 +179,11 @@ uint16_t sa_inform_set(struct sa_inform *in, const uint8_t *ii, const struct sa_
 		s->lid = rq->lid;
 		s->fails = 0;
 	} else {
-		if (in->subs->len >= SA_INFORM_MAX)
+		if (in->subs->len >= SA_INFORM_MAX ||
+		    (!rq->trusted && sa_inform_count_of(in, rq->guid) >= SA_INFORM_MAX_PER_PORT)) {
+			in->st.refused++;
 			return SA_ERR_NO_RESOURCES;
+		}
 		struct sub s = { .id = in->next_id++, .guid = rq->guid, .prefix = rq->prefix,
 				 .lid = rq->lid, .qpn = qpn, .enumv = free_enum(in, rq->guid) };
 		memcpy(s.ii, key, II_SIZE);

@@ -19,6 +19,9 @@
 #define IIR_SIZE 64                /* InformInfoRecord */
 #define NOTICE_SIZE 80
 #define SA_INFORM_MAX 4096         /* subscriptions at most (then NO_RESOURCES) */
+#define SA_INFORM_MAX_PER_PORT 64  /* of one port not presenting the SM_Key: a host's event
+				    * subscribers (the kernel's SA client, ibacm, a few daemons)
+				    * take a handful; no host may take the SA's whole table */
 #define SA_INFORM_RETRIES 3        /* sends of a Report after the first */
 #define SA_INFORM_MAX_FAILS 3
 #define NOTICE_TYPE_SUBNET_MGMT 3
@@ -41,13 +44,17 @@ typedef void (*sa_report_send_fn)(void *ctx, uint16_t lid, uint32_t qpn, uint64_
 struct sa_inform_stats {
 	uint64_t subscribed, unsubscribed, notices, reports_sent, reports_acked, reports_resent,
 		 reports_failed, dropped_subscribers;
+	uint64_t refused;             /* subscriptions refused NO_RESOURCES (a port's share, or all) */
 };
 
 struct sa_inform *sa_inform_new(sa_report_send_fn send, void *ctx);
 void sa_inform_free(struct sa_inform *in);
 const struct sa_layout *iir_layout(void);
+/* Subscriptions of port guid. */
+unsigned sa_inform_count_of(const struct sa_inform *in, uint64_t guid);
 /* SubnAdmSet(InformInfo): ii (II_SIZE bytes) from rq. 0 and *answer (II_SIZE bytes, as
- * received), or an SA status. */
+ * received), or an SA status: NO_RESOURCES beyond SA_INFORM_MAX subscriptions in all, or
+ * SA_INFORM_MAX_PER_PORT of an untrusted requester's port. */
 uint16_t sa_inform_set(struct sa_inform *in, const uint8_t *ii, const struct sa_requester *rq,
 		       uint8_t *answer);
 /* InformInfoRecords matching (rec, mask), appended to out; the QPN shows only to a trusted

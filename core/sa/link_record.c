@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* link_record.c - LinkRecord (IBA 15.2.5.13): one per direction of every link, FromLID
- * (a switch's LID for its ports, the CA port's own), FromPort, ToPort, ToLID. */
+ * (a switch's LID for its ports, the CA port's own), FromPort, ToPort, ToLID. Only links whose
+ * two ends share a partition and the requester one with each end, as OpenSM's
+ * osm_sa_link_record.c. */
 #include "sa/records.h"
 
 #define LR_SIZE 8
@@ -18,6 +20,9 @@ static void build(const struct sa_view *v, int trusted, GByteArray *out)
 	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
 		uint32_t q = f->ports[p].peer;
 		if (q == IBSM_NONE || !f->ports[p].num)
+			continue;
+		/* the two ends share a partition, and the requester one with each end */
+		if (!sa_pkeys_share(v->pk, p, q) || !sa_view_sees(v, p) || !sa_view_sees(v, q))
 			continue;
 		uint16_t from = lid_of(f, p), to = lid_of(f, q);
 		uint8_t rec[LR_SIZE] = { (uint8_t)(from >> 8), (uint8_t)from, f->ports[p].num,

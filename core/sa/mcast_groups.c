@@ -9,6 +9,8 @@ struct mc_groups {
 	GHashTable *by_mgid;    /* 16-byte MGID (the group's own copy) -> struct mc_group * */
 	struct mc_group *by_mlid[MLID_LAST - MLID_FIRST + 1];
 	struct mlid_pool *pool;
+	uint16_t mlid_limit;    /* the highest MLID every switch's MFT can hold */
+	GHashTable *memberships; /* of struct port_count, by port GUID */
 	uint32_t serial;
 };
 
@@ -38,6 +40,8 @@ struct mc_groups *mc_groups_new(void)
 	struct mc_groups *g = g_new0(struct mc_groups, 1);
 	g->by_mgid = g_hash_table_new_full(mgid_hash, mgid_equal, NULL, group_free);
 	g->pool = mlid_pool_new();
+	g->mlid_limit = MLID_LAST;
+	g->memberships = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	return g;
 }
 
@@ -46,6 +50,7 @@ void mc_groups_free(struct mc_groups *g)
 	if (!g)
 		return;
 	g_hash_table_destroy(g->by_mgid);
+	g_hash_table_destroy(g->memberships);
 	mlid_pool_free(g->pool);
 	g_free(g);
 }
@@ -70,6 +75,10 @@ struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const st
 	uint16_t mlid = mlid_alloc(g->pool);
 	if (!mlid)
 		return NULL;
+	if (mlid > g->mlid_limit) { /* the switches could not forward it */
+		mlid_release(g->pool, mlid);
+		return NULL;
+	}
 	struct mc_group *grp = g_new0(struct mc_group, 1);
 	memcpy(grp->mgid, mgid, 16);
 	grp->mlid = mlid;
@@ -79,6 +88,44 @@ struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const st
 	g_hash_table_insert(g->by_mgid, grp->mgid, grp);
 	g->by_mlid[mlid - MLID_FIRST] = grp;
 	return grp;
+}
+
+/* A port and the number of groups it is a member of (key and value of g->memberships). */
+struct port_count {
+	uint64_t port_guid;     /* first: the key, hashed as a gint64 */
+	unsigned n;
+};
+
+/* One more (delta 1) or one fewer (-1) group port_guid is a member of. */
+static void count_membership(struct mc_groups *g, uint64_t port_guid, int delta)
+{
+	struct port_count *c = g_hash_table_lookup(g->memberships, &port_guid);
+	if (!c) {
+		if (delta < 0)
+			return;
+		c = g_new0(struct port_count, 1);
+		c->port_guid = port_guid;
+		g_hash_table_add(g->memberships, c);
+	}
+	c->n += (unsigned)delta;
+	if (!c->n)
+		g_hash_table_remove(g->memberships, &port_guid); /* frees c */
+}
+
+unsigned mc_memberships(const struct mc_groups *g, uint64_t port_guid)
+{
+	const struct port_count *c = g_hash_table_lookup(g->memberships, &port_guid);
+	return c ? c->n : 0;
+}
+
+void mc_set_mlid_limit(struct mc_groups *g, uint16_t last)
+{
+	g->mlid_limit = last < MLID_FIRST ? MLID_FIRST : last > MLID_LAST ? MLID_LAST : last;
+}
+
+uint16_t mc_mlid_limit(const struct mc_groups *g)
+{
+	return g->mlid_limit;
 }
 
 static int member_index(const struct mc_group *grp, uint64_t port_guid)
@@ -95,11 +142,12 @@ const struct mc_member *mc_member(const struct mc_group *grp, uint64_t port_guid
 	return i < 0 ? NULL : &g_array_index(grp->members, struct mc_member, i);
 }
 
-uint8_t mc_join(struct mc_group *grp, uint64_t port_guid, const uint8_t gid[16], uint8_t state,
-		int proxy)
+uint8_t mc_join(struct mc_groups *g, struct mc_group *grp, uint64_t port_guid, const uint8_t gid[16],
+		uint8_t state, int proxy)
 {
 	int i = member_index(grp, port_guid);
 	if (i < 0) {
+		count_membership(g, port_guid, 1);
 		struct mc_member m = { .port_guid = port_guid, .proxy = (uint8_t)!!proxy };
 		memcpy(m.gid, gid, 16);
 		g_array_append_val(grp->members, m);
@@ -114,6 +162,8 @@ uint8_t mc_join(struct mc_group *grp, uint64_t port_guid, const uint8_t gid[16],
 
 void mc_delete(struct mc_groups *g, struct mc_group *grp)
 {
+	for (guint i = 0; i < grp->members->len; i++)
+		count_membership(g, g_array_index(grp->members, struct mc_member, i).port_guid, -1);
 	g->by_mlid[grp->mlid - MLID_FIRST] = NULL;
 	mlid_release(g->pool, grp->mlid);
 	g_hash_table_remove(g->by_mgid, grp->mgid); /* frees grp */
@@ -128,8 +178,10 @@ int mc_leave(struct mc_groups *g, struct mc_group *grp, uint64_t port_guid, uint
 	if ((m->join_state & MC_FULL) && (state & MC_FULL))
 		grp->n_full--;
 	m->join_state &= (uint8_t)~(state & MC_STATES);
-	if (!m->join_state)
+	if (!m->join_state) {
 		g_array_remove_index_fast(grp->members, (guint)i);
+		count_membership(g, port_guid, -1);
+	}
 	if (!grp->n_full && !grp->persistent) {
 		mc_delete(g, grp);
 		return 1;

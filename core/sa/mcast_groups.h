@@ -41,12 +41,20 @@ struct mc_groups *mc_groups_new(void);
 void mc_groups_free(struct mc_groups *g);
 struct mc_group *mc_find(struct mc_groups *g, const uint8_t mgid[16]);
 struct mc_group *mc_find_mlid(struct mc_groups *g, uint16_t mlid);
-/* A new group with the lowest free MLID; NULL when the MGID exists or no MLID is left. */
+/* A new group with the lowest free MLID; NULL when the MGID exists or no MLID is left up to
+ * the limit (mc_set_mlid_limit). */
 struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const struct mc_params *p,
 			   int persistent);
 /* Adds the join states STATE for the port (a member from now on); its join state after. */
-uint8_t mc_join(struct mc_group *grp, uint64_t port_guid, const uint8_t gid[16], uint8_t state,
-		int proxy);
+uint8_t mc_join(struct mc_groups *g, struct mc_group *grp, uint64_t port_guid, const uint8_t gid[16],
+		uint8_t state, int proxy);
+/* The groups port_guid is a member of (any join state). */
+unsigned mc_memberships(const struct mc_groups *g, uint64_t port_guid);
+/* The highest MLID a new group may get: 0xC000 + the least MulticastFDBCap of the switches - 1
+ * (groups the switches cannot hold are refused, as OpenSM refuses them); existing groups keep
+ * theirs. Clamped to 0xC000..0xFFFE. */
+void mc_set_mlid_limit(struct mc_groups *g, uint16_t last);
+uint16_t mc_mlid_limit(const struct mc_groups *g);
 /* Removes the join states STATE of the port; a port left with none is no member any more, and
  * a group left without a full member is deleted unless persistent (1 then: GRP is freed).
  * -1 when the port is not a member. */

@@ -124,11 +124,19 @@ static void new_mgid(struct mc_groups *g, uint8_t scope, uint16_t pkey, uint8_t 
 }
 
 /* A multicast GID a requester may name for a new group (IBA 4.1.1): prefix 0xFF, flags 0
- * (permanent) or 1 (transient); not the 0xA01B signature the SA gives MGIDs it makes up. */
+ * (permanent) or 1 (transient); not the 0xA01B signature the SA gives MGIDs it makes up. Any
+ * scope, the reserved ones (0, 15) too: OpenSM 3.3.23 makes them, and its compliance suite
+ * (osmtest -f m, o15-0.1.6) expects a group of scope 15 to be created. */
 static int mgid_valid(const uint8_t *mgid)
 {
 	uint8_t flags = mgid[1] >> 4;
 	return mgid[0] == 0xff && flags <= 1 && !(mgid[2] == 0xa0 && mgid[3] == 0x1b);
+}
+
+/* May port become a member of one more group? A requester presenting the SM_Key always. */
+static int within_quota(const struct mc_groups *g, const struct mcm_requester *who, uint64_t port)
+{
+	return who->trusted || mc_memberships(g, port) < SA_MC_MAX_PER_PORT;
 }
 
 /* May `who` join port to a group of partition pkey: the port must be in the partition, and a
@@ -180,6 +188,8 @@ uint16_t mcm_join(struct mc_groups *g, const struct mcm_env *env, const uint8_t 
 		};
 		if (!may_join(env, who, port, p.pkey))
 			return SA_ERR_REQ_INVALID;
+		if (!within_quota(g, who, port))
+			return SA_ERR_NO_RESOURCES;
 		uint8_t mgid[16];
 		if (named)
 			memcpy(mgid, rec, 16);
@@ -197,8 +207,10 @@ uint16_t mcm_join(struct mc_groups *g, const struct mcm_env *env, const uint8_t 
 		const struct mc_member *m = mc_member(grp, port);
 		if (m && proxy && !m->proxy && !who->trusted)
 			return SA_ERR_REQ_INVALID; /* a port's own membership is its own business */
+		if (!m && !within_quota(g, who, port))
+			return SA_ERR_NO_RESOURCES;
 	}
-	mc_join(grp, port, rec + 16, state, proxy);
+	mc_join(g, grp, port, rec + 16, state, proxy);
 	mcm_record(grp, mc_member(grp, port), out);
 	return 0;
 }

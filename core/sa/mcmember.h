@@ -6,7 +6,8 @@
  * TClass (or a join its MGID, PortGID or JoinState), REQ_INVALID for an incompatible join, a
  * port outside the group's partition, a proxy (a requester joining or leaving for another port)
  * outside it without the SM_Key, a change to a port's own (not proxied) membership by another
- * port, a leave of states not held. */
+ * port, a leave of states not held; NO_RESOURCES when no MLID the switches can hold is left or
+ * the port is a member of SA_MC_MAX_PER_PORT groups. */
 #ifndef IBSM_SA_MCMEMBER_H
 #define IBSM_SA_MCMEMBER_H
 
@@ -15,6 +16,9 @@
 #include "sa/mcast_groups.h"
 
 #define MCMR_SIZE 52
+#define SA_MC_MAX_PER_PORT 512 /* groups a port may be a member of, unless joined with the SM_Key:
+				* IPoIB joins a few per address family and partition, an
+				* application a few hundred at most; no host takes every MLID */
 #define MCMR_ATTR 0x0038
 
 /* component mask bits */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* multipath_record.h - MultiPathRecord (IBA 15.2.5.20, SA GetMulti): the paths between every
  * source GID and every destination GID the request lists, as PathRecords. Each (SGID, DGID)
- * pair is a PathRecord query with the request's other components; the answer takes the first
- * path of every pair, then the second of every pair, ... up to NumbPath in all (one per pair
- * without NumbPath), so a LMC > 0 spreads the paths over distinct LIDs. */
+ * pair is a PathRecord query with the request's other components (so only paths between
+ * ports the requester shares a partition with, as OpenSM's osm_sa_multipath_record.c); the
+ * answer takes the first path of every pair, then the second of every pair, ... up to
+ * NumbPath in all (one per pair without NumbPath), so a LMC > 0 spreads the paths over
+ * distinct LIDs. */
 #ifndef IBSM_SA_MULTIPATH_RECORD_H
 #define IBSM_SA_MULTIPATH_RECORD_H
 

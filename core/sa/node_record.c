@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* node_record.c - NodeRecord (IBA 15.2.5.2): one per switch (its port 0) and one per CA or
  * router port that has a LID, as OpenSM answers: LID, reserved, the NodeInfo as the SM read
- * it with that port's GUID and number, the NodeDescription. */
+ * it with that port's GUID and number, the NodeDescription. Only the ports the requester
+ * shares a partition with (sa_view_sees), as OpenSM's osm_sa_node_record.c. */
 #include <string.h>
 #include <infiniband/mad.h>
 #include "sa/records.h"
@@ -41,12 +42,12 @@ static void build(const struct sa_view *v, int trusted, GByteArray *out)
 	for (uint32_t node = 0; node < f->pub.n_nodes; node++) {
 		const struct ibsm_node *n = &f->nodes[node];
 		if (n->type == IBSM_SWITCH) {
-			if (f->ports[n->port0].lid)
+			if (f->ports[n->port0].lid && sa_view_sees(v, n->port0))
 				node_record(f, node, n->port0, out);
 			continue;
 		}
 		for (uint32_t pn = 1; pn <= n->nports; pn++)
-			if (f->ports[n->port0 + pn].lid)
+			if (f->ports[n->port0 + pn].lid && sa_view_sees(v, n->port0 + pn))
 				node_record(f, node, n->port0 + pn, out);
 	}
 }

@@ -390,12 +390,18 @@ uint16_t pr_query(const struct sa_view *v, const struct pr_env *env, const uint8
 			    (1ULL << PR_MTU_SEL) |
 			    (1ULL << PR_MTU) | (1ULL << PR_RATE_SEL) | (1ULL << PR_RATE) |
 			    (1ULL << PR_LIFE_SEL) | (1ULL << PR_LIFE));
+	/* a path only between ports the requester shares a partition with, each of them (as
+	 * OpenSM's osm_sa_path_record.c): a third party sees no path it could not see both ends
+	 * of; that the two ends share one is judged with the path's P_Key (pair) */
 	for (uint32_t s = any_src ? 0 : src; s < (any_src ? f->pub.n_ports : src + 1); s++) {
-		if (any_src && !end_port(f, s))
+		if ((any_src && !end_port(f, s)) || !sa_view_sees(v, s))
 			continue;
-		for (uint32_t d = any_dst ? 0 : dst; d < (any_dst ? f->pub.n_ports : dst + 1); d++)
-			if (!any_dst || end_port(f, d))
+		for (uint32_t d = any_dst ? 0 : dst; d < (any_dst ? f->pub.n_ports : dst + 1); d++) {
+			if ((!any_dst || end_port(f, d)) && sa_view_sees(v, d))
 				pair(&qq, s, d);
+			if (v->answer_max && out->len > v->answer_max)
+				return 0; /* more than an answer carries: the caller refuses it */
+		}
 	}
 	return 0;
 }

@@ -26,8 +26,10 @@ struct pr_env {
 
 /* Answers a PathRecord query (the request's record and mask) into out (PR_SIZE bytes each):
  * every (source, destination) pair the query names, at most max_per_pair paths each (NumbPath
- * for GetTable, 1 for Get). Returns 0, or the SA status (insufficient components, an unknown
- * GID, ...). */
+ * for GetTable, 1 for Get), between ports the requester (v->requester) shares a partition
+ * with, both of them. Returns 0, or the SA status (insufficient components, an unknown GID,
+ * ...); a path the requester may not see is no record (NO_RECORDS for a Get), as on OpenSM.
+ * Past v->answer_max bytes it stops (every pair of a large fabric is gigabytes). */
 uint16_t pr_query(const struct sa_view *v, const struct pr_env *env, const uint8_t *query,
 		  uint64_t mask, int table, GByteArray *out);
 /* Writes component comp of a PathRecord (a query built by MultiPathRecord, or an answer). */

@@ -52,13 +52,56 @@ const uint16_t *sa_pkeys_of(const struct sa_pkeys *k, uint32_t port, uint32_t *n
 	return k->keys + k->off[port];
 }
 
-/* The entry of t (n keys) with the low 15 bits of key, or 0. */
+/* The entry of t (n keys) with the low 15 bits of key, or 0; a full membership before a limited
+ * one (a table may hold both: allow_both_pkeys). */
 static uint16_t find(const uint16_t *t, uint32_t n, uint16_t key)
 {
+	uint16_t got = 0;
 	for (uint32_t i = 0; i < n; i++)
-		if ((t[i] & 0x7fff) == (key & 0x7fff) && (t[i] & 0x7fff))
-			return t[i];
+		if ((t[i] & 0x7fff) == (key & 0x7fff) && (t[i] & 0x7fff)) {
+			if (t[i] & 0x8000)
+				return t[i];
+			got = t[i];
+		}
+	return got;
+}
+
+/* Does the table hold a valid key (low 15 bits not 0)? */
+static int any_key(const uint16_t *t, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (t[i] & 0x7fff)
+			return 1;
 	return 0;
+}
+
+int sa_pkeys_share(const struct sa_pkeys *k, uint32_t a, uint32_t b)
+{
+	if (a == b || !k)
+		return 1;
+	if (a >= k->n_ports || b >= k->n_ports)
+		return 0;
+	uint32_t na, nb;
+	const uint16_t *ta = sa_pkeys_of(k, a, &na), *tb = sa_pkeys_of(k, b, &nb);
+	if (!ta || !tb || !any_key(ta, na) || !any_key(tb, nb))
+		return 1;
+	for (uint32_t i = 0; i < na; i++) {
+		uint16_t y = (ta[i] & 0x7fff) ? find(tb, nb, ta[i]) : 0;
+		if (y && ((ta[i] | y) & 0x8000))
+			return 1;
+	}
+	return 0;
+}
+
+int sa_pkeys_has(const struct sa_pkeys *k, uint32_t port, uint16_t pkey)
+{
+	if (!(pkey & 0x7fff) || !k)
+		return 1;
+	if (port >= k->n_ports)
+		return 0;
+	uint32_t n;
+	const uint16_t *t = sa_pkeys_of(k, port, &n);
+	return !t || find(t, n, pkey) != 0;
 }
 
 uint16_t sa_pkeys_shared(const struct sa_pkeys *k, uint32_t a, uint32_t b, uint16_t want)

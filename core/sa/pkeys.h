@@ -22,5 +22,16 @@ const uint16_t *sa_pkeys_of(const struct sa_pkeys *k, uint32_t port, uint32_t *n
  * as a holds it.
  * 0 when there is none. Ports whose tables are not known share the default partition. */
 uint16_t sa_pkeys_shared(const struct sa_pkeys *k, uint32_t a, uint32_t b, uint16_t want);
+/* May ports a and b see each other through the SA: do they share a partition (a key both hold,
+ * one of them as a full member)? As OpenSM's osm_physp_share_pkey: a port shares with itself,
+ * and a port whose table is not known or holds no valid key shares with every port. With k
+ * NULL (no table known) every pair shares; else an id outside the tables (IBSM_NONE: a
+ * requester not in the generation) shares with none but itself. */
+int sa_pkeys_share(const struct sa_pkeys *k, uint32_t a, uint32_t b);
+/* Does port hold partition pkey (low 15 bits, either membership)? As OpenSM's
+ * osm_physp_has_pkey, except that a table not known is not held against the port: yes (k
+ * NULL: every port holds every key); an invalid key (low 15 bits 0) is held by every port;
+ * an id outside the tables holds none. */
+int sa_pkeys_has(const struct sa_pkeys *k, uint32_t port, uint16_t pkey);
 
 #endif

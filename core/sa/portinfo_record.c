@@ -3,8 +3,9 @@
  * PortInfo as the SM last read or wrote it, for every port of every node (a switch's ports
  * under the switch's LID, as OpenSM answers). Its components are the PortInfo fields in wire
  * order with every reserved gap a component of its own, taken from libibmad's field table
- * (sa/fields.h). The M_Key reads 0 unless the
- * requester presented our SM_Key. */
+ * (sa/fields.h). The M_Key reads 0 unless the requester presented our SM_Key. Only the ports
+ * the requester shares a partition with, each judged by its own P_Key table (a switch's
+ * external ports too), as OpenSM's osm_sa_portinfo_record.c. */
 #include <string.h>
 #include <infiniband/mad.h>
 #include "sa/fields.h"
@@ -51,7 +52,8 @@ static void build(const struct sa_view *v, int trusted, GByteArray *out)
 		uint16_t sw_lid = sw ? f->ports[n->port0].lid : 0;
 		for (uint32_t pn = sw ? 0 : 1; pn <= n->nports; pn++) {
 			uint32_t port = n->port0 + pn;
-			if (!f->px[port].have_portinfo || (!sw && !(f->ports[port].flags & IBSM_PORT_PRESENT)))
+			if (!f->px[port].have_portinfo || (!sw && !(f->ports[port].flags & IBSM_PORT_PRESENT)) ||
+			    !sa_view_sees(v, port))
 				continue;
 			uint16_t lid = sw ? sw_lid : f->ports[port].lid;
 			uint8_t rec[PIR_SIZE] = { 0 };

@@ -41,7 +41,14 @@ struct sa_view {
 	struct sa_self self;
 	const struct sa_remote_sm *remote; /* the other SMs in the subnet */
 	unsigned n_remote;
+	uint32_t requester;               /* the port the request came from (IBSM_NONE: not known) */
+	size_t answer_max;                /* record bytes an answer may carry (0: no limit): a
+					   * builder of quadratic tables stops past it */
 };
+
+/* May the requester see port p of v->f: do they share a partition (sa_pkeys_share)? Every
+ * record about a port is shown only then, as OpenSM 3.3.23 does (doc/sa-partitions.md). */
+int sa_view_sees(const struct sa_view *v, uint32_t p);
 
 struct sa_kind {
 	struct sa_layout layout;
@@ -61,6 +68,10 @@ struct sa_kind {
 
 /* The kind serving attribute attr, or NULL. The layouts are checked once (sa_kinds_check). */
 const struct sa_kind *sa_kind_of(uint16_t attr);
+/* Appends the records of kind k the requester of v may see: k->build, then (for the kinds
+ * whose builder does not judge each port itself) only the records whose LID (and port number)
+ * names a port the requester shares a partition with (sa_view_sees). */
+void sa_kind_build(const struct sa_kind *k, const struct sa_view *v, int trusted, GByteArray *out);
 /* 0 when every layout adds up to its record size; else -1 (and the kind's name in *bad). */
 int sa_kinds_check(const char **bad);
 

@@ -7,10 +7,12 @@
 struct service {
 	uint8_t rec[SR_SIZE];
 	double expires;            /* 0: never */
+	struct sr_owner owner;     /* who registered it */
 };
 
 struct sa_services {
 	GArray *v;                 /* struct service */
+	uint64_t refused;          /* Sets answered NO_RESOURCES */
 };
 
 static struct sa_layout layout = {
@@ -81,22 +83,29 @@ static void shown(const struct service *x, double now, uint8_t *out)
 	}
 }
 
-/* Same service: ServiceID, ServiceGID and ServiceP_Key. */
+/* Same service: ServiceID, ServiceGID and ServiceP_Key (the record's bytes, as OpenSM compares
+ * them). */
 static int same_service(const uint8_t *a, const uint8_t *b)
 {
 	const struct sa_layout *l = sr_layout();
 	return sa_match(l, 1u << SR_ID | 1u << SR_GID | 1u << SR_PKEY, a, b);
 }
 
-uint16_t sa_service_set(struct sa_services *s, const uint8_t *rec, uint64_t mask, int gid_known,
-			double now, uint8_t *out)
+static uint32_t held(const struct sa_services *s, uint64_t port)
+{
+	uint32_t n = 0;
+	for (guint i = 0; i < s->v->len; i++)
+		n += g_array_index(s->v, struct service, i).owner.port == port;
+	return n;
+}
+
+uint16_t sa_service_set(struct sa_services *s, const uint8_t *rec, uint64_t mask,
+			const struct sr_owner *owner, unsigned quota, double now, uint8_t *out)
 {
 	if (!(mask & (1u << SR_ID)) || !(mask & (1u << SR_GID)))
 		return SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
-	if (!gid_known)
-		return SA_ERR_REQ_INVALID_GID;
 	expire(s, now);
-	struct service x;
+	struct service x = { .owner = *owner };
 	memcpy(x.rec, rec, SR_SIZE);
 	if (!(mask & (1u << SR_LEASE)))
 		set_lease(x.rec, SR_LEASE_INFINITE);
@@ -106,24 +115,31 @@ uint16_t sa_service_set(struct sa_services *s, const uint8_t *rec, uint64_t mask
 	for (i = 0; i < s->v->len; i++)
 		if (same_service(g_array_index(s->v, struct service, i).rec, x.rec))
 			break;
-	if (i < s->v->len)
+	if (i < s->v->len) {
+		x.owner = g_array_index(s->v, struct service, i).owner;
 		g_array_index(s->v, struct service, i) = x;
-	else if (s->v->len >= SR_MAX)
+	} else if (s->v->len >= SR_MAX || (quota && held(s, owner->port) >= quota)) {
+		s->refused++;
 		return SA_ERR_NO_RESOURCES; /* a client registering without end */
-	else
+	} else {
 		g_array_append_val(s->v, x);
+	}
 	shown(&x, now, out);
+	if (!(mask & (1u << SR_PKEY))) { /* the default P_Key, as OpenSM answers */
+		size_t at = sr_layout()->offset[SR_PKEY] / 8;
+		out[at] = out[at + 1] = 0xff;
+	}
 	return 0;
 }
 
 void sa_service_query(struct sa_services *s, const uint8_t *rec, uint64_t mask, double now,
-		      GByteArray *out)
+		      sr_visible_fn visible, void *ctx, GByteArray *out)
 {
 	expire(s, now);
 	uint64_t m = mask & ~(1ULL << SR_LEASE); /* a lease is not something to look up by */
 	for (guint i = 0; i < s->v->len; i++) {
 		const struct service *x = &g_array_index(s->v, struct service, i);
-		if (!sa_match(sr_layout(), m, rec, x->rec))
+		if (!sa_match(sr_layout(), m, rec, x->rec) || (visible && !visible(ctx, x->rec, &x->owner)))
 			continue;
 		uint8_t r[SR_SIZE];
 		shown(x, now, r);
@@ -131,24 +147,39 @@ void sa_service_query(struct sa_services *s, const uint8_t *rec, uint64_t mask, 
 	}
 }
 
-void sa_service_delete(struct sa_services *s, const uint8_t *rec, uint64_t mask, double now,
-		       GByteArray *out)
+uint16_t sa_service_delete(struct sa_services *s, const uint8_t *rec, double now, sr_judge_fn judge,
+			   void *ctx, GByteArray *out)
 {
 	expire(s, now);
-	uint64_t m = mask & ~(1ULL << SR_LEASE);
-	for (guint i = s->v->len; i-- > 0;) {
+	for (guint i = 0; i < s->v->len; i++) {
 		const struct service *x = &g_array_index(s->v, struct service, i);
-		if (!sa_match(sr_layout(), m, rec, x->rec))
+		if (!same_service(rec, x->rec))
 			continue;
+		uint16_t st = judge ? judge(ctx, x->rec, &x->owner) : 0;
+		if (st)
+			return st;
 		uint8_t r[SR_SIZE];
 		shown(x, now, r);
 		g_byte_array_append(out, r, SR_SIZE);
 		g_array_remove_index(s->v, i);
+		return 0;
 	}
+	return SA_ERR_NO_RECORDS;
 }
 
 uint32_t sa_services_count(struct sa_services *s, double now)
 {
 	expire(s, now);
 	return s->v->len;
+}
+
+uint32_t sa_services_held(struct sa_services *s, uint64_t port, double now)
+{
+	expire(s, now);
+	return held(s, port);
+}
+
+uint64_t sa_services_refused(const struct sa_services *s)
+{
+	return s->refused;
 }

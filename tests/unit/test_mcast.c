@@ -98,13 +98,13 @@ static void test_join_states(void)
 	g_assert_null(mc_create(g, mgid, &p, 0));            /* the MGID exists */
 	g_assert_true(mc_find(g, mgid) == grp);
 	g_assert_true(mc_find_mlid(g, 0xC000) == grp);
-	g_assert_cmpuint(mc_join(grp, 0xA, gid0, MC_FULL, 0), ==, MC_FULL);
-	g_assert_cmpuint(mc_join(grp, 0xA, gid0, MC_NON_MEMBER, 0), ==, MC_FULL | MC_NON_MEMBER);
-	g_assert_cmpuint(mc_join(grp, 0xB, gid0, MC_SEND_ONLY, 0), ==, MC_SEND_ONLY);
+	g_assert_cmpuint(mc_join(g, grp, 0xA, gid0, MC_FULL, 0), ==, MC_FULL);
+	g_assert_cmpuint(mc_join(g, grp, 0xA, gid0, MC_NON_MEMBER, 0), ==, MC_FULL | MC_NON_MEMBER);
+	g_assert_cmpuint(mc_join(g, grp, 0xB, gid0, MC_SEND_ONLY, 0), ==, MC_SEND_ONLY);
 	g_assert_cmpuint(grp->n_full, ==, 1);
 	g_assert_cmpuint(grp->members->len, ==, 2);
 	/* A leaves as full member but stays a non-member: no full member left, the group goes */
-	g_assert_cmpint(mc_join(grp, 0xC, gid0, MC_FULL, 1), ==, MC_FULL); /* C joined by proxy */
+	g_assert_cmpint(mc_join(g, grp, 0xC, gid0, MC_FULL, 1), ==, MC_FULL); /* C joined by proxy */
 	g_assert_true(mc_member(grp, 0xC)->proxy);
 	g_assert_cmpint(mc_leave(g, grp, 0xA, MC_FULL), ==, 0);  /* C keeps it */
 	g_assert_cmpuint(mc_member(grp, 0xA)->join_state, ==, MC_NON_MEMBER);
@@ -128,10 +128,10 @@ static void test_persistent_and_port_gone(void)
 	struct mc_group *ipoib = mc_create(g, m1, &p, 1);
 	struct mc_group *a = mc_create(g, m2, &p, 0);
 	struct mc_group *b = mc_create(g, m3, &p, 0);
-	mc_join(ipoib, 0xA, gid0, MC_FULL, 0);
-	mc_join(a, 0xA, gid0, MC_FULL, 0);
-	mc_join(b, 0xA, gid0, MC_FULL, 0);
-	mc_join(b, 0xB, gid0, MC_FULL, 0);
+	mc_join(g, ipoib, 0xA, gid0, MC_FULL, 0);
+	mc_join(g, a, 0xA, gid0, MC_FULL, 0);
+	mc_join(g, b, 0xA, gid0, MC_FULL, 0);
+	mc_join(g, b, 0xB, gid0, MC_FULL, 0);
 	g_assert_cmpuint(mc_port_gone(g, 0xA), ==, 1); /* a went with it; b has B; IPoIB stays */
 	g_assert_cmpuint(mc_count(g), ==, 2);
 	g_assert_nonnull(mc_find(g, m1));
@@ -161,7 +161,7 @@ static void test_group_cycles(void)
 		if (mc_member(grp, port))
 			mc_leave(g, grp, port, MC_STATES);
 		else
-			mc_join(grp, port, gid0, i % 2 ? MC_FULL : (MC_FULL | MC_NON_MEMBER), 0);
+			mc_join(g, grp, port, gid0, i % 2 ? MC_FULL : (MC_FULL | MC_NON_MEMBER), 0);
 	}
 	unsigned live = mc_count(g);
 	g_assert_cmpuint(mc_mlids_in_use(g), ==, live);
@@ -309,6 +309,80 @@ static void test_mcmember(void)
 	mc_groups_free(g);
 }
 
+/* What one host may take and what the switches can hold: every scope makes a group (the
+ * reserved 0 and 15 too, as on OpenSM), named in the MGID or asked of the SA; no group beyond
+ * the MLIDs every
+ * switch's MFT holds (NO_RESOURCES, a group deleted gives its MLID back); a port joins at most
+ * SA_MC_MAX_PER_PORT groups unless the SM_Key is presented, and a leave makes room again. */
+static void test_mcmember_limits(void)
+{
+	struct mc_groups *g = mc_groups_new();
+	struct mcm_env env = { .max_mtu = 4, .max_rate = 6, .packet_life = 18 };
+	struct mcm_requester a = { .port_guid = 1 }, b = { .port_guid = 2 }, sm = { .port_guid = 9, .trusted = 1 };
+	uint8_t r[MCMR_SIZE], out[MCMR_SIZE], mgid[16] = { 0xff, 0x12, 0x40, 0x1b };
+	int created, deleted;
+	for (unsigned scope = 0; scope < 16; scope++) {
+		mgid[1] = (uint8_t)(0x10 | scope);
+		mgid[15] = (uint8_t)scope;
+		mcmr(r, mgid, 1, MC_FULL);
+		g_assert_cmphex(mcm_join(g, &env, r, CREATE, &a, out, &created), ==, 0);
+		mcmr(r, NULL, 1, MC_FULL);                /* an SA-made MGID of that scope */
+		r[48] = (uint8_t)(scope << 4 | MC_FULL);
+		g_assert_cmphex(mcm_join(g, &env, r, CREATE | MCMR_SCOPE, &a, out, &created), ==, 0);
+		g_assert_cmphex(out[1], ==, 0x10 | scope);
+	}
+	g_assert_cmpuint(mc_count(g), ==, 32);
+	g_assert_cmpuint(mc_memberships(g, 1), ==, 32);
+	/* switches holding 32 MLIDs (the 32 groups have them): NO_RESOURCES; a leave frees one */
+	mc_set_mlid_limit(g, MLID_FIRST + 31);
+	g_assert_cmphex(mc_mlid_limit(g), ==, 0xC01F);
+	mcmr(r, NULL, 2, MC_FULL);
+	g_assert_cmphex(mcm_join(g, &env, r, CREATE, &b, out, &created), ==, SA_ERR_NO_RESOURCES);
+	g_assert_cmpuint(mc_mlids_in_use(g), ==, 32);
+	mcmr(r, mgid, 1, MC_FULL);                          /* scope 15's, the last named */
+	g_assert_cmphex(mcm_leave(g, &env, r, JOIN_MASK, &a, out, &deleted), ==, 0);
+	g_assert_true(deleted);
+	mcmr(r, NULL, 2, MC_FULL);
+	g_assert_cmphex(mcm_join(g, &env, r, CREATE, &b, out, &created), ==, 0);
+	g_assert_cmphex(out[36] << 8 | out[37], <=, 0xC01F);
+	g_assert_cmphex(mcm_join(g, &env, r, CREATE, &b, out, &created), ==, SA_ERR_NO_RESOURCES);
+	g_assert_cmpuint(mc_memberships(g, 1), ==, 31);
+	g_assert_cmpuint(mc_memberships(g, 2), ==, 1);
+	mc_groups_free(g);
+	/* a port's share of groups */
+	g = mc_groups_new();
+	struct mc_params p = { .qkey = 0x0b1b, .pkey = 0xffff, .mtu = 4, .rate = 3, .scope = 2 };
+	for (unsigned i = 0; i <= SA_MC_MAX_PER_PORT + 1; i++) {
+		memset(mgid, 0, 16);
+		mgid[0] = 0xff;
+		mgid[1] = 0x12;
+		put_be(mgid + 12, i, 4);
+		g_assert_nonnull(mc_create(g, mgid, &p, 1));
+		mcmr(r, mgid, 1, MC_FULL);
+		uint16_t st = mcm_join(g, &env, r, JOIN_MASK, &a, out, &created);
+		g_assert_cmphex(st, ==, i < SA_MC_MAX_PER_PORT ? 0 : SA_ERR_NO_RESOURCES);
+		mcmr(r, mgid, 1, MC_NON_MEMBER);            /* a member already: more states are fine */
+		if (i < SA_MC_MAX_PER_PORT)
+			g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &a, out, &created), ==, 0);
+	}
+	g_assert_cmpuint(mc_memberships(g, 1), ==, SA_MC_MAX_PER_PORT);
+	mcmr(r, mgid, 1, MC_FULL);
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &sm, out, &created), ==, 0); /* the SM_Key may */
+	g_assert_cmpuint(mc_memberships(g, 1), ==, SA_MC_MAX_PER_PORT + 1);
+	g_assert_cmphex(mcm_leave(g, &env, r, JOIN_MASK, &a, out, &deleted), ==, 0);
+	g_assert_cmpuint(mc_memberships(g, 1), ==, SA_MC_MAX_PER_PORT);
+	put_be(mgid + 12, SA_MC_MAX_PER_PORT - 1, 4);     /* the last joined: leave it ... */
+	mcmr(r, mgid, 1, MC_FULL | MC_NON_MEMBER);
+	g_assert_cmphex(mcm_leave(g, &env, r, JOIN_MASK, &a, out, &deleted), ==, 0);
+	g_assert_cmpuint(mc_memberships(g, 1), ==, SA_MC_MAX_PER_PORT - 1);
+	put_be(mgid + 12, SA_MC_MAX_PER_PORT, 4);         /* ... and one refused before is joined */
+	mcmr(r, mgid, 1, MC_FULL);
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &a, out, &created), ==, 0);
+	g_assert_cmpuint(mc_port_gone(g, 1), ==, 0);        /* persistent groups stay */
+	g_assert_cmpuint(mc_memberships(g, 1), ==, 0);
+	mc_groups_free(g);
+}
+
 /* The groups partitions.conf asks for: the default partition's broadcast group always, an
  * ipoib partition's with its flags, mgid= groups with theirs (P_Key filled in, Q_Key 0x0b1b
  * for IPoIB ones, a second scope making a second group); made once, however often asked. */
@@ -396,6 +470,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/mcast/persistent-port-gone", test_persistent_and_port_gone);
 	g_test_add_func("/mcast/group-cycles", test_group_cycles);
 	g_test_add_func("/mcast/mcmember", test_mcmember);
+	g_test_add_func("/mcast/mcmember-limits", test_mcmember_limits);
 	g_test_add_func("/mcast/mft-memory-empty", test_mft_memory_empty);
 	g_test_add_func("/mcast/ipoib-groups", test_ipoib_groups);
 	return g_test_run();

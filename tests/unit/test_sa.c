@@ -11,6 +11,7 @@
 #include "fabric/lid.h"
 #include "fabric_fixture.h"
 #include "fake_sma.h"
+#include "routing/result.h"
 #include "sa/agent.h"
 #include "sa/compmask.h"
 #include "sa/inform.h"
@@ -619,7 +620,7 @@ static const uint16_t *test_table(const void *ctx, const struct fabric *f, uint3
 
 /* PathRecords exist only between ports that share a partition with one full member; the
  * P_Key is the one asked for or the first the source holds. P_KeyTableRecords show the
- * tables. */
+ * tables of the ports the requester (host 0) shares a partition with. */
 static void test_path_partitions(void)
 {
 	struct sabed s;
@@ -629,6 +630,7 @@ static void test_path_partitions(void)
 	uint32_t h[4];
 	for (uint32_t i = 0; i < 4; i++)
 		h[i] = fx_ca_port(&f->pub, i, 1);
+	ask_slid = f->ports[h[0]].lid;
 	struct { uint32_t a, b; uint16_t want, got; } cases[] = {
 		{ 0, 3, 0, 0x8001 },       /* full and limited share 0x0001 */
 		{ 3, 0, 0, 0x0001 },       /* as the source holds it */
@@ -665,7 +667,8 @@ static void test_path_partitions(void)
 	g_assert_cmphex((unsigned)(rec[8] << 8 | rec[9]), ==, 0x0001);
 	g_assert_cmphex((unsigned)(rec[10] << 8 | rec[11]), ==, 0x7fff);
 	r = ask(&s, SA_GETTABLE, 0x33, 0, NULL, 0, &len);
-	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 72, ==, 4);
+	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 72, ==, 3); /* not host 2's: no key shared */
+	ask_slid = 0;
 	sabed_clear(&s);
 }
 
@@ -719,52 +722,99 @@ static uint32_t sr_lease(const uint8_t *rec)
 	return (uint32_t)rec[28] << 24 | (uint32_t)rec[29] << 16 | (uint32_t)rec[30] << 8 | rec[31];
 }
 
-/* The registry itself: Set needs ServiceID and ServiceGID, and a GID of the fabric; a second
- * Set of the same (ID, GID, P_Key) replaces it; Get by name; the lease counts down and the
- * service is gone when it ends; infinite leases stay; Delete removes what matches. */
+/* The registry itself: Set needs ServiceID and ServiceGID; a second Set of the same service
+ * (ID, GID, P_Key) replaces it, keeping its owner; leases run out; a port holds at most its
+ * quota of services (a replacement is not a new one); Get shows what the visibility callback
+ * lets through; Delete takes the one service the record names, whatever the mask, and only
+ * when the judge allows. */
+static int sr_only_name(void *ctx, const uint8_t *rec, const struct sr_owner *owner)
+{
+	(void)owner;
+	return !strcmp((const char *)rec + 48, (const char *)ctx);
+}
+
+static uint16_t sr_refuse(void *ctx, const uint8_t *rec, const struct sr_owner *owner)
+{
+	(void)rec;
+	return owner->port == *(const uint64_t *)ctx ? 0 : SA_ERR_REQ_INVALID;
+}
+
 static void test_services(void)
 {
 	struct sa_services *s = sa_services_new();
 	uint8_t rec[SR_SIZE], out[SR_SIZE];
 	uint64_t full = 1u << SR_ID | 1u << SR_GID | 1u << SR_PKEY | 1u << SR_LEASE | 1u << SR_NAME;
+	struct sr_owner a = { .port = 0xa1, .node = 0xa0 }, b = { .port = 0xb1, .node = 0xb0 };
 	sr_fill(rec, 0x10, 0x1111, 30, "alpha");
-	g_assert_cmphex(sa_service_set(s, rec, 1u << SR_GID, 1, 0, out), ==, SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
-	g_assert_cmphex(sa_service_set(s, rec, full, 0, 0, out), ==, SA_ERR_REQ_INVALID_GID);
-	g_assert_cmphex(sa_service_set(s, rec, full, 1, 100.0, out), ==, 0);
+	g_assert_cmphex(sa_service_set(s, rec, 1u << SR_GID, &a, 0, 0, out), ==, SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+	g_assert_cmphex(sa_service_set(s, rec, full, &a, 0, 100.0, out), ==, 0);
 	g_assert_cmpuint(sr_lease(out), ==, 30);
 	sr_fill(rec, 0x20, 0x1111, SR_LEASE_INFINITE, "beta");
-	g_assert_cmphex(sa_service_set(s, rec, full, 1, 100.0, out), ==, 0);
-	sr_fill(rec, 0x10, 0x1111, 60, "alpha2"); /* the same service again: replaced */
-	g_assert_cmphex(sa_service_set(s, rec, full, 1, 110.0, out), ==, 0);
+	g_assert_cmphex(sa_service_set(s, rec, full & ~(1u << SR_PKEY), &a, 0, 100.0, out), ==, 0);
+	g_assert_cmphex(out[24] << 8 | out[25], ==, 0xffff); /* not named: answered as the default */
+	sr_fill(rec, 0x10, 0x1111, 60, "alpha2"); /* the same service again, by b: replaced */
+	g_assert_cmphex(sa_service_set(s, rec, full, &b, 0, 110.0, out), ==, 0);
 	g_assert_cmpuint(sa_services_count(s, 110.0), ==, 2);
+	g_assert_cmpuint(sa_services_held(s, a.port, 110.0), ==, 2); /* its owner stays a */
+	g_assert_cmpuint(sa_services_held(s, b.port, 110.0), ==, 0);
 	GByteArray *got = g_byte_array_new();
 	uint8_t q[SR_SIZE] = { 0 };
 	strncpy((char *)q + 48, "alpha2", 63);
-	sa_service_query(s, q, 1u << SR_NAME, 140.5, got);
+	sa_service_query(s, q, 1u << SR_NAME, 140.5, NULL, NULL, got);
 	g_assert_cmpuint(got->len, ==, SR_SIZE);
 	g_assert_cmpuint(sr_lease(got->data), ==, 30); /* 60 from 110, at 140.5: 29.5 left, rounded up */
 	g_byte_array_set_size(got, 0);
-	sa_service_query(s, q, 1u << SR_NAME, 170.0, got); /* expired */
+	sa_service_query(s, q, 0, 140.5, sr_only_name, "beta", got); /* the callback decides */
+	g_assert_cmpuint(got->len, ==, SR_SIZE);
+	g_assert_cmpstr((const char *)got->data + 48, ==, "beta");
+	g_byte_array_set_size(got, 0);
+	sa_service_query(s, q, 1u << SR_NAME, 170.0, NULL, NULL, got); /* expired */
 	g_assert_cmpuint(got->len, ==, 0);
 	g_assert_cmpuint(sa_services_count(s, 1e9), ==, 1); /* the infinite one stays */
+	/* a Delete names one service: ID alone, or a record of zeros, is none (whatever the mask) */
+	sr_fill(q, 0x20, 0, 0, "");
+	g_assert_cmphex(sa_service_delete(s, q, 1e9, NULL, NULL, got), ==, SA_ERR_NO_RECORDS);
+	memset(q, 0, SR_SIZE);
+	g_assert_cmphex(sa_service_delete(s, q, 1e9, NULL, NULL, got), ==, SA_ERR_NO_RECORDS);
+	g_assert_cmpuint(sa_services_count(s, 1e9), ==, 1);
 	sr_fill(q, 0x20, 0x1111, 0, "");
-	sa_service_delete(s, q, 1u << SR_ID, 1e9, got);
+	g_assert_cmphex(sa_service_delete(s, q, 1e9, sr_refuse, &b.port, got), ==, SA_ERR_REQ_INVALID);
+	g_assert_cmpuint(sa_services_count(s, 1e9), ==, 1);
+	g_assert_cmpuint(got->len, ==, 0);
+	g_assert_cmphex(sa_service_delete(s, q, 1e9, sr_refuse, &a.port, got), ==, 0);
 	g_assert_cmpuint(got->len, ==, SR_SIZE);
 	g_assert_cmpstr((const char *)got->data + 48, ==, "beta");
 	g_assert_cmpuint(sa_services_count(s, 1e9), ==, 0);
+	/* the quota: 3 new services for a, the 4th refused; a replacement still goes; b is not held */
+	for (uint64_t id = 1; id <= 3; id++) {
+		sr_fill(rec, id, 0x1111, SR_LEASE_INFINITE, "q");
+		g_assert_cmphex(sa_service_set(s, rec, full, &a, 3, 2e9, out), ==, 0);
+	}
+	sr_fill(rec, 4, 0x1111, SR_LEASE_INFINITE, "q");
+	g_assert_cmphex(sa_service_set(s, rec, full, &a, 3, 2e9, out), ==, SA_ERR_NO_RESOURCES);
+	g_assert_cmpuint(sa_services_refused(s), ==, 1);
+	sr_fill(rec, 2, 0x1111, SR_LEASE_INFINITE, "q again");
+	g_assert_cmphex(sa_service_set(s, rec, full, &a, 3, 2e9, out), ==, 0);
+	sr_fill(rec, 4, 0x2222, SR_LEASE_INFINITE, "q");
+	g_assert_cmphex(sa_service_set(s, rec, full, &b, 3, 2e9, out), ==, 0);
+	g_assert_cmpuint(sa_services_count(s, 2e9), ==, 4);
 	g_byte_array_free(got, TRUE);
 	sa_services_free(s);
 }
 
-/* Through the agent: Set answered with GetResp and the record, GetTable by ServiceID, Delete
- * answered with DeleteResp, then NO_RECORDS; Set of another attribute: unsupported. */
+/* Through the agent, from the port that registers: Set answered with GetResp and the record,
+ * GetTable by ServiceID, Delete (of the service its record names) answered with DeleteResp,
+ * then NO_RECORDS; a Set naming another node's port is refused; Set of another attribute:
+ * unsupported. */
 static void test_service_requests(void)
 {
 	struct sabed s;
 	sabed_init(&s);
 	const struct fabric *f = s.b.f;
+	uint32_t own = fx_ca_port(&f->pub, 2, 1), other = fx_ca_port(&f->pub, 3, 1);
+	ask_slid = f->ports[own].lid;
 	uint8_t rec[SR_SIZE];
-	sr_fill(rec, 0x77, f->ports[fx_ca_port(&f->pub, 2, 1)].guid, SR_LEASE_INFINITE, "svc");
+	sr_fill(rec, 0x77, f->ports[own].guid, SR_LEASE_INFINITE, "svc");
 	memset(rec + 32, 0xab, 16); /* a ServiceKey: never shown back (no key association) */
 	uint64_t mask = 1u << SR_ID | 1u << SR_GID | 1u << SR_PKEY | 1u << SR_NAME | 1u << SR_KEY;
 	uint32_t len;
@@ -778,13 +828,19 @@ static void test_service_requests(void)
 	q[7] = 0x77;
 	r = ask(&s, SA_GETTABLE, 0x31, 1u << SR_ID, q, SR_SIZE, &len);
 	g_assert_cmpuint(len, ==, IB_SA_DATA_OFFS + SR_SIZE);
-	r = ask(&s, SA_DELETE, 0x31, 1u << SR_ID, q, SR_SIZE, &len);
+	r = ask(&s, SA_DELETE, 0x31, 1u << SR_ID, q, SR_SIZE, &len); /* ID alone names no service */
+	g_assert_cmphex(status_of(r), ==, SA_ERR_NO_RECORDS);
+	r = ask(&s, SA_DELETE, 0x31, 1u << SR_ID, rec, SR_SIZE, &len);
 	g_assert_cmphex(status_of(r), ==, 0);
 	g_assert_cmphex(r[3], ==, SA_DELETERESP);
-	r = ask(&s, SA_DELETE, 0x31, 1u << SR_ID, q, SR_SIZE, &len);
+	r = ask(&s, SA_DELETE, 0x31, 1u << SR_ID, rec, SR_SIZE, &len);
 	g_assert_cmphex(status_of(r), ==, SA_ERR_NO_RECORDS);
+	sr_fill(rec, 0x78, f->ports[other].guid, SR_LEASE_INFINITE, "not mine");
+	r = ask(&s, SA_SET, 0x31, mask, rec, SR_SIZE, &len);
+	g_assert_cmphex(status_of(r), ==, SA_ERR_REQ_INVALID);
 	r = ask(&s, SA_SET, 0x11, 0, NULL, 0, &len);
 	g_assert_cmphex(status_of(r), ==, SA_UNSUP_METHOD_ATTR);
+	ask_slid = 0;
 	sabed_clear(&s);
 }
 
@@ -903,6 +959,110 @@ static void note_send(void *ctx, uint16_t lid, uint32_t qpn, uint64_t tid, const
 	s->lid = lid;
 	s->tid = tid;
 	s->trap = (uint16_t)(notice[4] << 8 | notice[5]);
+}
+
+/* Routes for fx_line(2, ...): a LID on this switch out of its own port, the rest over the link
+ * (switch 0's port 2, switch 1's port 1). */
+static struct routing_result *line2_routes(struct fabric *f)
+{
+	struct routing_result *r = routing_result_new(f);
+	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
+		uint32_t node = f->switches[s].node;
+		for (uint32_t lid = 1; lid < r->stride && lid <= f->pub.max_lid; lid++) {
+			uint32_t p = f->pub.lid_port[lid];
+			uint8_t out = s == 0 ? 2 : 1;
+			if (p == IBSM_NONE)
+				out = IBSM_NO_PORT;
+			else if (f->ports[p].node == node)
+				out = 0;
+			else if (f->ports[p].peer != IBSM_NONE && f->ports[f->ports[p].peer].node == node)
+				out = f->ports[f->ports[p].peer].num;
+			r->lft[(size_t)s * r->stride + lid] = out;
+		}
+	}
+	return r;
+}
+
+/* One answer carries at most 8 MiB of records: PathRecords of every pair of 402 end ports
+ * (161604 records, 10 MiB) are refused TOO_MANY_RECORDS; from one source they are answered. */
+static void test_answer_cap(void)
+{
+	struct fabric *f = fx_line(2, 200, 0);
+	struct routing_result *r = line2_routes(f);
+	struct sa *sa = sa_new(NULL);
+	sa_publish(sa, r, NULL);
+	sa_set_master(sa, 1);
+	uint8_t buf[4096] = { 0 };
+	uint8_t *mad = umad_get_mad(buf);
+	mad[0] = 1;
+	mad[1] = IB_SA_CLASS;
+	mad[2] = 2;
+	mad[3] = SA_GETTABLE;
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, IB_SA_ATTR_PATHRECORD);
+	umad_set_addr(buf, 1, 1, 0, IB_DEFAULT_QP1_QKEY);
+	struct mad_in m;
+	dispatch_mad_in(&m, buf, (int)umad_size() + 256);
+	struct sa_request rq;
+	g_assert_cmpint(sa_decode(&m, &rq), ==, 0);
+	struct sa_answer a = { .recs = g_byte_array_new() };
+	sa_compute(sa, &rq, 1.0, &a);
+	g_assert_cmphex(a.status, ==, SA_ERR_TOO_MANY_RECORDS);
+	g_assert_cmpuint(a.recs->len, ==, 0);
+	/* SLID 1 (the first host): 402 paths */
+	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, 1ull << PR_SLID);
+	mad[56 + 42] = 0; /* SLID: record bytes 42-43 */
+	mad[56 + 43] = 1;
+	sa_decode(&m, &rq);
+	sa_compute(sa, &rq, 1.0, &a);
+	g_assert_cmphex(a.status, ==, 0);
+	g_assert_cmpuint(a.recs->len / PR_SIZE, ==, 402);
+	g_byte_array_free(a.recs, TRUE);
+	/* the builder stops once past the limit, not after every pair */
+	struct pr_env env = { .subnet_prefix = 0xfe80000000000000ULL, .packet_life = 18 };
+	struct sa_view v = { .f = f, .r = r, .requester = IBSM_NONE, .answer_max = 100 * PR_SIZE };
+	uint8_t q[PR_SIZE] = { 0 };
+	GByteArray *out = g_byte_array_new();
+	g_assert_cmphex(pr_query(&v, &env, q, 0, 1, out), ==, 0);
+	g_assert_cmpuint(out->len, ==, 101 * PR_SIZE);
+	g_byte_array_free(out, TRUE);
+	sa_free(sa);
+	routing_result_unref(r);
+	fabric_unref(f);
+}
+
+/* One port's share of the subscriptions: SA_INFORM_MAX_PER_PORT (by trap number here), then
+ * NO_RESOURCES for that port only; a renewal still works, an unsubscription makes room, and a
+ * requester presenting the SM_Key is not held to the share. */
+static void test_inform_quota(void)
+{
+	struct sent sent = { 0 };
+	struct sa_inform *in = sa_inform_new(note_send, &sent);
+	struct sa_requester a = { .guid = 0xa, .prefix = 0xfe80000000000000ULL, .lid = 7, .qpn = 1 };
+	struct sa_requester b = { .guid = 0xb, .prefix = 0xfe80000000000000ULL, .lid = 8, .qpn = 1 };
+	struct sa_requester sm = { .guid = 0xa, .prefix = 0xfe80000000000000ULL, .lid = 7, .qpn = 1,
+				   .trusted = 1 };
+	uint8_t ii[II_SIZE], out[II_SIZE];
+	for (unsigned t = 0; t < SA_INFORM_MAX_PER_PORT + 5; t++) {
+		ii_fill(ii, (uint16_t)(1000 + t), 1, 0);
+		g_assert_cmphex(sa_inform_set(in, ii, &a, out), ==,
+				t < SA_INFORM_MAX_PER_PORT ? 0 : SA_ERR_NO_RESOURCES);
+	}
+	g_assert_cmpuint(sa_inform_count_of(in, 0xa), ==, SA_INFORM_MAX_PER_PORT);
+	g_assert_cmpuint(sa_inform_stats(in)->refused, ==, 5);
+	ii_fill(ii, 1000, 1, 0);
+	g_assert_cmphex(sa_inform_set(in, ii, &a, out), ==, 0);          /* renewed, not a new one */
+	ii_fill(ii, 64, 1, 0);
+	g_assert_cmphex(sa_inform_set(in, ii, &b, out), ==, 0);          /* another port: its own share */
+	g_assert_cmphex(sa_inform_set(in, ii, &sm, out), ==, 0);         /* the SM_Key: no share */
+	g_assert_cmpuint(sa_inform_count_of(in, 0xa), ==, SA_INFORM_MAX_PER_PORT + 1);
+	ii_fill(ii, 1000, 0, 1);
+	g_assert_cmphex(sa_inform_set(in, ii, &a, out), ==, 0);          /* unsubscribed ... */
+	ii_fill(ii, 1001, 0, 1);
+	g_assert_cmphex(sa_inform_set(in, ii, &a, out), ==, 0);
+	ii_fill(ii, 2000, 1, 0);
+	g_assert_cmphex(sa_inform_set(in, ii, &a, out), ==, 0);          /* ... room again */
+	g_assert_cmpuint(sa_inform_count_of(in, 0xa), ==, SA_INFORM_MAX_PER_PORT);
+	sa_inform_free(in);
 }
 
 /* The registry: subscribe and renew (one subscription), unsubscribe needs the QPN it was
@@ -1156,6 +1316,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/sa/service_requests", test_service_requests);
 	g_test_add_func("/sa/multipath", test_multipath);
 	g_test_add_func("/sa/inform_registry", test_inform_registry);
+	g_test_add_func("/sa/inform_quota", test_inform_quota);
+	g_test_add_func("/sa/answer_cap", test_answer_cap);
 	g_test_add_func("/sa/inform_requests", test_inform_requests);
 	g_test_add_func("/sa/queue", test_queue);
 	g_test_add_func("/sa/fairness", test_fairness);
