@@ -96,11 +96,49 @@ static void carry_links(struct model_builder *b, const struct fabric *prev, uint
 	}
 }
 
+/* Port pn of builder node n leads nowhere that this sweep knows and was not seen down. */
+static int port_open_unlinked(const struct model_node_in *n, uint8_t pn)
+{
+	return pn >= 1 && pn <= n->nports && !n->ports[pn].peer_node_guid && !port_closed(n, pn, 0);
+}
+
+/* Links of prev between two nodes b holds, on ports b left open and unlinked: the NodeInfo
+ * through them failed, the nodes answered by other paths. Returns how many. */
+static uint32_t carry_found_links(struct model_builder *b, const struct fabric *prev)
+{
+	uint32_t links = 0;
+	for (uint32_t idx = 0; idx < model_count(b); idx++) {
+		struct model_node_in *n = model_node(b, idx);
+		uint32_t o = fabric_node_by_guid(prev, n->guid);
+		if (o == IBSM_NONE || prev->nodes[o].nports != n->nports)
+			continue;
+		for (uint32_t p = 1; p <= n->nports; p++) {
+			uint32_t q = prev->ports[prev->nodes[o].port0 + p].peer;
+			if (q == IBSM_NONE || !port_open_unlinked(n, (uint8_t)p))
+				continue;
+			const struct ibsm_node *qn = &prev->nodes[prev->ports[q].node];
+			int peer = model_find_node(b, qn->guid);
+			if (peer < 0 || (uint32_t)peer == idx)
+				continue;
+			struct model_node_in *pn = model_node(b, (uint32_t)peer);
+			if (pn->nports != qn->nports || !port_open_unlinked(pn, prev->ports[q].num))
+				continue;
+			model_link(b, idx, (uint8_t)p, (uint32_t)peer, prev->ports[q].num);
+			links++;
+		}
+	}
+	if (links)
+		LOG_I("CRY-0003", "%u links whose NodeInfo failed this sweep, between nodes found by other "
+		      "paths, kept as the last sweep saw them", links);
+	return links;
+}
+
 void carry_over(struct model_builder *b, const struct fabric *prev, struct carry_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	if (!prev)
 		return;
+	st->links = carry_found_links(b, prev);
 	uint32_t n = prev->pub.n_nodes;
 	uint8_t *done = g_new0(uint8_t, n ? n : 1); /* 1 carried, 2 dropped */
 	GArray *carried = g_array_new(FALSE, FALSE, sizeof(uint32_t));

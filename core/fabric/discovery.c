@@ -21,7 +21,13 @@ struct disc {
 	const struct fabric *prev;
 	int reread_desc;
 	int mkeys;                 /* any key to present: protection on, or keys of the last generation */
+	GArray *failed_probes;     /* struct probe: NodeInfo that failed for good */
 	struct discovery_stats st;
+};
+
+struct probe {
+	uint32_t node;
+	uint8_t port;
 };
 
 /* cookie: (kind, parent node index or LOCAL_NODE, port) */
@@ -88,13 +94,15 @@ static void send_dr(struct disc *d, const struct model_node_in *n, int extra_por
 	transport_submit(d->t, &r);
 }
 
-static void probe_port(struct disc *d, uint32_t idx, uint8_t port)
+/* NodeInfo through port `port` of node idx, unless its peer is known; 1 if sent. */
+static int probe_port(struct disc *d, uint32_t idx, uint8_t port)
 {
 	struct model_node_in *n = model_node(d->b, idx);
 	if (n->dr_hops >= SMP_DR_HOPS_MAX || n->ports[port].peer_node_guid)
-		return;
+		return 0;
 	d->st.nodeinfo_sent++;
 	send_dr(d, n, port, IB_ATTR_NODE_INFO, 0, mk_cookie(idx, port, K_NODEINFO));
+	return 1;
 }
 
 /* NodeDescription: from the last generation when it knew the node, else read. */
@@ -351,6 +359,36 @@ static int portinfo_from_prev(struct disc *d, uint32_t idx, uint8_t port)
 	return 1;
 }
 
+/* A switch's SwitchInfo could not be read (SMPs failed): the last generation's, if it knew the
+ * switch, so that the switch keeps being programmed as before (its tables are known) rather
+ * than left out. PortStateChange is unknown, so its external ports are read (a read that fails
+ * is taken from the last generation in turn); exploring beyond it goes on either way. */
+static void switchinfo_from_prev(struct disc *d, uint32_t idx)
+{
+	struct model_node_in *n = model_node(d->b, idx);
+	if (!n)
+		return;
+	uint32_t old = d->prev ? fabric_node_by_guid(d->prev, n->guid) : IBSM_NONE;
+	if (old != IBSM_NONE && d->prev->nodes[old].type == IBSM_SWITCH &&
+	    d->prev->nodes[old].nports == n->nports && d->prev->nx[old].have_switchinfo) {
+		/* the raw attribute, as the programmer's SwitchInfo Set left it (LinearFDBTop
+		 * written since that generation was discovered) */
+		void *si = n->switchinfo;
+		memcpy(si, d->prev->nx[old].switchinfo, sizeof(n->switchinfo));
+		mad_set_field(si, 0, IB_SW_STATE_CHANGE_F, 0);
+		n->have_switchinfo = 1;
+		n->lft_cap = (uint16_t)mad_get_field(si, 0, IB_SW_LINEAR_FDB_CAP_F);
+		n->lft_top = (uint16_t)mad_get_field(si, 0, IB_SW_LINEAR_FDB_TOP_F);
+		n->mft_cap = (uint16_t)mad_get_field(si, 0, IB_SW_MCAST_FDB_CAP_F);
+		n->pkey_enf_cap = (uint16_t)mad_get_field(si, 0, IB_SW_PARTITION_ENFORCE_CAP_F);
+		n->enhanced_sp0 = (uint8_t)mad_get_field(si, 0, IB_SW_ENHANCED_PORT0_F);
+		if (n->enhanced_sp0)
+			n->ports[0].flags |= IBSM_PORT_ESP0;
+		d->st.switchinfo_from_prev++;
+	}
+	read_external_ports(d, idx);
+}
+
 static void on_reply(struct transport *t, const struct smp_req *r, int status,
 		     const uint8_t *data, void *ctx)
 {
@@ -367,8 +405,14 @@ static void on_reply(struct transport *t, const struct smp_req *r, int status,
 		d->st.failures++;
 		LOG_E("DSC-0001", "discovery SMP attr 0x%02x mod %u over %u hops failed: %s",
 		      r->attr, r->mod, r->hops, why);
+		if (k == K_NODEINFO && node != LOCAL_NODE) {
+			struct probe pr = { node, port };
+			g_array_append_val(d->failed_probes, pr);
+		}
 		if (k == K_PSC_CLEAR)
 			read_external_ports(d, node); /* not cleared: read the ports all the same */
+		if (k == K_SWITCHINFO)
+			switchinfo_from_prev(d, node);
 		if (k == K_PORTINFO)
 			portinfo_from_prev(d, node, port);
 		return;
@@ -382,21 +426,94 @@ static void on_reply(struct transport *t, const struct smp_req *r, int status,
 	}
 }
 
+/* NodeInfo through port `port` of node idx failed, and the answer is known: the node the last
+ * generation had behind it was found by another path with that port of its own read down
+ * (not LinkUp): the link is down at the far end (a port disabled there: ibsim leaves the near
+ * end LinkUp); or the last generation already had this port LinkUp with nothing behind it (such
+ * a dead end, still tried every sweep, does not keep every sweep incomplete). Nothing was lost. */
+static int failure_explained(const struct disc *d, uint32_t idx, uint8_t port)
+{
+	const struct model_node_in *n = model_node(d->b, idx);
+	uint32_t old = d->prev ? fabric_node_by_guid(d->prev, n->guid) : IBSM_NONE;
+	if (old == IBSM_NONE || port > d->prev->nodes[old].nports || d->prev->nodes[old].nports != n->nports)
+		return 0;
+	uint32_t op = d->prev->nodes[old].port0 + port;
+	uint32_t q = d->prev->ports[op].peer;
+	if (q == IBSM_NONE)
+		return d->prev->px[op].have_portinfo && d->prev->px[op].phys_state == IB_PHYS_LINKUP;
+	int peer = model_find_node(d->b, d->prev->nodes[d->prev->ports[q].node].guid);
+	if (peer < 0)
+		return 0;
+	const struct model_node_in *pn = model_node(d->b, (uint32_t)peer);
+	uint8_t qn = d->prev->ports[q].num;
+	if (qn > pn->nports)
+		return 0;
+	const struct model_port_in *pp = &pn->ports[qn];
+	return pp->have_portinfo && !pp->peer_node_guid && pp->phys_state != IB_PHYS_LINKUP;
+}
+
+/* Another NodeInfo through every port that was seen LinkUp (read now or taken from the last
+ * generation) but leads to nothing: its NodeInfo failed for good. On a lossy fabric each round
+ * gives what the last one missed a fresh set of attempts, so a live node is not taken for
+ * gone because one SMP lost every retry. Only switches' ports and our own are explored, as in
+ * the first round. Returns how many were sent. */
+static uint32_t reprobe(struct disc *d)
+{
+	uint32_t sent = 0;
+	for (uint32_t idx = 0; idx < model_count(d->b); idx++) {
+		struct model_node_in *n = model_node(d->b, idx);
+		int ours = n->dr_hops == 0 && n->type != IBSM_SWITCH;
+		if (n->type != IBSM_SWITCH && !ours)
+			continue;
+		for (uint32_t p = 1; p <= n->nports; p++) {
+			const struct model_port_in *mp = &n->ports[p];
+			if (mp->peer_node_guid || !mp->have_portinfo || mp->phys_state != IB_PHYS_LINKUP)
+				continue;
+			if ((ours && !(mp->flags & IBSM_PORT_SM)) || failure_explained(d, idx, (uint8_t)p))
+				continue;
+			sent += (uint32_t)probe_port(d, idx, (uint8_t)p);
+		}
+	}
+	d->st.reprobed += sent;
+	return sent;
+}
+
 struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t generation,
 			       const struct fabric *prev, int reread_desc, struct discovery_stats *st,
 			       GError **err)
 {
 	struct disc d = { .t = t, .b = model_builder_new(), .prev = prev, .reread_desc = reread_desc,
-			  .mkeys = mkey_enabled(transport_mkey(t)) || (prev && prev->any_mkey) };
+			  .mkeys = mkey_enabled(transport_mkey(t)) || (prev && prev->any_mkey),
+			  .failed_probes = g_array_new(FALSE, FALSE, sizeof(struct probe)) };
 	send_dr(&d, NULL, -1, IB_ATTR_NODE_INFO, 0, mk_cookie(LOCAL_NODE, 0, K_NODEINFO));
 	d.st.nodeinfo_sent = 1;
 	transport_drain(t, stop);
+	/* NodeInfo that failed for good is sent again while the last round lost some */
+	uint32_t failed = 0;
+	for (int round = 1; round < DISCOVERY_ROUNDS && d.st.failures > failed && !(stop && *stop); round++) {
+		failed = d.st.failures;
+		if (!reprobe(&d))
+			break;
+		d.st.rounds++;
+		transport_drain(t, stop);
+	}
+	/* a NodeInfo that failed where the link is known down or a dead end is not a loss */
+	for (guint i = 0; i < d.failed_probes->len; i++) {
+		const struct probe *pr = &g_array_index(d.failed_probes, struct probe, i);
+		struct model_node_in *n = model_node(d.b, pr->node);
+		if (n && !n->ports[pr->port].peer_node_guid && failure_explained(&d, pr->node, pr->port)) {
+			d.st.failures--;
+			d.st.explained++;
+		}
+	}
+	g_array_free(d.failed_probes, TRUE);
 	if (d.st.failures && !(stop && *stop)) {
 		/* SMPs were lost: what they would have found is carried over, not torn down */
 		struct carry_stats cs;
 		carry_over(d.b, prev, &cs);
 		d.st.carried = cs.carried;
 		d.st.dropped = cs.dropped;
+		d.st.links_carried = cs.links;
 	}
 	d.st.nodes = model_count(d.b);
 	if (st)
@@ -413,10 +530,13 @@ struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t
 	}
 	LOG_V("DSC-0003", "discovery: %u nodes, %u NodeInfo sent, %u links seen twice, %u NodeDescription "
 	      "read, %u switch ports read, %u taken from the last sweep (%u re-read), %u PortStateChange "
-	      "cleared, %u failures (%u ports and %u nodes carried over, %u nodes dropped)", d.st.nodes,
+	      "cleared, %u failures (%u NodeInfo sent again in %u more rounds; %u ports, %u SwitchInfo, "
+	      "%u links and %u nodes carried over, %u nodes dropped; %u NodeInfo failed where the link "
+	      "is known down or a dead end)", d.st.nodes,
 	      d.st.nodeinfo_sent, d.st.dup_links, d.st.desc_read, d.st.ports_read, d.st.ports_reused,
-	      d.st.reused_reread, d.st.psc_cleared, d.st.failures, d.st.ports_from_prev, d.st.carried,
-	      d.st.dropped);
+	      d.st.reused_reread, d.st.psc_cleared, d.st.failures, d.st.reprobed, d.st.rounds,
+	      d.st.ports_from_prev, d.st.switchinfo_from_prev, d.st.links_carried, d.st.carried,
+	      d.st.dropped, d.st.explained);
 	struct fabric *f = model_freeze(d.b, generation, err);
 	model_builder_free(d.b);
 	if (f)

@@ -23,7 +23,8 @@
 
 #define STANDBY_POLL_S   1.0   /* SMInfo of the master while standby */
 #define STANDBY_MISSES   3     /* unanswered polls before taking over */
-#define INCOMPLETE_RETRY_S 1.0 /* an incomplete sweep is retried this soon */
+#define INCOMPLETE_RETRY_S 1.0 /* an incomplete sweep is retried this soon, */
+#define INCOMPLETE_RETRY_MAX_S 8.0 /* doubling while sweeps stay incomplete, up to this */
 #define SMINFO_RECHECK_S 1.0   /* a better SM seen discovering is asked again this soon */
 
 struct loop {
@@ -33,6 +34,8 @@ struct loop {
 	char **argv;
 	int heavy_pending, light_pending, hup_pending;
 	double heavy_at;           /* a heavy sweep is due at this time (0: none) */
+	unsigned incomplete;       /* heavy sweeps in a row that did not complete */
+	struct light_state light;  /* where the light sweep's port check goes on (sm/light.h) */
 	double next_standby_poll;
 	int standby_misses;
 	int exit_status;
@@ -146,7 +149,15 @@ static void heavy(struct loop *l)
 		g_clear_error(&err);
 	}
 	stats_log(sm);
-	l->heavy_at = res == SWEEP_INCOMPLETE || res < 0 ? phase_now() + INCOMPLETE_RETRY_S : 0;
+	/* An incomplete sweep (SMPs lost for good, a port that would not go ACTIVE) is retried
+	 * after 1 s, then 2, 4, 8 s while sweeps stay incomplete: not sooner when much was lost.
+	 * What it could not reach keeps its routes (fabric/carry.h), so nothing waits on the retry;
+	 * and a lossy fabric swept back to back only gets more load, and its live nodes more
+	 * chances to be missed CARRY_MAX_MISSES times in a row. A trap, SIGHUP or a light sweep
+	 * that sees a change still sweeps at once. */
+	l->incomplete = res == SWEEP_INCOMPLETE || res < 0 ? l->incomplete + 1 : 0;
+	l->heavy_at = l->incomplete ? phase_now() + MIN(INCOMPLETE_RETRY_S * (double)(1u << MIN(l->incomplete - 1, 8u)),
+							   INCOMPLETE_RETRY_MAX_S) : 0;
 	if (!l->heavy_at && sm->sminfo_recheck) /* a better SM was still discovering */
 		l->heavy_at = phase_now() + SMINFO_RECHECK_S;
 	if (res == SWEEP_STANDBY) {
@@ -202,7 +213,7 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 	if (l->light_pending) {
 		l->light_pending = 0;
 		/* the SMs too, as OpenSM's light sweep does: a better one may wait in STANDBY */
-		if (sm->state == IB_SM_MASTER && (light_sweep(sm) || sminfo_master_check(sm)))
+		if (sm->state == IB_SM_MASTER && (light_sweep(sm, &l->light) || sminfo_master_check(sm)))
 			l->heavy_pending = 1;
 	}
 	if (sm->state == IB_SM_STANDBY && phase_now() >= l->next_standby_poll) {

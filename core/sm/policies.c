@@ -3,6 +3,9 @@
  * each file (base/file.c: regular files of bounded size only) and hands the text to its parser
  * in policy/, which does no I/O. */
 #include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
 #include "base/file.h"
 #include "base/log.h"
 #include "sa/agent.h"
@@ -17,9 +20,10 @@ static void log_messages(const struct part_policy *p)
 		LOG_E("POL-0005", "partitions: %s", (const char *)g_ptr_array_index(p->skipped, i));
 }
 
-/* Reads the partition file at path: 1 with *out parsed, 0 when there is no such file, -1 with
- * *err when it cannot be read (not a regular file, too big, ...) or does not parse. */
-static int read_partitions(const char *path, struct part_policy **out, GError **err)
+/* Reads the partition file at path: 1 with *out parsed (and *text its contents, when text is
+ * not NULL), 0 when there is no such file, -1 with *err when it cannot be read (not a regular
+ * file, too big, ...) or does not parse. */
+static int read_partitions(const char *path, struct part_policy **out, char **text_out, GError **err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -31,35 +35,187 @@ static int read_partitions(const char *path, struct part_policy **out, GError **
 	if (rc < 0)
 		return -1;
 	*out = part_policy_parse_text(text, len, path, err);
-	g_free(text);
+	if (*out && text_out)
+		*text_out = text;
+	else
+		g_free(text);
 	return *out ? 1 : -1;
+}
+
+/* ---- the copy of the last partition policy that loaded ---------------------------------------
+ * Written (atomically: a temporary file, fsync, rename, fsync of the directory) into the cache
+ * directory each time a partition file is taken whose text differs from the copy's; removed
+ * when the policy in force is the built-in default (no file). At start, a partition file that
+ * cannot be taken gives way to it, so a typo made while the SM was down does not take every
+ * host out of its partitions. Its first lines say what it is. */
+
+static char *saved_path(const struct sm *sm)
+{
+	const char *dir = sm->opt->cache_dir;
+	return dir && *dir ? g_build_filename(dir, PART_SAVED_FILE, NULL) : NULL;
+}
+
+/* The copy's text after its header lines (those starting with SAVED_TAG), or NULL. */
+static const char *saved_body(const char *text)
+{
+	const char *p = text;
+	while (p && g_str_has_prefix(p, PART_SAVED_TAG)) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return p;
+}
+
+static int write_durably(const char *dir, const char *path, const char *text, size_t len, GError **err)
+{
+	char *tmp = g_strconcat(path, ".tmp.XXXXXX", NULL);
+	const char *failed = tmp;
+	int fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, 0644), rc = 0;
+	if (fd < 0)
+		goto fail;
+	for (size_t off = 0; off < len;) {
+		ssize_t n = write(fd, text + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto fail;
+		off += (size_t)n;
+	}
+	if (fsync(fd) < 0)
+		goto fail;
+	int closed = close(fd);
+	fd = -1;
+	if (closed < 0)
+		goto fail;
+	failed = path;
+	if (rename(tmp, path) < 0)
+		goto fail;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) { /* the rename itself durable (best effort: some file systems refuse) */
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	goto out;
+fail:
+	rc = errno ? -errno : -EIO;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-rc), "cannot write %s: %s", failed,
+		    g_strerror(-rc));
+out:
+	g_free(tmp);
+	return rc;
+}
+
+/* Keeps text (the partition file at source, just taken) as the copy, unless the copy holds it. */
+static void save_copy(const struct sm *sm, const char *source, const char *text)
+{
+	char *path = saved_path(sm);
+	if (!path)
+		return;
+	char *old = NULL;
+	size_t old_len = 0;
+	GError *err = NULL;
+	if (file_read_capped(path, FILE_CAP_TEXT, "saved partition file", &old, &old_len, NULL) == 0 &&
+	    !g_strcmp0(saved_body(old), text)) {
+		g_free(old);
+		g_free(path);
+		return;
+	}
+	g_free(old);
+	GDateTime *now = g_date_time_new_now_local();
+	char *when = g_date_time_format(now, "%Y-%m-%d %H:%M:%S %z");
+	g_date_time_unref(now);
+	char *all = g_strdup_printf(PART_SAVED_TAG " the last partition policy ibsm loaded: a copy of %s "
+				    "taken %s.\n" PART_SAVED_TAG " ibsm starts with it when that file cannot "
+				    "be taken (it does not parse, cannot be read); do not edit.\n%s",
+				    source, when, text);
+	g_free(when);
+	if (write_durably(sm->opt->cache_dir, path, all, strlen(all), &err) < 0) {
+		LOG_E("POL-0010", "the copy of the partition policy is not kept: %s", err->message);
+		g_clear_error(&err);
+	}
+	g_free(all);
+	g_free(path);
+}
+
+/* The built-in default is in force: no copy of a file stands for it any more. */
+static void drop_copy(const struct sm *sm)
+{
+	char *path = saved_path(sm);
+	if (path && unlink(path) < 0 && errno != ENOENT)
+		LOG_E("POL-0010", "the copy of the partition policy %s cannot be removed: %s", path,
+		      g_strerror(errno));
+	g_free(path);
+}
+
+/* The copy, parsed, or NULL (none, or not usable: *why says so). */
+static struct part_policy *load_copy(const struct sm *sm, char **why)
+{
+	char *path = saved_path(sm);
+	*why = NULL;
+	if (!path)
+		return NULL;
+	struct part_policy *p = NULL;
+	GError *err = NULL;
+	int rc = read_partitions(path, &p, NULL, &err);
+	if (rc < 0)
+		*why = g_strdup_printf("; the saved copy is not usable either (%s)", err ? err->message : path);
+	g_clear_error(&err);
+	g_free(path);
+	return rc > 0 ? p : NULL;
 }
 
 int policies_load_partitions(struct sm *sm)
 {
 	const char *path = sm->opt->partition_config_file;
 	struct part_policy *np = NULL;
+	char *text = NULL;
 	GError *err = NULL;
-	int rc = path && *path ? read_partitions(path, &np, &err) : 0;
-	if (rc < 0) {
-		/* at start: OpenSM's default partition once a file exists, the restricted one */
-		LOG_E("POL-0002", "partition file not taken, %s: %s", sm->part_policy ?
-		      "the previous policy stays in force" : "the restricted default policy (SM port "
-		      "full, other ports limited) is in force", err ? err->message : path);
+	int rc = path && *path ? read_partitions(path, &np, &text, &err) : 0;
+	if (rc < 0 && sm->part_policy) {
+		LOG_E("POL-0002", "partition file not taken, the previous policy stays in force: %s",
+		      err ? err->message : path);
 		g_clear_error(&err);
-		if (!sm->part_policy)
-			sm->part_policy = part_policy_restricted_default();
+		return -1;
+	}
+	if (rc < 0) {
+		/* at start: the last policy that loaded; without one, what OpenSM 3.3.23 does with
+		 * a partitions file in error (it says "retrying with default config"): the default
+		 * partition with every end port a full member, no other partition */
+		char *why = NULL;
+		np = load_copy(sm, &why);
+		if (np) {
+			log_messages(np);
+			LOG_E("POL-0002", "partition file not taken, the copy of the last partition policy "
+			      "that loaded (%s: %u partitions) is in force: %s", np->source,
+			      np->parts ? np->parts->len : 0, err ? err->message : path);
+		} else {
+			LOG_E("POL-0002", "partition file not taken, as OpenSM does the default partition "
+			      "0x7fff with every end port a full member is in force, no other partition%s: %s",
+			      why ? why : "", err ? err->message : path);
+			np = part_policy_default();
+		}
+		g_free(why);
+		g_clear_error(&err);
+		if (sm->sa)
+			sa_set_partitions(sm->sa, np);
+		sm->part_policy = np;
 		return -1;
 	}
 	if (rc == 0) {
 		LOG_I("POL-0001", "partition file %s not found: default partition only, every end "
 		      "port a full member", path && *path ? path : "(none)");
 		np = part_policy_default();
+		drop_copy(sm);
 	} else {
 		log_messages(np);
 		LOG_I("POL-0003", "partition policy read from %s: %u partitions (%u entries skipped)", path,
 		      np->parts ? np->parts->len : 0, np->skipped ? np->skipped->len : 0);
+		save_copy(sm, path, text);
 	}
+	g_free(text);
 	if (sm->sa)
 		sa_set_partitions(sm->sa, np);
 	if (sm->part_policy)

@@ -7,9 +7,19 @@
 
 #include "sm/sm.h"
 
+/* The copy of the last partition file taken, in the cache directory (cache_dir), and the mark
+ * of its header lines. */
+#define PART_SAVED_FILE "partitions.conf.last-good"
+#define PART_SAVED_TAG "# ibsm:"
+
 /* Loads opt->partition_config_file into sm->part_policy: a missing file means the default
- * policy; a file that fails to parse keeps the policy in force (or the default when there is
- * none yet) and logs the error. Returns 0 when the file (or its absence) was taken, -1 if kept. */
+ * policy (every end port a full member of 0x7fff). A file taken is copied into the cache
+ * directory (PART_SAVED_FILE, when its text changed). A file that cannot be taken (it does not
+ * parse, cannot be read) keeps the policy in force; at start, when there is none yet, the
+ * saved copy is taken instead, and without a usable copy the default policy, as OpenSM
+ * 3.3.23 falls back to its default partition; the ERROR (POL-0002) says which and why
+ * (FILE:LINE:COL of the bad input). Returns 0 when the file (or its absence) was taken, -1 if
+ * not. */
 int policies_load_partitions(struct sm *sm);
 /* Loads opt->qos_policy_file (under -Q) into sm->qos_policy and hands it to the SA: a missing
  * file means no policy (every path as without one); a file that does not parse, or whose

@@ -328,6 +328,10 @@ int sweep_heavy(struct sm *sm, GError **err)
 	sm->inactive_said = 0;
 	if (sm->state != IB_SM_MASTER)
 		sm->state = IB_SM_DISCOVERING;
+	/* what a trap reported before this discovery, this discovery sees; one during it cancels
+	 * the routing (a newer sweep is due). Cleared here, not only by the event loop: --once
+	 * has none, and a trap there would cancel the routing of every sweep after it. */
+	sm->trap_pending = 0;
 	int failures = discover_phase(sm, err);
 	if (failures < 0)
 		return -1;

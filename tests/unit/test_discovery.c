@@ -367,6 +367,84 @@ static void test_down_link_not_carried(void)
 	fsma_bed_clear(&b);
 }
 
+/* A switch whose SwitchInfo is lost in a sweep keeps the last sweep's (its LFT is known, not
+ * taken for reset and rewritten) and its ports are read; nothing needs writing. */
+static void test_lost_switchinfo_kept(void)
+{
+	struct fsma_bed b;
+	bed_up(&b);
+	uint32_t sw = b.f->switches[1].node;
+	uint64_t guid = b.f->nodes[sw].guid;
+	/* what the programmer wrote (the generation was discovered before, on an empty switch) */
+	uint16_t top = (uint16_t)mad_get_field(b.f->nx[sw].switchinfo, 0, IB_SW_LINEAR_FDB_TOP_F);
+	g_assert_cmpuint(top, ==, b.f->pub.max_lid);
+	g_assert_cmpuint(b.f->nx[sw].lft_top, ==, 0);
+	struct fsma_fault lost = { .method = IB_MAD_METHOD_GET, .attr = IB_ATTR_SWITCH_INFO, .node = sw,
+				   .action = FSMA_BOUNCE };
+	fsma_add_fault(b.fk, &lost);
+	uint32_t mark = fsma_nrec(b.fk);
+	struct discovery_stats st;
+	fsma_bed_discover_lossy(&b, &st);
+	g_assert_cmpuint(st.failures, ==, 1);
+	g_assert_cmpuint(st.switchinfo_from_prev, ==, 1);
+	uint32_t id = fabric_node_by_guid(b.f, guid);
+	g_assert_cmpuint(b.f->nx[id].have_switchinfo, ==, 1);
+	g_assert_cmpuint(b.f->nx[id].lft_top, ==, top);
+	g_assert_cmpuint(b.f->nx[id].found_empty, ==, 0);
+	/* PortStateChange unknown: its ports were read */
+	g_assert_cmpuint(external_reads(b.fk, b.f, mark, sw), ==, b.f->nodes[id].nports);
+	fsma_clear_faults(b.fk);
+	struct program_report rep;
+	mark = fsma_nrec(b.fk);
+	g_assert_cmpint(fsma_bed_program(&b, NULL, 0, &rep), ==, 0);
+	g_assert_cmpuint(rep.writes, ==, 0);
+	g_assert_cmpuint(fsma_count(b.fk, mark, IB_MAD_METHOD_SET, FSMA_ANY, FSMA_ANY), ==, 0);
+	fsma_bed_clear(&b);
+}
+
+/* NodeInfo across a leaf-to-top link lost both ways in every attempt: it is sent again in
+ * each further round (DISCOVERY_ROUNDS), and the link, both ends being found by other paths,
+ * is kept as the last sweep had it: the fabric is whole and no LFT block is written. */
+static void test_lost_link_kept(void)
+{
+	struct fsma_bed b;
+	bed_up(&b);
+	/* every switch's ports read, not taken from the last sweep */
+	for (uint32_t s = 0; s < b.f->pub.n_switches; s++)
+		fsma_set_state_change(b.fk, b.f->switches[s].node, 1);
+	/* after its first contact, every NodeInfo to the last leaf and to the last top is lost */
+	uint32_t leaf = FSMA_ANY, top = b.f->switches[b.f->pub.n_switches - 1].node;
+	for (uint32_t s = 0; s < b.f->pub.n_switches; s++) {
+		uint32_t node = b.f->switches[s].node;
+		for (uint32_t p = 1; p <= b.f->nodes[node].nports; p++) {
+			uint32_t q = b.f->ports[b.f->nodes[node].port0 + p].peer;
+			if (q != IBSM_NONE && b.f->nodes[b.f->ports[q].node].type == IBSM_CA)
+				leaf = node;
+		}
+	}
+	g_assert_cmpuint(leaf, !=, FSMA_ANY);
+	g_assert_cmpuint(leaf, !=, top);
+	struct fsma_fault f1 = { .method = IB_MAD_METHOD_GET, .attr = IB_ATTR_NODE_INFO, .node = leaf,
+				 .action = FSMA_BOUNCE, .skip = 1 };
+	struct fsma_fault f2 = f1;
+	f2.node = top;
+	fsma_add_fault(b.fk, &f1);
+	fsma_add_fault(b.fk, &f2);
+	struct discovery_stats st;
+	fsma_bed_discover_lossy(&b, &st); /* asserts the topology whole */
+	g_assert_cmpuint(st.failures, >=, 1);
+	g_assert_cmpuint(st.carried, ==, 0);
+	g_assert_cmpuint(st.rounds, ==, DISCOVERY_ROUNDS - 1);
+	g_assert_cmpuint(st.reprobed, >=, DISCOVERY_ROUNDS - 1);
+	g_assert_cmpuint(st.links_carried, ==, 1);
+	fsma_clear_faults(b.fk);
+	uint32_t mark = fsma_nrec(b.fk);
+	struct program_report rep;
+	g_assert_cmpint(fsma_bed_program(&b, NULL, 0, &rep), ==, 0);
+	g_assert_cmpuint(fsma_count(b.fk, mark, IB_MAD_METHOD_SET, IB_ATTR_LINEARFORWTBL, FSMA_ANY), ==, 0);
+	fsma_bed_clear(&b);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -379,5 +457,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/discovery/refused_set_read_back", test_refused_set_read_back);
 	g_test_add_func("/discovery/lost_node_carried", test_lost_node_carried);
 	g_test_add_func("/discovery/down_link_not_carried", test_down_link_not_carried);
+	g_test_add_func("/discovery/lost_switchinfo_kept", test_lost_switchinfo_kept);
+	g_test_add_func("/discovery/lost_link_kept", test_lost_link_kept);
 	return g_test_run();
 }

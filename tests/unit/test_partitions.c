@@ -265,12 +265,120 @@ static void test_err_missing_file(void)
 	g_assert_null(sm.part_policy->source);
 	check_member(part(sm.part_policy, 0), 0, PART_SEL_ALL, 0, PART_FULL);
 	policies_free(&sm);
-	/* a file given but not taken at start: OpenSM's default with a file, the restricted one */
+	/* a file given but not taken at start, no saved copy (no cache directory): what OpenSM
+	 * 3.3.23 does with a partitions file in error, the default partition, all full */
 	g_assert_cmpint(policies_load_partitions(&sm), ==, -1);
 	g_assert_nonnull(sm.part_policy);
-	check_default_head(part(sm.part_policy, 0));
+	g_assert_null(sm.part_policy->source);
+	g_assert_cmpuint(sm.part_policy->parts->len, ==, 1);
+	check_member(part(sm.part_policy, 0), 0, PART_SEL_ALL, 0, PART_FULL);
 	policies_free(&sm);
 	log_set_quiet(0);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	g_assert_true(g_file_set_contents(path, text, -1, NULL));
+}
+
+static char *read_file(const char *path)
+{
+	char *text = NULL;
+	return g_file_get_contents(path, &text, NULL, NULL) ? text : NULL;
+}
+
+/* The log from offset on (the test logs to a file to judge the ERROR lines). */
+static char *log_since(const char *path, size_t *off)
+{
+	char *all = read_file(path);
+	g_assert_nonnull(all);
+	char *out = g_strdup(all + MIN(*off, strlen(all)));
+	*off = strlen(all);
+	g_free(all);
+	return out;
+}
+
+/* The copy of the last partition file taken (cache directory): written when a file is taken,
+ * in force at a start whose file does not parse (the ERROR names file:line and the copy), kept
+ * as it was; a SIGHUP with a bad file keeps the policy in force; a start without a copy falls
+ * back to OpenSM's default (all full); no file at all removes the copy. */
+static void test_saved_copy(void)
+{
+	char *dir = g_dir_make_tmp("ibsm-part-XXXXXX", NULL);
+	g_assert_nonnull(dir);
+	char *conf = g_build_filename(dir, "partitions.conf", NULL);
+	char *copy = g_build_filename(dir, PART_SAVED_FILE, NULL);
+	char *logf = g_build_filename(dir, "ibsm.log", NULL);
+	size_t off = 0;
+	g_assert_cmpint(log_open(logf, 0), ==, 0);
+	const char *good = "Default=0x7fff : ALL=full ;\nStorage=0x0010 : ALL_CAS=full ;\n";
+	const char *bad = "Default=0x7fff : ALL=full ;\nStorage=0x0010 ALL_CAS=full ;\n";
+	struct sm_options o = { .partition_config_file = conf, .cache_dir = dir };
+	struct sm sm = { .opt = &o };
+
+	write_file(conf, good);
+	g_assert_cmpint(policies_load_partitions(&sm), ==, 0);
+	char *saved = read_file(copy);
+	g_assert_nonnull(saved);
+	g_assert_true(g_str_has_prefix(saved, PART_SAVED_TAG));
+	g_assert_true(g_str_has_suffix(saved, good));
+	g_assert_nonnull(strstr(saved, conf));
+	policies_free(&sm);
+
+	/* a start with a bad file: the copy is in force, and stays as it was */
+	write_file(conf, bad);
+	g_free(log_since(logf, &off));
+	g_assert_cmpint(policies_load_partitions(&sm), ==, -1);
+	g_assert_nonnull(sm.part_policy);
+	g_assert_cmpstr(sm.part_policy->source, ==, copy);
+	g_assert_cmpuint(sm.part_policy->parts->len, ==, 2);
+	g_assert_cmphex(part(sm.part_policy, 1)->pkey, ==, 0x0010);
+	char *again = read_file(copy);
+	g_assert_cmpstr(again, ==, saved);
+	g_free(again);
+	char *said = log_since(logf, &off);
+	char *where = g_strdup_printf("%s:2:", conf);
+	if (!strstr(said, "POL-0002") || !strstr(said, copy) || !strstr(said, where) ||
+	    !strstr(said, "is in force"))
+		g_error("no POL-0002 naming %s and %s in '%s'", where, copy, said);
+	g_free(said);
+	/* SIGHUP with the file still bad: the policy in force stays */
+	struct part_policy *in_force = sm.part_policy;
+	g_assert_cmpint(policies_load_partitions(&sm), ==, -1);
+	g_assert_true(sm.part_policy == in_force);
+	policies_free(&sm);
+
+	/* a start with a bad file and no copy: OpenSM's fallback, every end port full, said so */
+	g_assert_cmpint(g_unlink(copy), ==, 0);
+	g_assert_cmpint(policies_load_partitions(&sm), ==, -1);
+	g_assert_null(sm.part_policy->source);
+	g_assert_cmpuint(sm.part_policy->parts->len, ==, 1);
+	check_member(part(sm.part_policy, 0), 0, PART_SEL_ALL, 0, PART_FULL);
+	said = log_since(logf, &off);
+	if (!strstr(said, "POL-0002") || !strstr(said, where) || !strstr(said, "full member"))
+		g_error("no POL-0002 naming %s and the full default in '%s'", where, said);
+	g_free(said);
+	g_assert_false(g_file_test(copy, G_FILE_TEST_EXISTS));
+	policies_free(&sm);
+
+	/* a good file again: copied; then no file: the default, the copy removed */
+	write_file(conf, good);
+	g_assert_cmpint(policies_load_partitions(&sm), ==, 0);
+	g_assert_true(g_file_test(copy, G_FILE_TEST_EXISTS));
+	g_assert_cmpint(g_unlink(conf), ==, 0);
+	g_assert_cmpint(policies_load_partitions(&sm), ==, 0);
+	g_assert_false(g_file_test(copy, G_FILE_TEST_EXISTS));
+	policies_free(&sm);
+
+	log_close();
+	g_unlink(logf);
+	g_rmdir(dir);
+	g_free(where);
+	g_free(saved);
+	g_free(logf);
+	g_free(copy);
+	g_free(conf);
+	g_free(dir);
 }
 
 /* ---- bad values skip one entry ------------------------------------------------------------ */
@@ -622,6 +730,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/partitions/error/keyword", test_err_keyword);
 	g_test_add_func("/partitions/error/flag", test_err_flag);
 	g_test_add_func("/partitions/error/missing_file", test_err_missing_file);
+	g_test_add_func("/partitions/error/saved_copy", test_saved_copy);
 	g_test_add_func("/partitions/bad/pkey", test_bad_pkey);
 	g_test_add_func("/partitions/bad/values", test_bad_values);
 	g_test_add_func("/partitions/merge_and_auto", test_merge_and_auto);
