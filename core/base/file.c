@@ -27,33 +27,41 @@ const char *file_type_name(mode_t mode)
 	return "not a regular file";
 }
 
-static int fail_type(const char *path, const char *what, mode_t mode, GError **err)
+/* Why a read failed, before it is put in words: the two readers below word it differently. */
+struct refusal {
+	enum file_error code;
+	mode_t mode;                 /* FILE_ERROR_NOT_REGULAR */
+	unsigned long long size;     /* FILE_ERROR_TOO_BIG: bytes seen */
+	int exact;                   /* ... the whole size (fstat), else "over" */
+	const char *doing;           /* FILE_ERROR_MISSING, _OPEN: "open", "examine" */
+	int e;                       /* errno, FILE_ERROR_MISSING, _OPEN, _READ */
+};
+
+static int refuse_type(struct refusal *r, mode_t mode)
 {
-	g_set_error(err, FILE_ERROR, FILE_ERROR_NOT_REGULAR, "%s: the %s is %s, not a regular file",
-		    path, what, file_type_name(mode));
+	*r = (struct refusal){ .code = FILE_ERROR_NOT_REGULAR, .mode = mode };
 	return S_ISDIR(mode) ? -EISDIR : -EINVAL;
 }
 
-static int fail_size(const char *path, const char *what, size_t cap, unsigned long long size,
-		     int exact, GError **err)
+static int refuse_size(struct refusal *r, unsigned long long size, int exact)
 {
-	g_set_error(err, FILE_ERROR, FILE_ERROR_TOO_BIG, "%s: the %s is larger than %zu MiB "
-		    "(%s%llu bytes): refused", path, what, cap >> 20, exact ? "" : "over ", size);
+	*r = (struct refusal){ .code = FILE_ERROR_TOO_BIG, .size = size, .exact = exact };
 	return -EFBIG;
 }
 
-static int fail_errno(const char *path, const char *what, const char *doing, int e, GError **err)
+static int refuse_errno(struct refusal *r, const char *doing, int e)
 {
-	g_set_error(err, FILE_ERROR, e == ENOENT ? FILE_ERROR_MISSING : FILE_ERROR_OPEN,
-		    "%s: cannot %s the %s: %s", path, doing, what, g_strerror(e));
+	*r = (struct refusal){ .code = e == ENOENT ? FILE_ERROR_MISSING : FILE_ERROR_OPEN,
+			       .doing = doing, .e = e };
 	return -e;
 }
 
 /* Reads fd (a regular file of st_size bytes) to its end, at most cap bytes. */
-static int read_fd(int fd, const char *path, const char *what, size_t cap, off_t st_size,
-		   char **text, size_t *len, GError **err)
+static int read_fd(int fd, size_t cap, off_t st_size, char **text, size_t *len, struct refusal *r)
 {
 	size_t alloc = (size_t)st_size + 1 + 4096, have = 0; /* room to see it grew */
+	if (alloc > cap + 1)
+		alloc = cap + 1;
 	char *buf = g_malloc(alloc + 1);
 	for (;;) {
 		if (have == alloc) {
@@ -66,8 +74,7 @@ static int read_fd(int fd, const char *path, const char *what, size_t cap, off_t
 		if (n < 0) {
 			int e = errno;
 			g_free(buf);
-			g_set_error(err, FILE_ERROR, FILE_ERROR_READ, "%s: read error in the %s: %s", path,
-				    what, g_strerror(e));
+			*r = (struct refusal){ .code = FILE_ERROR_READ, .e = e };
 			return -e;
 		}
 		if (n == 0)
@@ -75,7 +82,7 @@ static int read_fd(int fd, const char *path, const char *what, size_t cap, off_t
 		have += (size_t)n;
 		if (have > cap) { /* it grew beyond the cap while we read it */
 			g_free(buf);
-			return fail_size(path, what, cap, have, 0, err);
+			return refuse_size(r, have, 0);
 		}
 	}
 	buf[have] = '\0';
@@ -84,29 +91,89 @@ static int read_fd(int fd, const char *path, const char *what, size_t cap, off_t
 	return 0;
 }
 
-int file_read_capped(const char *path, size_t cap, const char *what, char **text, size_t *len,
-		     GError **err)
+/* The reading itself: 0 with *text, or a negative errno with *r saying why. */
+static int read_checked(const char *path, size_t cap, char **text, size_t *len, struct refusal *r)
 {
 	struct stat st;
 	*text = NULL;
 	*len = 0;
 	/* not even opened when it is plainly no regular file (opening a device may act on it) */
 	if (stat(path, &st) < 0)
-		return fail_errno(path, what, "open", errno, err);
+		return refuse_errno(r, "open", errno);
 	if (!S_ISREG(st.st_mode))
-		return fail_type(path, what, st.st_mode, err);
+		return refuse_type(r, st.st_mode);
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return fail_errno(path, what, "open", errno, err);
+		return refuse_errno(r, "open", errno);
 	int rc;
 	if (fstat(fd, &st) < 0) /* what was opened, if the name changed meanwhile */
-		rc = fail_errno(path, what, "examine", errno, err);
+		rc = refuse_errno(r, "examine", errno);
 	else if (!S_ISREG(st.st_mode))
-		rc = fail_type(path, what, st.st_mode, err);
+		rc = refuse_type(r, st.st_mode);
 	else if ((unsigned long long)st.st_size > cap)
-		rc = fail_size(path, what, cap, (unsigned long long)st.st_size, 1, err);
+		rc = refuse_size(r, (unsigned long long)st.st_size, 1);
 	else
-		rc = read_fd(fd, path, what, cap, st.st_size, text, len, err);
+		rc = read_fd(fd, cap, st.st_size, text, len, r);
 	close(fd);
+	return rc;
+}
+
+int file_read_capped(const char *path, size_t cap, const char *what, char **text, size_t *len,
+		     GError **err)
+{
+	struct refusal r;
+	int rc = read_checked(path, cap, text, len, &r);
+	if (rc == 0)
+		return 0;
+	switch (r.code) {
+	case FILE_ERROR_NOT_REGULAR:
+		g_set_error(err, FILE_ERROR, r.code, "%s: the %s is %s, not a regular file", path,
+			    what, file_type_name(r.mode));
+		break;
+	case FILE_ERROR_TOO_BIG:
+		g_set_error(err, FILE_ERROR, r.code, "%s: the %s is larger than %zu MiB (%s%llu "
+			    "bytes): refused", path, what, cap >> 20, r.exact ? "" : "over ", r.size);
+		break;
+	case FILE_ERROR_READ:
+		g_set_error(err, FILE_ERROR, r.code, "%s: read error in the %s: %s", path, what,
+			    g_strerror(r.e));
+		break;
+	default:
+		g_set_error(err, FILE_ERROR, r.code, "%s: cannot %s the %s: %s", path, r.doing, what,
+			    g_strerror(r.e));
+	}
+	return rc;
+}
+
+int file_read_setting(const char *key, const char *path, size_t cap, char **text, size_t *len,
+		      GError **err)
+{
+	struct refusal r;
+	if (!path || !*path) {
+		*text = NULL;
+		*len = 0;
+		g_set_error(err, FILE_ERROR, FILE_ERROR_MISSING, "%s: no file named", key);
+		return -ENOENT;
+	}
+	int rc = read_checked(path, cap, text, len, &r);
+	if (rc == 0)
+		return 0;
+	switch (r.code) {
+	case FILE_ERROR_NOT_REGULAR:
+		g_set_error(err, FILE_ERROR, r.code, "%s %s: %s, not a regular file: not read", key,
+			    path, file_type_name(r.mode));
+		break;
+	case FILE_ERROR_TOO_BIG:
+		g_set_error(err, FILE_ERROR, r.code, "%s %s: larger than %zu MiB (%s%llu bytes): "
+			    "not read", key, path, cap >> 20, r.exact ? "" : "over ", r.size);
+		break;
+	case FILE_ERROR_READ:
+		g_set_error(err, FILE_ERROR, r.code, "%s %s: read error: %s", key, path,
+			    g_strerror(r.e));
+		break;
+	default:
+		g_set_error(err, FILE_ERROR, r.code, "%s %s: cannot %s it: %s", key, path, r.doing,
+			    g_strerror(r.e));
+	}
 	return rc;
 }

@@ -2,7 +2,9 @@
 /* log.c - the SM's log file: one line per event with time, level and a stable code, so
  * administrators can grep and alert on codes; SIGUSR1 re-opens it for log rotation. Text from
  * input files (guid2lid, policies, NodeDescriptions) is escaped so a line stays one printable
- * line, and the file is never reached through a symbolic link. */
+ * line; the file is a regular file with one name, never reached through a symbolic link; a
+ * line the file does not take (a full disk) is counted and said on stderr and syslog, never
+ * silently lost and never in a loop. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -18,8 +20,9 @@
 
 #define LOG_MSG_MAX 1024   /* bytes of one message before escaping */
 #define LOG_FILE_MODE 0640 /* new log files: the group reads (logrotate: root adm), others nothing */
+#define LOG_FAIL_REPORT_S 60 /* a failing log file is reported again at most this often */
 
-static FILE *log_fp;
+static int log_fd = -1;           /* the log file, STDOUT_FILENO for "stdout", -1: stderr only */
 static char *log_path;
 static unsigned log_mask = 0x3;  /* OpenSM's default: errors and info */
 static unsigned syslog_mask;
@@ -29,40 +32,89 @@ static int log_quiet;
 static int log_stderr_copy = 1;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The log file at path for appending (and emptied first with erase), created 0640 at most;
- * never through a symbolic link (O_NOFOLLOW: -ELOOP), and never waiting: a FIFO nobody reads
- * is -ENXIO at once instead of a start (or SIGUSR1) that hangs. Writes then block as usual. */
-static FILE *log_file_open(const char *path, int erase, int *err)
+/* Lines the log file did not take (ENOSPC, EIO, ...): counted, said on stderr and syslog at
+ * the first and then at most every LOG_FAIL_REPORT_S, and written into the log as soon as it
+ * takes lines again. Under log_lock. */
+static struct {
+	unsigned long long total;     /* since start: log_write_failures() */
+	unsigned long long lost;      /* in the current run of failures */
+	int last_errno;
+	gint64 first_us, reported_us; /* wall clock of the run's first failure; monotonic report */
+} log_fail;
+
+/* Why a log file of this (non-regular) type is refused. */
+static int refuse_mode(mode_t mode)
 {
+	if (S_ISFIFO(mode))
+		return -ENXIO;
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return -ENODEV;
+	if (S_ISDIR(mode))
+		return -EISDIR;
+	return -EINVAL;
+}
+
+static int check_log_stat(const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode))
+		return -ELOOP;
+	if (!S_ISREG(st->st_mode))
+		return refuse_mode(st->st_mode);
+	if (st->st_nlink > 1)
+		return -EMLINK;
+	return 0;
+}
+
+/* The log file at path for appending (and emptied first with erase), created 0640 at most. It
+ * must be a regular file with one name: never a symbolic link (-ELOOP), a FIFO (-ENXIO, not
+ * even opened: a FIFO nobody reads would block), a device (-ENODEV), a directory (-EISDIR),
+ * anything else not regular (-EINVAL), or a file with other hard links (-EMLINK: writing it,
+ * or -e emptying it, would change the file behind the other names). Never waits. The fd, or
+ * -1 with *err. */
+static int log_file_open(const char *path, int erase, int *err)
+{
+	struct stat st;
+	/* what is there already is judged before it is opened: opening a device may act on it */
+	if (lstat(path, &st) == 0 && (*err = check_log_stat(&st)) < 0)
+		return -1;
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
-			    (erase ? O_TRUNC : 0), LOG_FILE_MODE);
+			    O_NOCTTY, LOG_FILE_MODE);
 	if (fd < 0) {
 		*err = -errno;
-		return NULL;
+		return -1;
 	}
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+	*err = fstat(fd, &st) < 0 ? -errno : check_log_stat(&st); /* what was opened */
+	if (*err == 0 && erase && ftruncate(fd, 0) < 0) /* -e: only now, once it is known safe */
 		*err = -errno;
-		close(fd);
-		return NULL;
-	}
-	FILE *fp = fdopen(fd, "a");
-	if (!fp) {
+	int fl = *err ? 0 : fcntl(fd, F_GETFL);
+	if (*err == 0 && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0))
 		*err = -errno;
+	if (*err < 0) {
 		close(fd);
-		return NULL;
+		return -1;
 	}
-	setvbuf(fp, NULL, _IOLBF, 0);
-	return fp;
+	return fd;
 }
 
 const char *log_open_strerror(int rc)
 {
-	if (rc == -ELOOP)
-		return "a symbolic link: refused (name the file itself)";
-	if (rc == -ENXIO)
-		return "a FIFO no process reads: refused";
-	return strerror(-rc);
+	switch (rc) {
+	case -ELOOP: return "a symbolic link: refused (name the file itself)";
+	case -ENXIO: return "a FIFO, not a regular file: refused";
+	case -ENODEV: return "a device, not a regular file: refused";
+	case -EISDIR: return "a directory, not a regular file: refused";
+	case -EINVAL: return "not a regular file: refused";
+	case -EMLINK: return "a file with more than one hard link: refused (writing it would change "
+			     "the file behind its other names)";
+	default: return strerror(-rc);
+	}
+}
+
+static void close_fd_locked(void)
+{
+	if (log_fd >= 0 && log_fd != STDOUT_FILENO)
+		close(log_fd);
+	log_fd = -1;
 }
 
 static int log_open_mode(const char *path, int also_stderr, int erase)
@@ -72,19 +124,19 @@ static int log_open_mode(const char *path, int also_stderr, int erase)
 	if (!path || !strcmp(path, "-") || !strcmp(path, "stderr"))
 		return 0;
 	if (!strcmp(path, "stdout")) { /* OpenSM's -f stdout */
-		setvbuf(stdout, NULL, _IOLBF, 0);
+		setvbuf(stdout, NULL, _IOLBF, 0); /* what else prints there keeps its order */
 		pthread_mutex_lock(&log_lock);
-		log_fp = stdout;
+		log_fd = STDOUT_FILENO;
 		log_stderr_copy = 0;
 		pthread_mutex_unlock(&log_lock);
 		return 0;
 	}
 	int err = 0;
-	FILE *fp = log_file_open(path, erase, &err);
-	if (!fp)
+	int fd = log_file_open(path, erase, &err);
+	if (fd < 0)
 		return err;
 	pthread_mutex_lock(&log_lock);
-	log_fp = fp;
+	log_fd = fd;
 	log_path = g_strdup(path);
 	pthread_mutex_unlock(&log_lock);
 	return 0;
@@ -103,11 +155,13 @@ int log_open_erased(const char *path, int also_stderr)
 void log_close(void)
 {
 	pthread_mutex_lock(&log_lock);
-	if (log_fp && log_fp != stdout)
-		fclose(log_fp);
-	log_fp = NULL;
+	close_fd_locked();
 	g_free(log_path);
 	log_path = NULL;
+	log_fail.lost = 0; /* a run of failures ends with its file; the total stays */
+	log_fail.last_errno = 0;
+	log_fail.first_us = 0;
+	log_fail.reported_us = 0;
 	pthread_mutex_unlock(&log_lock);
 }
 
@@ -116,11 +170,10 @@ int log_reopen(void)
 	int rc = 0;
 	pthread_mutex_lock(&log_lock);
 	if (log_path) {
-		FILE *fp = log_file_open(log_path, 0, &rc);
-		if (fp) {
-			if (log_fp)
-				fclose(log_fp);
-			log_fp = fp;
+		int fd = log_file_open(log_path, 0, &rc);
+		if (fd >= 0) {
+			close_fd_locked();
+			log_fd = fd;
 		}
 	}
 	pthread_mutex_unlock(&log_lock);
@@ -175,18 +228,97 @@ void log_set_syslog(unsigned flags, const char *ident)
 	pthread_mutex_unlock(&log_lock);
 }
 
+/* Writes all of buf to fd: 0, or the errno of the write that failed (a short write is
+ * ENOSPC: nothing more fits). */
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			return ENOSPC;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 /* A line of LEN bytes would take the file past the size limit: it starts again, with a line
  * saying so, before the line is written (OpenSM's -L truncates, too). Under the lock. */
 static void make_room(size_t len, const char *ts)
 {
 	struct stat st;
-	if (!log_max_bytes || !log_fp || log_fp == stdout || fstat(fileno(log_fp), &st) < 0 ||
+	if (!log_max_bytes || log_fd < 0 || log_fd == STDOUT_FILENO || fstat(log_fd, &st) < 0 ||
 	    st.st_size + (long long)len <= log_max_bytes)
 		return;
-	fflush(log_fp);
-	if (ftruncate(fileno(log_fp), 0) == 0)
-		fprintf(log_fp, "%s WARN %s log file emptied: it reached log_max_size, %lld MB\n", ts, "LOG-0001",
-			log_max_bytes >> 20);
+	if (ftruncate(log_fd, 0) == 0) {
+		char line[160];
+		int n = snprintf(line, sizeof(line), "%s WARN %s log file emptied: it reached "
+				 "log_max_size, %lld MB\n", ts, "LOG-0001", log_max_bytes >> 20);
+		(void)write_all(log_fd, line, (size_t)n);
+	}
+}
+
+/* The log file refused a line with error e: counted; *report gets the words for stderr and
+ * syslog at the first failure of a run and then at most every LOG_FAIL_REPORT_S (else ""). */
+static void note_write_failure(int e, char *report, size_t report_len)
+{
+	gint64 now = g_get_monotonic_time();
+	report[0] = '\0';
+	log_fail.total++;
+	if (!log_fail.lost++)
+		log_fail.first_us = g_get_real_time();
+	else if (now - log_fail.reported_us < (gint64)LOG_FAIL_REPORT_S * G_USEC_PER_SEC &&
+		 e == log_fail.last_errno)
+		return;
+	log_fail.last_errno = e;
+	log_fail.reported_us = now;
+	snprintf(report, report_len, "%s cannot write the log file %s: %s; %llu line%s lost so far "
+		 "(said again at most every %d s while it lasts)", "LOG-0002",
+		 log_path ? log_path : "(standard output)",
+		 strerror(e), log_fail.lost, log_fail.lost == 1 ? "" : "s", LOG_FAIL_REPORT_S);
+}
+
+/* After a run of failures, the line that says what was lost goes first: 0 when the file took
+ * it (the run is over), else the errno (the run goes on). */
+static int write_recovered(const char *ts)
+{
+	char since[40] = "";
+	time_t t = (time_t)(log_fail.first_us / G_USEC_PER_SEC);
+	struct tm tm;
+	localtime_r(&t, &tm);
+	strftime(since, sizeof(since), "%Y-%m-%d %H:%M:%S", &tm);
+	char line[400];
+	int n = snprintf(line, sizeof(line), "%s WARN %s the log file takes lines again: %llu "
+			 "line%s lost since %s (%s)\n", ts, "LOG-0003", log_fail.lost,
+			 log_fail.lost == 1 ? "" : "s", since, strerror(log_fail.last_errno));
+	int e = write_all(log_fd, line, (size_t)MIN(n, (int)sizeof(line) - 1));
+	if (e == 0)
+		log_fail.lost = 0;
+	return e;
+}
+
+/* One line into the log file, under the lock; a failure is noted (and report filled). */
+static void write_line_locked(const char *line, size_t len, const char *ts, char *report,
+			      size_t report_len)
+{
+	make_room(len + (log_fail.lost ? 400 : 0), ts);
+	int e = log_fail.lost ? write_recovered(ts) : 0;
+	if (e == 0)
+		e = write_all(log_fd, line, len);
+	if (e)
+		note_write_failure(e, report, report_len);
+}
+
+unsigned long long log_write_failures(void)
+{
+	pthread_mutex_lock(&log_lock);
+	unsigned long long n = log_fail.total;
+	pthread_mutex_unlock(&log_lock);
+	return n;
 }
 
 static int syslog_priority(int level)
@@ -250,20 +382,31 @@ void log_vmsg(int level, const char *code, const char *fmt, va_list ap)
 	char ts[40];
 	size_t n = strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S", &tm);
 	snprintf(ts + n, sizeof(ts) - n, ".%06ld", (long)tv.tv_usec);
+	char line[sizeof(msg) + 128];
+	int len = snprintf(line, sizeof(line), "%s %s %s %s\n", ts, level_name(level), code, msg);
+	if (len >= (int)sizeof(line)) { /* a code too long to be one: the line still ends */
+		len = (int)sizeof(line) - 1;
+		line[len - 1] = '\n';
+	}
+	char report[512] = "";
 	pthread_mutex_lock(&log_lock);
 	if (__atomic_load_n(&log_mask, __ATOMIC_RELAXED) & bit) {
-		if (log_fp) {
-			make_room(strlen(ts) + strlen(code) + strlen(msg) + 8, ts);
-			fprintf(log_fp, "%s %s %s %s\n", ts, level_name(level), code, msg);
-		}
-		if ((!log_fp || (log_stderr_copy && level == IBSM_LOG_ERROR)) && !log_quiet)
-			fprintf(stderr, "%s %s %s %s\n", ts, level_name(level), code, msg);
+		if (log_fd >= 0)
+			write_line_locked(line, (size_t)len, ts, report, sizeof(report));
+		if ((log_fd < 0 || (log_stderr_copy && level == IBSM_LOG_ERROR)) && !log_quiet)
+			fputs(line, stderr);
 	}
 	int to_syslog = (__atomic_load_n(&syslog_mask, __ATOMIC_RELAXED) & bit) != 0;
+	int quiet = log_quiet;
 	pthread_mutex_unlock(&log_lock);
 	/* outside the lock: a slow syslog socket must not stall the other threads' file lines */
 	if (to_syslog)
 		syslog(syslog_priority(level), "%s %s %s", level_name(level), code, msg);
+	if (report[0]) { /* the log file failed: said where it can be seen, never through the log */
+		if (!quiet)
+			fprintf(stderr, "%s ERR  %s\n", ts, report);
+		syslog(LOG_ERR, "ERR  %s", report);
+	}
 }
 
 void log_msg(int level, const char *code, const char *fmt, ...)

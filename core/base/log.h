@@ -12,16 +12,23 @@
 /* A level of the core's own beyond the engines' IBSM_LOG_*: shown with the error flag (0x1). */
 #define IBSM_LOG_WARN 4
 
-/* The log file at path, appended to ("-" or NULL: stderr only, "stdout": standard output); created 0640 at most, never
- * through a symbolic link (-ELOOP). also_stderr: error lines are copied to stderr. 0 or
- * negative errno; on error the log is stderr. */
+/* The log file at path, appended to ("-" or NULL: stderr only, "stdout": standard output);
+ * created 0640 at most. It must be a regular file with one name: a symbolic link (-ELOOP), a
+ * FIFO (-ENXIO), a device (-ENODEV), a directory (-EISDIR), another kind (-EINVAL) or a file
+ * with more than one hard link (-EMLINK) is refused, and not emptied by -e. also_stderr:
+ * error lines are copied to stderr. 0 or negative errno; on error the log is stderr. */
 int log_open(const char *path, int also_stderr);
 int log_open_erased(const char *path, int also_stderr); /* the same, emptied first (-e) */
 void log_close(void);
 int log_reopen(void); /* SIGUSR1: the same path again (a new file after rotation); 0 or -errno */
 /* Why log_open/log_reopen failed, in words: "a symbolic link: refused (name the file itself)"
- * for -ELOOP, "a FIFO no process reads" for -ENXIO, strerror otherwise. */
+ * for -ELOOP, "a FIFO, not a regular file: refused" for -ENXIO, the same for the other
+ * refusals above, strerror otherwise. */
 const char *log_open_strerror(int rc);
+/* Lines the log file did not take since start (a write failed: ENOSPC, EIO, ...). Each run of
+ * failures is said on stderr and syslog (LOG-0002) at once and then at most once a minute,
+ * and in the log (LOG-0003, with the count lost) when it takes lines again. */
+unsigned long long log_write_failures(void);
 /* OpenSM's log flags: 0x1 errors and warnings, 0x2 info, 0x4 verbose, 0x8 debug; 0: nothing */
 void log_set_flags(unsigned flags);
 void log_set_level(int level); /* every level up to LEVEL */

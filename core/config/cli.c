@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* cli.c - OpenSM's command-line flags (and ours) parsed into struct sm_options with
- * GOptionContext, one entry per row of the option table; reentrant for SIGHUP. */
+ * GOptionContext, one entry per row of the option table; reentrant for SIGHUP. A repeated
+ * flag's last value wins, except --plugin-dir, whose directories add up in order. */
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 struct cli_state {
 	struct sm_options *o;
 	struct cli_extra *x;
+	int plugin_dir_given;   /* --plugin-dir seen on this command line: the next one adds */
 };
 
 void cli_extra_clear(struct cli_extra *x)
@@ -51,6 +53,13 @@ static gboolean set_from_command_line(struct cli_state *st, const struct config_
 {
 	GError *e = NULL;
 	char *v = hex_form(k, value);
+	/* --plugin-dir A --plugin-dir B: both, searched in that order (the file's value is
+	 * replaced by the command line's first one, as for any key) */
+	if (!strcmp(k->key, "plugin_dir") && st->plugin_dir_given++ && st->o->plugin_dir) {
+		char *both = g_strconcat(st->o->plugin_dir, ":", v, NULL);
+		g_free(v);
+		v = both;
+	}
 	int rc = config_set(st->o, k, v, &e);
 	g_free(v);
 	if (rc < 0) {

@@ -109,7 +109,8 @@ static const struct config_key keys[] = {
 	{ "packet_life_time", CONFIG_U8, OFF(packet_life), 0, 31, 0, NOFLAG,
 	  "Packet lifetime in a switch: 4.096 us * 2^N", NULL },
 	{ "plugin_dir", CONFIG_STRING, OFF(plugin_dir), 0, 0, 0, 0, "plugin-dir", "DIR", NULL,
-	  "Extra routing-engine plugin directory (also $IBSM_PLUGIN_PATH)", NULL },
+	  "Extra routing-engine plugin directories, searched first (':'-separated; --plugin-dir "
+	  "may be repeated; also $IBSM_PLUGIN_PATH)", NULL },
 	{ "fabric_file", CONFIG_STRING, OFF(fabric_file), 0, 0, 0, 0, "fabric", "FILE", NULL,
 	  "Offline: route this ibnetdiscover/ibsim fabric file, send no MADs", NULL },
 	{ "cache_dir", CONFIG_STRING, OFF(cache_dir), 0, 0, CONFIG_F_ENV, 0, "cache-dir", "DIR", NULL,

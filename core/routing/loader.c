@@ -209,6 +209,11 @@ static struct engine *engine_open(const char *name, const char *path, GError **e
 		g_module_close(m);
 		return NULL;
 	}
+	/* Never unmapped once taken: a plugin built with GLib registers static strings with it
+	 * (G_DEFINE_QUARK's error domains in the policy parsers chain.so and torus-2QoS.so carry),
+	 * and GLib keeps those pointers for the life of the process; a chain refused on SIGHUP
+	 * would otherwise leave them pointing into an unmapped plugin for the next lookup. */
+	g_module_make_resident(m);
 	struct engine *e = g_new0(struct engine, 1);
 	e->module = m;
 	e->ops = ops;

@@ -57,6 +57,13 @@ static int o_cancelled(const struct ibsm_orch_core *c)
 	return g_atomic_int_get(&o->cancel);
 }
 
+static int o_read_file(const struct ibsm_orch_core *c, const char *key, const char *path,
+		       char **text, size_t *len, char *why, size_t why_len)
+{
+	(void)c;
+	return services_read_file(key, path, text, len, why, why_len);
+}
+
 /* The step's own configuration file: key -> value, without the keys only the main file sets
  * (noted). Unknown keys (not the core's, not the engine's, not OpenSM's) refuse it. */
 static GHashTable *step_config_load(const char *path, const struct engine *e, char *why,
@@ -183,6 +190,7 @@ struct orch *orch_new(struct engine *e, GPtrArray *steps, const struct sm_option
 	o->pub.step_open = o_step_open;
 	o->pub.step_route = o_step_route;
 	o->pub.cancelled = o_cancelled;
+	o->pub.read_file = o_read_file;
 	o->e = e;
 	o->steps = steps;
 	o->opt = opt;

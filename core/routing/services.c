@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* services.c - what the core lends an engine through struct ibsm_core. */
+#include <errno.h>
 #include <string.h>
+#include "base/file.h"
 #include "base/log.h"
 #include "config/keys.h"
 #include "fabric/hops.h"
@@ -54,6 +56,27 @@ static int core_cancelled(const struct ibsm_core *c)
 	return g_atomic_int_get(&sv->cancel);
 }
 
+int services_read_file(const char *key, const char *path, char **text, size_t *len, char *why,
+		       size_t why_len)
+{
+	GError *err = NULL;
+	/* g_malloc is malloc (GLib 2.46 on): the plugin frees the text with free() */
+	int rc = file_read_setting(key && *key ? key : "file", path, FILE_CAP_TEXT, text, len, &err);
+	if (rc < 0) {
+		if (why && why_len)
+			g_strlcpy(why, err->message, why_len);
+		g_error_free(err);
+	}
+	return rc;
+}
+
+static int core_read_file(const struct ibsm_core *c, const char *key, const char *path,
+			  char **text, size_t *len, char *why, size_t why_len)
+{
+	(void)c;
+	return services_read_file(key, path, text, len, why, why_len);
+}
+
 static void put(GHashTable *h, const char *key, const char *value)
 {
 	if (value && !g_hash_table_contains(h, key))
@@ -101,6 +124,7 @@ struct ibsm_core *services_new(const char *engine_name, const struct sm_options 
 	sv->pub.config = core_config;
 	sv->pub.switch_hops = core_switch_hops;
 	sv->pub.cancelled = core_cancelled;
+	sv->pub.read_file = core_read_file;
 	sv->name = g_strdup(engine_name ? engine_name : "?");
 	sv->config = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	config_fill(sv->config, o, step_config, declared);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* services.h - the struct ibsm_core lent to one chain step: log lines carrying the engine's
- * name, every configuration key readable (no whitelist), the switch hop matrix, and a
- * cancelled() that SIGTERM or a newer sweep request really sets. */
+ * name, every configuration key readable (no whitelist), the switch hop matrix, a
+ * cancelled() that SIGTERM or a newer sweep request really sets, and the core's file reader
+ * (base/file.h), so no plugin's file can block or exhaust the daemon. */
 #ifndef IBSM_ROUTING_SERVICES_H
 #define IBSM_ROUTING_SERVICES_H
 
@@ -18,6 +19,10 @@ struct ibsm_core *services_new(const char *engine_name, const struct sm_options 
 void services_free(struct ibsm_core *core);
 /* A plugin's log line: level clamped to IBSM_LOG_ERROR..DEBUG, "WHO: text" under code. */
 void services_vlog(int level, const char *code, const char *who, const char *fmt, va_list ap);
+/* read_file() of struct ibsm_core and struct ibsm_orch_core (ABI 1.3): file_read_setting()
+ * with the text cap, the message into why. */
+int services_read_file(const char *key, const char *path, char **text, size_t *len, char *why,
+		       size_t why_len);
 /* Sets or clears what cancelled() reports (any thread). */
 void services_cancel(struct ibsm_core *core, int on);
 

@@ -20,7 +20,8 @@
  *    the scopes are valid during the call only.
  *  - teardown() runs on the main thread after the last run() and after every result computed
  *    by its steps was freed.
- *  - The struct ibsm_orch_core and the strings config() returns stay valid until teardown(). */
+ *  - The struct ibsm_orch_core and the strings config() returns stay valid until teardown().
+ *  - Files it reads (its policies) go through read_file() (ABI 1.3), never blocking. */
 #ifndef IBSM_ORCHESTRATOR_H
 #define IBSM_ORCHESTRATOR_H
 
@@ -51,7 +52,35 @@ struct ibsm_orch_core {
 	int (*step_route)(const struct ibsm_orch_core *, int handle, const struct ibsm_scope *scope,
 			  char *why, size_t why_len);
 	int (*cancelled)(const struct ibsm_orch_core *); /* non-zero: stop, return < 0 */
+	/* ---- ABI 1.3 (check size, or call ibsm_orch_read_file() below, which does) ---- */
+	/* The core's file reader, as struct ibsm_core's read_file (ibsm/routing.h): a regular
+	 * file of at most 16 MiB, never blocking; 0 with *text (free() it) or a negative errno
+	 * with why naming key and path. */
+	int (*read_file)(const struct ibsm_orch_core *, const char *key, const char *path,
+			 char **text, size_t *len, char *why, size_t why_len);
 };
+
+/* ABI 1.3: core->read_file() when the core lends it, else -ENOSYS with why (see
+ * ibsm_read_file()). */
+static inline int ibsm_orch_read_file(const struct ibsm_orch_core *core, const char *key,
+				      const char *path, char **text, size_t *len, char *why,
+				      size_t why_len)
+{
+	*text = NULL;
+	*len = 0;
+	if (!path || !*path) {
+		if (why_len)
+			snprintf(why, why_len, "%s: no file named", key);
+		return -ENOENT;
+	}
+	if (!IBSM_CORE_HAS(core, struct ibsm_orch_core, read_file)) {
+		if (why_len)
+			snprintf(why, why_len, "%s %s: not read: this ibsm lends its orchestrators no "
+				 "file reader (core of ABI 1.2)", key, path);
+		return -ENOSYS;
+	}
+	return core->read_file(core, key, path, text, len, why, why_len);
+}
 
 struct ibsm_orchestrator {
 	uint16_t abi_major, abi_minor; /* IBSM_ABI_MAJOR, and 2 or more */

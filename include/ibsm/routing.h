@@ -10,7 +10,8 @@
  *
  * Lifetime and threads (what the core promises, what an engine must keep to):
  *  - The core opens NAME.so (RTLD_NOW, local symbols) when a routing chain names it, and
- *    closes it only after the last instance is torn down and the last result freed.
+ *    keeps it loaded for the life of the process (static data a plugin registers, e.g. a
+ *    GLib quark, stays valid); instances are torn down and results freed as below.
  *  - setup() runs on the core's main thread, once per chain step, when the chain is built:
  *    at start-up and again whenever a configuration reload (SIGHUP) is applied. The core
  *    pointer it gets stays valid until teardown(), and so do the strings config() returns.
@@ -31,15 +32,18 @@
 #ifndef IBSM_ROUTING_H
 #define IBSM_ROUTING_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ibsm/fabric.h>
 
 #define IBSM_ABI_MAJOR 1 /* incompatible change: the loader refuses other majors */
-#define IBSM_ABI_MINOR 2 /* fields appended: older engines still load (1.2: the orchestrator,
-			  * ibsm/orchestrator.h; struct ibsm_engine is as in 1.1) */
+#define IBSM_ABI_MINOR 3 /* fields appended: older engines still load (1.2: the orchestrator,
+			  * ibsm/orchestrator.h; 1.3: the core's file reader, read_file;
+			  * struct ibsm_engine is as in 1.1) */
 
 /* Put before the engine's table so it is exported from a -fvisibility=hidden build. */
 #define IBSM_ENGINE_EXPORT __attribute__((visibility("default")))
@@ -133,7 +137,46 @@ struct ibsm_core {
 	int (*switch_hops)(const struct ibsm_core *, const struct ibsm_fabric *,
 			   const struct ibsm_scope *, uint8_t *hops);
 	int (*cancelled)(const struct ibsm_core *); /* non-zero: stop routing, return < 0 */
+	/* ---- ABI 1.3 (check size, or call ibsm_read_file() below, which does) ---- */
+	/* Reads the file at path, named by configuration key `key` (for messages: the key, or
+	 * where the name came from), the way the core reads its own: only a regular file (a
+	 * symlink to one is fine) of at most 16 MiB, opened without blocking, so a FIFO, a
+	 * device such as /dev/zero, a directory or a larger file is refused at once, whole,
+	 * and never hangs the thread that asks. Returns 0 with *text (NUL-terminated, *len bytes
+	 * without the NUL; release it with free()), or a negative errno (-ENOENT missing,
+	 * -EISDIR, -EINVAL not a regular file, -EFBIG too big, open()'s or read()'s) with why
+	 * (why_len bytes) naming key and path: "torus_config /etc/t.conf: a FIFO, not a regular
+	 * file: not read". The core logs nothing: the engine says what it does without the
+	 * file. Any thread, setup() and route() alike. */
+	int (*read_file)(const struct ibsm_core *, const char *key, const char *path, char **text,
+			 size_t *len, char *why, size_t why_len);
 };
+
+/* ABI 1.3: non-zero when the struct core points to (of type, core->size bytes) is long enough
+ * to hold member field and fills it: a service appended after ABI 1.0 is there to call. */
+#define IBSM_CORE_HAS(core, type, field) \
+	((core)->size >= offsetof(type, field) + sizeof(((type *)0)->field) && (core)->field)
+
+/* ABI 1.3: core->read_file() when the core lends it; from an older core (or NULL path),
+ * -ENOSYS (-ENOENT) with why saying so, naming key and path, and nothing read. */
+static inline int ibsm_read_file(const struct ibsm_core *core, const char *key, const char *path,
+				 char **text, size_t *len, char *why, size_t why_len)
+{
+	*text = NULL;
+	*len = 0;
+	if (!path || !*path) {
+		if (why_len)
+			snprintf(why, why_len, "%s: no file named", key);
+		return -ENOENT;
+	}
+	if (!IBSM_CORE_HAS(core, struct ibsm_core, read_file)) {
+		if (why_len)
+			snprintf(why, why_len, "%s %s: not read: this ibsm lends its engines no file "
+				 "reader (core of ABI 1.2 or older)", key, path);
+		return -ENOSYS;
+	}
+	return core->read_file(core, key, path, text, len, why, why_len);
+}
 
 /* ABI 1.1: a configuration key an engine reads. --create-config lists them; a key in a
  * configuration file that neither the core nor any engine found declares is an error. */

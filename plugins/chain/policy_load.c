@@ -9,26 +9,19 @@
 #include <string.h>
 #include "chain.h"
 
-#define POLICY_MAX_BYTES (16u << 20) /* a policy file is text; refuse a runaway one */
-
-/* The file's text, or NULL with why. */
-static char *read_policy(const char *key, const char *path, size_t *len, char *why, size_t why_len)
+/* The file's text (free()), or NULL with why naming key and path. The core reads it: a FIFO,
+ * a device or a file over 16 MiB is refused at once, so a reload (SIGHUP) never blocks. */
+static char *read_policy(const struct ibsm_orch_core *core, const char *key, const char *path,
+			 size_t *len, char *why, size_t why_len)
 {
 	char *text = NULL;
-	gsize n = 0;
-	GError *err = NULL;
-	if (!g_file_get_contents(path, &text, &n, &err)) {
-		snprintf(why, why_len, "%s: %s", key, err->message);
-		g_error_free(err);
+	if (ibsm_orch_read_file(core, key, path, &text, len, why, why_len) < 0)
+		return NULL;
+	if (memchr(text, 0, *len)) {
+		snprintf(why, why_len, "%s %s: not a text file (it holds a NUL byte)", key, path);
+		free(text);
 		return NULL;
 	}
-	if (n > POLICY_MAX_BYTES || memchr(text, 0, n)) {
-		snprintf(why, why_len, "%s: %s: %s", key, path,
-			 n > POLICY_MAX_BYTES ? "larger than 16 MiB" : "not a text file");
-		g_free(text);
-		return NULL;
-	}
-	*len = n;
 	return text;
 }
 
@@ -75,27 +68,27 @@ int chain_policies_load(struct chain_inst *ci, char *why, size_t why_len)
 		return -EINVAL;
 	}
 	if (pgrp && *pgrp) {
-		if (!(text = read_policy("pgrp_policy_file", pgrp, &len, why, why_len)))
+		if (!(text = read_policy(core, "pgrp_policy_file", pgrp, &len, why, why_len)))
 			return -EINVAL;
 		ci->groups = pgrp_policy_parse_text(text, len, pgrp, &err);
-		g_free(text);
+		free(text);
 		if (!ci->groups)
 			return fail(why, why_len, err);
 		log_notes(ci, ci->groups->notes);
 	}
 	if (topo && *topo) {
-		if (!(text = read_policy("topo_policy_file", topo, &len, why, why_len)))
+		if (!(text = read_policy(core, "topo_policy_file", topo, &len, why, why_len)))
 			return -EINVAL;
 		ci->topos = topo_policy_parse_text(text, len, topo, &err);
-		g_free(text);
+		free(text);
 		if (!ci->topos)
 			return fail(why, why_len, err);
 		log_notes(ci, ci->topos->notes);
 	}
-	if (!(text = read_policy("rch_policy_file", rch, &len, why, why_len)))
+	if (!(text = read_policy(core, "rch_policy_file", rch, &len, why, why_len)))
 		return -EINVAL;
 	ci->chain = chain_policy_parse_text(text, len, rch, &err);
-	g_free(text);
+	free(text);
 	if (!ci->chain)
 		return fail(why, why_len, err);
 	log_notes(ci, ci->chain->notes);

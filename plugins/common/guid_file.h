@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* guid_file.h - the GUID list files the engines read (-a roots, -u/-G nodes, -i ignore): one
  * reader for "one entry a line, '#' comments, bad lines reported as file:line and skipped"
- * (regular files of bounded size only: plugins cannot use the core's reader),
+ * (the file read through the core's reader: regular files of bounded size only),
  * the strict hex GUID parser, a sorted GUID set, and a file stamp so that a file read again
  * every sweep reports its bad lines loudly only once. Compiled into every engine
  * (plugins/common), so every non-static name carries the guid_ prefix. */
@@ -25,19 +25,19 @@ struct guid_file_reader {
 	guid_file_line_fn take;
 	void *ctx;
 	uint32_t bad_lines;         /* out: lines reported and skipped */
-	int read_error;             /* out: read() failed part way (the return is its -errno) */
+	char why[320];              /* out: why the file was not read ("" when it was) */
 };
 
-#define GUID_FILE_MAX (16u << 20)  /* bytes: a GUID list longer than this is refused */
-
-/* Reads path into rd->take, line by line. Only a regular file (a symlink to one is fine) of at
- * most GUID_FILE_MAX bytes is read, opened without blocking: /dev/zero, a FIFO or a directory
- * is refused at once and whole, nothing taken. Returns 0, take's negative return, or -errno
- * when the file cannot be read: -EISDIR, -EINVAL (a FIFO, device or socket), -EFBIG (too big),
- * open()'s or read()'s. A missing or unopenable file is not logged (the caller names it in its
- * own words with strerror); the refusals strerror would not explain are logged here at ERROR,
- * "GUID file PATH is a FIFO, not a regular file: not read", before the caller's line. */
-int guid_file_read(const struct ibsm_core *core, const char *path, struct guid_file_reader *rd);
+/* Reads path, the file of configuration key `key`, into rd->take, line by line. The core
+ * reads it (ibsm_read_file: a regular file, a symlink to one is fine, of at most 16 MiB,
+ * opened without blocking): /dev/zero, a FIFO or a directory is refused at once and whole,
+ * nothing taken. Returns 0, take's negative return, or -errno when the file cannot be read:
+ * -ENOENT, -EISDIR, -EINVAL (a FIFO, device or socket), -EFBIG (too big), -ENOSYS (a core
+ * without the reader), open()'s or read()'s. Any failure is logged here once at ERROR and
+ * kept in rd->why, naming the key and the file: "root_guid_file /x: a FIFO, not a regular
+ * file: not read"; the caller says only what it does without the file. */
+int guid_file_read(const struct ibsm_core *core, const char *key, const char *path,
+		   struct guid_file_reader *rd);
 
 /* Parses a hex GUID (optional 0x, at most 16 digits) at *s and moves *s past it; what follows
  * must be the end or a blank. Returns 0 with *guid (possibly 0: the caller decides), or -1

@@ -80,12 +80,8 @@ int mhc_ignore_load(const struct ibsm_core *core, const char *path, int bad_leve
 {
 	mhc_ignore_clear(ig);
 	struct guid_file_reader rd = { .bad_level = bad_level, .take = take_line, .ctx = ig };
-	int rc = guid_file_read(core, path, &rd);
+	int rc = guid_file_read(core, "port_prof_ignore_file", path, &rd);
 	ig->bad_lines = rd.bad_lines;
-	if (rc == 0 && rd.read_error) {
-		rc = -EIO;
-		core->log(core, IBSM_LOG_ERROR, "read error in ignore file %s", path);
-	}
 	if (rc < 0) {
 		mhc_ignore_clear(ig);
 		return rc;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
@@ -49,9 +50,10 @@ static int load_list(const struct ibsm_core *core, const char *key, struct guid_
 	*out = NULL;
 	if (!path)
 		return 0;
-	int rc = ftree_guids_load(core, path, g);
-	if (rc < 0)
-		return engine_fail(r, rc, "cannot read %s %s: %s", key, path, strerror(-rc));
+	char why[sizeof(r->why)];
+	int rc = ftree_guids_load(core, key, path, g, why, sizeof(why));
+	if (rc < 0) /* logged, naming key and file */
+		return engine_fail(r, rc, "%s", why);
 	core->log(core, IBSM_LOG_VERBOSE, "%s %s: %u GUIDs, %u bad lines", key, path, g->n,
 		  g->bad_lines);
 	*out = g;
@@ -169,7 +171,9 @@ static int ftree_route(void *inst, const struct ibsm_fabric *f, const struct ibs
 }
 
 /* OpenSM's compute-node order: per leaf in index order, "0x%04x\t<description>" for each
- * compute node, then "0xFFFF\tDUMMY" up to the fullest leaf. Written atomically. */
+ * compute node, then "0xFFFF\tDUMMY" up to the fullest leaf. Written atomically, through a
+ * new temporary file (mkstemp: never a FIFO, a symlink or another file planted at a guessable
+ * name, which fopen would block on or truncate). */
 static int ftree_dump(const void *result, const char *dir, const char *suffix)
 {
 	const struct ftree_result *res = result;
@@ -177,10 +181,17 @@ static int ftree_dump(const void *result, const char *dir, const char *suffix)
 		return 0;
 	char path[4096], tmp[4200];
 	snprintf(path, sizeof(path), "%s/%s%s", dir, DUMP_NAME, suffix ? suffix : "");
-	snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid());
-	FILE *fp = fopen(tmp, "w");
-	if (!fp)
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0)
 		return -errno;
+	FILE *fp = fchmod(fd, 0644) == 0 ? fdopen(fd, "w") : NULL;
+	if (!fp) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		return -e;
+	}
 	for (uint32_t i = 0; i < res->n; i++) {
 		if (!res->desc[i]) {
 			fputs("0xFFFF\tDUMMY\n", fp);

@@ -20,8 +20,9 @@
 /* Reads path into g as a sorted set (guid_list_has looks GUIDs up): one GUID a line
  * (0x-prefixed or not), '#' starts a comment, blank lines skipped, anything else is a bad line
  * (logged, skipped). Returns 0, or a negative errno when the file cannot be read (logged at
- * IBSM_LOG_ERROR). */
-int ftree_guids_load(const struct ibsm_core *core, const char *path, struct guid_list *g);
+ * IBSM_LOG_ERROR, naming key and path, and said in why). */
+int ftree_guids_load(const struct ibsm_core *core, const char *key, const char *path,
+		     struct guid_list *g, char *why, size_t why_len);
 
 /* ---- the tree (topo.c) ---- */
 

@@ -25,15 +25,17 @@ static int take_line(void *ctx, char *p, const char **why)
 	return guid_list_add(ctx, v);
 }
 
-int ftree_guids_load(const struct ibsm_core *core, const char *path, struct guid_list *g)
+int ftree_guids_load(const struct ibsm_core *core, const char *key, const char *path,
+		     struct guid_list *g, char *why, size_t why_len)
 {
 	guid_list_clear(g);
 	struct guid_file_reader rd = {
 		.bad_level = IBSM_LOG_ERROR, .skipped = ", line skipped", .take = take_line, .ctx = g,
 	};
-	int rc = guid_file_read(core, path, &rd);
+	int rc = guid_file_read(core, key, path, &rd);
 	g->bad_lines = rd.bad_lines;
-	if (rc < 0) { /* guid_file_read said why */
+	if (rc < 0) { /* guid_file_read logged why */
+		snprintf(why, why_len, "%s", rd.why);
 		guid_list_clear(g);
 		return rc;
 	}

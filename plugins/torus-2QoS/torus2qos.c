@@ -2,7 +2,7 @@
 /* torus2qos.c - the torus-2QoS routing engine (seed 000): deadlock-free dimension-order routes
  * on 2D/3D tori and meshes with two QoS levels, that survive failed links and one failed switch
  * without changing any path SL. This file is the engine's table and its route(): read
- * torus-2QoS.conf (torus_config), find the torus (topo.c), check its rings and fill the rows
+ * torus-2QoS.conf (torus_config, through the core's reader), find the torus (topo.c), check its rings and fill the rows
  * (route.c), keep what path_sl and sl2vl answer later (sl.c). A torus it cannot route is
  * refused with the reason, so the chain's next engine (or no_fallback's previous routes)
  * takes over. */
@@ -31,15 +31,14 @@ static struct torus_conf *read_conf(const struct ibsm_core *core, struct ibsm_ro
 		return NULL;
 	}
 	char *text = NULL;
-	gsize len = 0;
+	size_t len = 0;
 	GError *err = NULL;
-	if (!g_file_get_contents(path, &text, &len, &err)) {
-		engine_fail(out, -ENOENT, "cannot read torus_config %s: %s", path, err->message);
-		g_error_free(err);
+	/* the core's reader: a FIFO or /dev/zero is refused at once, never blocks this thread */
+	int rc = ibsm_read_file(core, "torus_config", path, &text, &len, out->why, sizeof(out->why));
+	if (rc < 0)
 		return NULL;
-	}
 	struct torus_conf *c = torus_conf_parse_text(text, len, path, &err);
-	g_free(text);
+	free(text);
 	if (!c || torus_conf_check_seeds(c, &err) < 0) {
 		engine_fail(out, -EINVAL, "%s", err->message);
 		g_error_free(err);

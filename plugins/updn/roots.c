@@ -39,7 +39,7 @@ int updn_guids_load(const struct ibsm_core *core, const char *path, int bad_leve
 {
 	guid_list_clear(g);
 	struct guid_file_reader rd = { .bad_level = bad_level, .take = take_line, .ctx = g };
-	int rc = guid_file_read(core, path, &rd);
+	int rc = guid_file_read(core, "root_guid_file", path, &rd);
 	g->bad_lines = rd.bad_lines;
 	if (rc == -ENOMEM) /* the reader said why for any other failure */
 		guid_list_clear(g);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fabric_fixture.h"
+#include "routing/services.h"
 
 /* ---- building ---------------------------------------------------------------------------- */
 
@@ -348,6 +349,14 @@ static int fx_core_switch_hops(const struct ibsm_core *core, const struct ibsm_f
 	return fx_switch_hops(f, s, hops);
 }
 
+/* The core's own reader, as routing/services.c lends it (ABI 1.3). */
+static int fx_read_file(const struct ibsm_core *core, const char *key, const char *path,
+			char **text, size_t *len, char *why, size_t why_len)
+{
+	fx_of(core)->read_calls++;
+	return services_read_file(key, path, text, len, why, why_len);
+}
+
 void fx_core_init(struct fx_core *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -357,6 +366,7 @@ void fx_core_init(struct fx_core *c)
 	c->core.config = fx_config;
 	c->core.switch_hops = fx_core_switch_hops;
 	c->core.cancelled = fx_cancelled;
+	c->core.read_file = fx_read_file;
 	c->config = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	c->log = g_ptr_array_new_with_free_func(g_free);
 	c->asked = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);

@@ -75,7 +75,7 @@ struct fx_core {
 	GHashTable *config;      /* key -> value (fx_core_set) */
 	GPtrArray *log;          /* "E|I|V|D message" lines */
 	int cancel;              /* cancelled() returns this */
-	unsigned cancel_calls, hops_calls;
+	unsigned cancel_calls, hops_calls, read_calls;
 	GHashTable *asked;       /* keys config() was asked for (a set) */
 	GMutex asked_lock;       /* config() may be called from an engine's threads */
 };

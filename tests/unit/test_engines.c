@@ -115,7 +115,8 @@ static void expect_refusal(const char *name, int code, const char *const *needle
 #define ABI_STR2(a, b) "ABI " #a "." #b
 #define ABI_STR(a, b) ABI_STR2(a, b)
 #define ABI_NOW ABI_STR(IBSM_ABI_MAJOR, IBSM_ABI_MINOR)
-#define ABI_NEXT "ABI 1.3" /* newminor.so: IBSM_ABI_MINOR + 1 */
+#define ABI_NEXT "ABI 1.4" /* newminor.so: IBSM_ABI_MINOR + 1 */
+_Static_assert(IBSM_ABI_MAJOR == 1 && IBSM_ABI_MINOR == 3, "ABI_NEXT is IBSM_ABI_MINOR + 1");
 
 static void test_abi_major(void)
 {

@@ -1,12 +1,16 @@
 /* test_log.c - unit tests of the log file as an administrator meets it: every message stays one
  * printable line (control bytes and bytes >= 0x7f from input files escaped as \xNN), the file
- * is created 0640 whatever the umask, a symbolic link is refused (append, -e and the SIGUSR1
- * reopen alike) and its target left untouched, -e truncates a real file. */
+ * is created 0640 whatever the umask, a symbolic link, a second hard link, a FIFO (read or not),
+ * a device and a directory are refused (append, -e and the SIGUSR1 reopen alike) and what they
+ * lead to left untouched, -e truncates a real file, and lines the file does not take are
+ * counted and said once on stderr, then in the log when it takes lines again. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "base/log.h"
@@ -169,9 +173,9 @@ static void test_mode_under_umask_000(void)
 	g_free(path);
 }
 
-/* A FIFO no process reads as the log: refused at once (-ENXIO, said in words), not a start that
- * hangs in open(); with a reader it is a log like any other, written in blocking mode. */
-static void test_fifo_never_blocks(void)
+/* A FIFO as the log: refused at once (-ENXIO, said in words), not a start that hangs in open();
+ * with a reader too (a reader that stops reading would block every thread that logs). */
+static void test_fifo_refused(void)
 {
 	gchar *fifo = tmp_path("log.fifo");
 	g_unlink(fifo);
@@ -182,18 +186,131 @@ static void test_fifo_never_blocks(void)
 
 	int rd = open(fifo, O_RDONLY | O_NONBLOCK);
 	g_assert_cmpint(rd, >=, 0);
-	g_assert_cmpint(log_open(fifo, 0), ==, 0);
+	g_assert_cmpint(log_open(fifo, 0), ==, -ENXIO);
+	g_assert_cmpint(log_open_erased(fifo, 0), ==, -ENXIO);
 	log_set_quiet(1);
-	LOG_I("TST-0006", "through the fifo");
-	log_close();
+	LOG_I("TST-0006", "not through the fifo");
 	char buf[256];
-	ssize_t n = read(rd, buf, sizeof(buf) - 1);
-	g_assert_cmpint(n, >, 0);
-	buf[n] = '\0';
-	g_assert_nonnull(strstr(buf, "TST-0006 through the fifo"));
+	g_assert_cmpint(read(rd, buf, sizeof(buf)), <=, 0); /* nothing was written */
 	close(rd);
 	g_unlink(fifo);
 	g_free(fifo);
+}
+
+/* Devices and directories: refused without being opened for writing, each said in words. */
+static void test_not_regular_refused(void)
+{
+	g_assert_cmpint(log_open("/dev/null", 0), ==, -ENODEV);
+	g_assert_cmpint(log_open_erased("/dev/zero", 0), ==, -ENODEV);
+	g_assert_nonnull(strstr(log_open_strerror(-ENODEV), "device, not a regular file"));
+	g_assert_cmpint(log_open(tmpdir, 0), ==, -EISDIR);
+	g_assert_nonnull(strstr(log_open_strerror(-EISDIR), "directory"));
+}
+
+/* A log name that is a second hard link of another file: refused (append, -e, SIGUSR1), the
+ * other file neither written nor emptied. */
+static void test_hard_link_refused(void)
+{
+	gchar *target = tmp_path("hl-precious");
+	gchar *second = tmp_path("hl.log");
+	spit(target, "keep me\n");
+	g_unlink(second);
+	g_assert_cmpint(link(target, second), ==, 0);
+	g_assert_cmpint(log_open(second, 0), ==, -EMLINK);
+	g_assert_cmpint(log_open_erased(second, 0), ==, -EMLINK);
+	g_assert_nonnull(strstr(log_open_strerror(-EMLINK), "more than one hard link"));
+	LOG_I("TST-0011", "must not reach the target");
+	gchar *after = slurp(target, NULL);
+	g_assert_cmpstr(after, ==, "keep me\n");
+	g_free(after);
+	/* SIGUSR1 after a rotation that left a hard link at the name: the old file goes on */
+	gchar *path = tmp_path("hl-rot.log"), *moved = tmp_path("hl-rot.log.1");
+	open_quiet(path);
+	g_assert_cmpint(g_rename(path, moved), ==, 0);
+	g_assert_cmpint(link(target, path), ==, 0);
+	g_assert_cmpint(log_reopen(), ==, -EMLINK);
+	LOG_I("TST-0012", "after");
+	log_close();
+	after = slurp(target, NULL);
+	g_assert_cmpstr(after, ==, "keep me\n");
+	g_free(after);
+	after = slurp(moved, NULL);
+	g_assert_nonnull(strstr(after, "TST-0012 after"));
+	g_free(after);
+	g_unlink(path);
+	g_unlink(moved);
+	g_unlink(second);
+	g_free(path);
+	g_free(moved);
+	g_free(second);
+	g_free(target);
+}
+
+static unsigned count(const char *text, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* The file stops taking lines (here: RLIMIT_FSIZE, EFBIG; a full disk is ENOSPC): every lost
+ * line counted, said on stderr once (not once per line, not a loop), and when it takes lines
+ * again, the log says how many were lost before the next line. In a subprocess: the limit and
+ * stderr are the child's. */
+static void test_write_failure(void)
+{
+	if (!g_test_subprocess()) {
+		g_test_trap_subprocess(NULL, 20 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+		g_test_trap_assert_passed();
+		return;
+	}
+	gchar *path = tmp_path("full.log");
+	int pipefd[2]; /* stderr into a pipe: the file size limit below does not apply to it */
+	g_assert_cmpint(pipe(pipefd), ==, 0);
+	g_assert_cmpint(fcntl(pipefd[0], F_SETFL, O_NONBLOCK), ==, 0);
+	int saved_err = dup(STDERR_FILENO);
+	g_assert_cmpint(dup2(pipefd[1], STDERR_FILENO), ==, STDERR_FILENO);
+	close(pipefd[1]);
+	g_unlink(path);
+	g_assert_cmpint(log_open(path, 0), ==, 0);
+	log_set_quiet(0); /* the failure is said on stderr */
+	log_set_level(IBSM_LOG_INFO);
+	LOG_I("TST-0013", "before the limit");
+	signal(SIGXFSZ, SIG_IGN); /* a write past the limit is EFBIG, not a signal */
+	struct rlimit old, lim;
+	g_assert_cmpint(getrlimit(RLIMIT_FSIZE, &old), ==, 0);
+	struct stat st;
+	g_assert_cmpint(stat(path, &st), ==, 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)st.st_size; /* not one byte more */
+	g_assert_cmpint(setrlimit(RLIMIT_FSIZE, &lim), ==, 0);
+	unsigned long long before = log_write_failures();
+	for (int i = 0; i < 100; i++)
+		LOG_I("TST-0014", "lost line %d", i);
+	g_assert_cmpuint(log_write_failures() - before, ==, 100);
+	g_assert_cmpint(setrlimit(RLIMIT_FSIZE, &old), ==, 0);
+	LOG_I("TST-0015", "after the limit");
+	log_close();
+	dup2(saved_err, STDERR_FILENO); /* what fails below is seen */
+	close(saved_err);
+	char errs[8192];
+	ssize_t n = read(pipefd[0], errs, sizeof(errs) - 1);
+	errs[n > 0 ? n : 0] = '\0';
+	close(pipefd[0]);
+	gchar *text = slurp(path, NULL);
+	g_assert_nonnull(strstr(text, "TST-0013 before the limit"));
+	g_assert_null(strstr(text, "TST-0014"));
+	const char *back = strstr(text, "WARN LOG-0003 the log file takes lines again: 100 lines lost");
+	g_assert_nonnull(back);
+	g_assert_nonnull(strstr(back, "TST-0015 after the limit")); /* after the count */
+	g_assert_cmpuint(count(errs, "LOG-0002"), ==, 1);            /* once, not per line */
+	g_assert_nonnull(strstr(errs, "cannot write the log file"));
+	g_assert_nonnull(strstr(errs, path));
+	g_assert_nonnull(strstr(errs, g_strerror(EFBIG)));
+	g_free(text);
+	g_unlink(path);
+	g_free(path);
 }
 
 static void test_symlink_refused(void)
@@ -305,7 +422,10 @@ int main(int argc, char **argv)
 	g_test_add_func("/log/escape-long", test_escape_long);
 	g_test_add_func("/log/mode-under-umask-000", test_mode_under_umask_000);
 	g_test_add_func("/log/symlink-refused", test_symlink_refused);
-	g_test_add_func("/log/fifo-never-blocks", test_fifo_never_blocks);
+	g_test_add_func("/log/fifo-refused", test_fifo_refused);
+	g_test_add_func("/log/not-regular-refused", test_not_regular_refused);
+	g_test_add_func("/log/hard-link-refused", test_hard_link_refused);
+	g_test_add_func("/log/write-failure", test_write_failure);
 	g_test_add_func("/log/erase", test_erase);
 	g_test_add_func("/log/reopen-refuses-symlink", test_reopen_refuses_symlink);
 	int rc = g_test_run();
