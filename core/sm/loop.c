@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "config/build.h"
 #include "routing/loader.h"
+#include "routing/ucast_cache.h"
 #include "sm/light.h"
 #include "sm/loop.h"
 #include "sm/notify.h"
@@ -117,6 +118,10 @@ static void reload(struct loop *l)
 	 * instances that computed them until the next routing replaces them */
 	routing_chain_free(l->sm->chain);
 	l->sm->chain = chain;
+	/* -A: routes cached under the old configuration are not the new engines' (their files,
+	 * keys and policies may have changed): the next sweep routes again */
+	ucast_cache_free(l->sm->ucast);
+	l->sm->ucast = NULL;
 	struct sm_options old = *l->sm->opt;
 	*l->sm->opt = fresh;
 	if (fresh.sweep_interval != old.sweep_interval) {

@@ -27,7 +27,7 @@ static int read_partitions(const char *path, struct part_policy **out, char **te
 {
 	char *text = NULL;
 	size_t len = 0;
-	int rc = file_read_capped(path, FILE_CAP_TEXT, "partition file", &text, &len, err);
+	int rc = file_read_setting("partition_config_file", path, FILE_CAP_TEXT, &text, &len, err);
 	if (rc == -ENOENT) {
 		g_clear_error(err);
 		return 0;
@@ -262,7 +262,7 @@ static int read_qos(const char *path, const struct part_policy *pp, struct qos_p
 {
 	char *text = NULL;
 	size_t len = 0;
-	int rc = path && *path ? file_read_capped(path, FILE_CAP_TEXT, "QoS policy file", &text, &len, err)
+	int rc = path && *path ? file_read_setting("qos_policy_file", path, FILE_CAP_TEXT, &text, &len, err)
 			       : -ENOENT;
 	if (rc == -ENOENT) {
 		g_clear_error(err);

@@ -242,8 +242,8 @@ with h.Sim(torus, host="h00") as sim:
             off = du.size(log)
             t0 = time.time()
             sm.popen.send_signal(signal.SIGHUP)
-            if key and key.startswith("POL-"):  # the core's own readers: "CODE ... PATH: the ... file is"
-                rx = re.escape(key) + r".*" + re.escape(path) + r": the .* is " + words
+            if key and key.startswith("POL-"):  # the core's policies: "CODE ... KEY PATH: ..."
+                rx = re.escape(key) + r".*" + expected(name.split()[0], path, words)
             else:
                 rx = expected(key, path, words)
             m = du.wait_text(log, off, rx, BOUND, sm.alive)
