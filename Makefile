@@ -52,7 +52,7 @@ PLUGIN_LDFLAGS = -shared -Wl,--no-undefined
 CORE_SRC   = $(filter-out core/sm/main.c,$(wildcard core/*/*.c)) $(wildcard policy/*.c)
 CORE_OBJ   = $(patsubst %.c,$(B)/obj/%.o,$(CORE_SRC))
 PLUGINS    = $(filter-out common,$(notdir $(wildcard plugins/*)))
-PLUGIN_SO  = $(patsubst %,$(B)/plugins/%.so,$(PLUGINS)) $(B)/plugins/torus2qos.so
+PLUGIN_SO  = $(patsubst %,$(B)/plugins/%.so,$(PLUGINS)) $(B)/plugins/torus-2QoS.so
 COMMON_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/common/*.c))
 TPLUGIN_SO = $(patsubst tests/plugins/%.c,$(B)/tests/plugins/%.so,$(wildcard tests/plugins/*.c))
 TTOOL_SO   = $(patsubst tests/tools/%.c,$(B)/tests/tools/%.so,$(wildcard tests/tools/*.c))
@@ -100,16 +100,16 @@ $(B)/plugins/%.so: $$(call plugin_objs,$$*) $(COMMON_OBJ)
 
 # torus-2QoS reads torus-2QoS.conf and the qos_* options with the policy library: those parsers
 # are compiled into its .so (position-independent), which then needs glib. It is also found
-# as torus2qos (a symlink).
-T2Q_POLICY_OBJ = $(patsubst %,$(B)/obj/plugins/torus-2QoS/policy_%.o,torus_conf messages qos_options)
+# by OpenSM's name, torus-2QoS (a symlink).
+TORUS2QOS_POLICY_OBJ = $(patsubst %,$(B)/obj/plugins/torus2qos/policy_%.o,torus_conf messages qos_options)
 GLIB_CFLAGS := $(shell pkg-config --cflags glib-2.0 2>/dev/null)
 GLIB_LIBS   := $(shell pkg-config --libs glib-2.0 2>/dev/null)
-$(B)/obj/plugins/torus-2QoS/%.o: PLUGIN_CFLAGS += -I. $(GLIB_CFLAGS)
-$(B)/obj/plugins/torus-2QoS/policy_%.o: policy/%.c
+$(B)/obj/plugins/torus2qos/%.o: PLUGIN_CFLAGS += -I. $(GLIB_CFLAGS)
+$(B)/obj/plugins/torus2qos/policy_%.o: policy/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PLUGIN_CFLAGS) $(OPT) $(CFLAGS) -c $< -o $@
-$(B)/plugins/torus-2QoS.so: $(T2Q_POLICY_OBJ)
-$(B)/plugins/torus-2QoS.so: PLUGIN_LIBS = $(GLIB_LIBS)
+$(B)/plugins/torus2qos.so: $(TORUS2QOS_POLICY_OBJ)
+$(B)/plugins/torus2qos.so: PLUGIN_LIBS = $(GLIB_LIBS)
 # The default routing orchestrator (plugins/chain, chain.so) parses the port-group, topology
 # and chain policies with the policy library the same way.
 CHAIN_POLICY_OBJ = $(patsubst %,$(B)/obj/plugins/chain/policy_%.o,port_groups_parse port_groups_resolve topo_parse chain_parse messages numbers)
@@ -119,8 +119,8 @@ $(B)/obj/plugins/chain/policy_%.o: policy/%.c
 	$(CC) $(PLUGIN_CFLAGS) $(OPT) $(CFLAGS) -c $< -o $@
 $(B)/plugins/chain.so: $(CHAIN_POLICY_OBJ)
 $(B)/plugins/chain.so: PLUGIN_LIBS = $(GLIB_LIBS)
-$(B)/plugins/torus2qos.so: $(B)/plugins/torus-2QoS.so
-	@ln -sf torus-2QoS.so $@
+$(B)/plugins/torus-2QoS.so: $(B)/plugins/torus2qos.so
+	@ln -sf torus2qos.so $@
 
 # Test engines (tests/plugins/NAME.c). abi10_*.c are built against the frozen ABI 1.0 headers.
 $(B)/tests/plugins/%.so: tests/plugins/%.c
@@ -247,8 +247,8 @@ install: all $(B)/ibsm-plugin.pc $(B)/ibsm.yaml
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PLUGIN_INSTALL_DIR) $(DESTDIR)$(LIBEXEC_DIR) \
 	  $(DESTDIR)$(PREFIX)/include/ibsm $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(B)/ibsm $(DESTDIR)$(PREFIX)/sbin/ibsm
-	install -m 755 $(filter-out %/torus2qos.so,$(PLUGIN_SO)) $(DESTDIR)$(PLUGIN_INSTALL_DIR)/
-	ln -sf torus-2QoS.so $(DESTDIR)$(PLUGIN_INSTALL_DIR)/torus2qos.so
+	install -m 755 $(filter-out %/torus-2QoS.so,$(PLUGIN_SO)) $(DESTDIR)$(PLUGIN_INSTALL_DIR)/
+	ln -sf torus2qos.so $(DESTDIR)$(PLUGIN_INSTALL_DIR)/torus-2QoS.so
 	install -m 644 include/ibsm/*.h $(DESTDIR)$(PREFIX)/include/ibsm/
 	install -m 644 $(B)/ibsm-plugin.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/ibsm-plugin.pc
 	install -d $(DESTDIR)$(SYSCONFDIR)/ibsm $(DESTDIR)$(SYSCONFDIR)/default \

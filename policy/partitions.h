@@ -70,7 +70,7 @@ struct part_policy {
  * Parses a partitions.conf. A structural error (unbalanced ':'/';', unknown keyword) rejects
  * the whole file: NULL and *err = "FILE:LINE:COL: ...". A bad value only skips that entry
  * (in ->skipped with file:line:col; the rest applies); assumptions go to ->notes. The
- * parser does no I/O: the caller reads the file (the core: core/base/file.c, which refuses
+ * parser does no I/O: the caller reads the file (the core: core/base/file_read.c, which refuses
  * anything but a regular file of bounded size) and names it (name, used in every message). */
 struct part_policy *part_policy_parse_text(const char *text, size_t len, const char *name,
 					   GError **err);

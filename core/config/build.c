@@ -10,7 +10,7 @@
 #include "base/log.h"
 #include "config/build.h"
 #include "config/cli.h"
-#include "config/file.h"
+#include "config/config_file.h"
 #include "config/keys.h"
 #include "config/locations.h"
 #include "config/opensm_keys.h"

@@ -27,7 +27,7 @@ struct sm_options {
 	uint8_t sm_priority;        /* -p 0..15 */
 	int ignore_other_sm;        /* -d 0: master whatever other SMs say */
 	uint64_t sm_key;            /* -k SM_Key (0: OpenSM's default, 1) */
-	uint64_t m_key;             /* M_Key secret, 0: protection off (mad/mkey.h) */
+	uint64_t m_key;             /* M_Key secret, 0: protection off (mad/mkey_derive.h) */
 	uint8_t m_key_protect;      /* m_key_protection_level: ProtectBits 0-3 */
 	int m_key_lease;            /* m_key_lease_period, seconds */
 	int m_key_per_port;         /* a key per port derived from m_key (else m_key everywhere) */

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fabric/lid.h"
-#include "base/file.h"
+#include "base/file_read.h"
 #include "base/log.h"
 
 G_DEFINE_QUARK(ibsm-lid-error-quark, lid_error)

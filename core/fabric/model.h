@@ -8,7 +8,7 @@
 #define IBSM_FABRIC_MODEL_H
 
 #include <glib.h>
-#include "mad/mkey.h"
+#include "mad/mkey_derive.h"
 #include <stdint.h>
 #include <ibsm/fabric.h>
 #include "mad/ib.h"
@@ -79,7 +79,7 @@ struct node_extra {
 
 struct port_extra {
 	uint64_t mkey;              /* the M_Key SMPs to this management port present (CA ports,
-				     * switch port 0; mad/mkey.h), 0 when protection is off */
+				     * switch port 0; mad/mkey_derive.h), 0 when protection is off */
 	uint8_t phys_state, have_portinfo;
 	uint8_t portinfo[64];
 };

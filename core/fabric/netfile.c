@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/file.h"
+#include "base/file_read.h"
 #include "fabric/netfile.h"
 
 #define NF_ID_MAX     64  /* ibsim NODEIDLEN - 1: longer node ids are cut there */

@@ -29,7 +29,7 @@ GQuark netfile_error_quark(void);
 
 enum netfile_error_code {
 	NETFILE_ERROR_OPEN,  /* the file (or an included one) cannot be read: missing, not a regular
-			      * file, or over FILE_CAP_FABRIC with its includes (base/file.h) */
+			      * file, or over FILE_CAP_FABRIC with its includes (base/file_read.h) */
 	NETFILE_ERROR_PARSE, /* bad syntax: "file:line: problem" */
 	NETFILE_ERROR_LINK,  /* bad or conflicting link, unknown peer: "file:line: problem" */
 	NETFILE_ERROR_MODEL, /* the builder refused a node (GUID already in it) */

@@ -6,7 +6,7 @@
 #define IBSM_MAD_TRANSPORT_H
 
 #include <stdint.h>
-#include "mad/mkey.h"
+#include "mad/mkey_derive.h"
 #include "mad/ib.h"
 
 struct transport;
@@ -87,7 +87,7 @@ uint32_t transport_outstanding(const struct transport *t);
  * the timeouts) of the SMPs still on the wire, sending nothing more. A reply arriving after
  * the port is closed crashes umad2sim's receiver thread; on hardware it is merely lost. */
 void transport_quiesce(struct transport *t, int max_ms);
-/* The M_Key configuration the SMs' builders present keys from (mad/mkey.h); a copy is kept.
+/* The M_Key configuration the SMs' builders present keys from (mad/mkey_derive.h); a copy is kept.
  * transport_mkey() never returns NULL (protection off until set). */
 void transport_set_mkey(struct transport *t, const struct mkey_cfg *c);
 const struct mkey_cfg *transport_mkey(const struct transport *t);

@@ -33,7 +33,7 @@ struct pass {
 	uint16_t sm_lid;      /* the master's LID, as end ports are given it */
 	uint8_t *pi_answered; /* [n_ports] or NULL: set to 1 when a PortInfo Set of that port is
 			       * answered (program/qos.c tells a lost Set from a refused value) */
-	/* portinfo_end_port(), for program/mkey.c to write a port again (no include cycle) */
+	/* portinfo_end_port(), for program/mkey_write.c to write a port again (no include cycle) */
 	int (*end_port)(struct pass *g, uint32_t port, uint16_t sm_lid);
 };
 

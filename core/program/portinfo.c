@@ -6,7 +6,7 @@
 #include <infiniband/mad.h>
 #include "base/log.h"
 #include "fabric/dr.h"
-#include "program/mkey.h"
+#include "program/mkey_write.h"
 #include "program/portinfo.h"
 
 /* cookie kinds; a read-back's sub is the Set's status (low byte) << 8 | the state it wanted;

@@ -210,7 +210,7 @@ static struct engine *engine_open(const char *name, const char *path, GError **e
 		return NULL;
 	}
 	/* Never unmapped once taken: a plugin built with GLib registers static strings with it
-	 * (G_DEFINE_QUARK's error domains in the policy parsers chain.so and torus-2QoS.so carry),
+	 * (G_DEFINE_QUARK's error domains in the policy parsers chain.so and torus2qos.so carry),
 	 * and GLib keeps those pointers for the life of the process; a chain refused on SIGHUP
 	 * would otherwise leave them pointing into an unmapped plugin for the next lookup. */
 	g_module_make_resident(m);

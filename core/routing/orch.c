@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 #include "base/log.h"
-#include "config/file.h"
+#include "config/config_file.h"
 #include "config/keys.h"
 #include "config/opensm_keys.h"
 #include "routing/orch.h"

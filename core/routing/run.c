@@ -13,14 +13,14 @@ static void append_why(GString *whys, const char *engine, const char *why)
 	g_string_append_printf(whys, "%s%s: %s", whys->len ? "; " : "", engine, why);
 }
 
-static int cancelled(struct routing_chain *c)
+static int cancelled(struct fallback_list *c)
 {
 	return c->candidates->len &&
 	       ((struct routing_step *)g_ptr_array_index(c->candidates, 0))->core->cancelled(
 		       ((struct routing_step *)g_ptr_array_index(c->candidates, 0))->core);
 }
 
-struct routing_result *routing_run(struct routing_chain *c, struct fabric *f, GError **err)
+struct routing_result *routing_run(struct fallback_list *c, struct fabric *f, GError **err)
 {
 	if (c->orch)
 		return orch_run(c->orch, f, err);
@@ -71,7 +71,7 @@ struct routing_result *routing_run(struct routing_chain *c, struct fabric *f, GE
 /* ---- the routing thread ---- */
 
 struct routing_job {
-	struct routing_chain *chain;
+	struct fallback_list *chain;
 	struct fabric *f;
 	GThread *thread;
 	gint done;
@@ -87,12 +87,12 @@ static gpointer job_main(gpointer data)
 	return NULL;
 }
 
-struct routing_job *routing_job_start(struct routing_chain *c, struct fabric *f)
+struct routing_job *routing_job_start(struct fallback_list *c, struct fabric *f)
 {
 	struct routing_job *j = g_new0(struct routing_job, 1);
 	j->chain = c;
 	j->f = fabric_ref(f);
-	routing_chain_cancel(c, 0);
+	fallback_list_cancel(c, 0);
 	j->thread = g_thread_new("ibsm-routing", job_main, j);
 	return j;
 }

@@ -6,19 +6,19 @@
 
 #include <glib.h>
 #include "fabric/model.h"
-#include "routing/chain.h"
+#include "routing/fallback_list.h"
 #include "routing/result.h"
 
 /* Routes f with a full scope: each candidate of c in order until one's route() returns >= 0
  * (each decline logged with its why), merged by the core. Returns the routes (one reference),
  * or NULL with *err: ENGINE_ERROR_ROUTE when every engine declined (the message lists every
- * why), ENGINE_ERROR_CANCELLED when cancelled (routing_chain_cancel(); routing_job_start()
+ * why), ENGINE_ERROR_CANCELLED when cancelled (fallback_list_cancel(); routing_job_start()
  * clears the flag first). */
-struct routing_result *routing_run(struct routing_chain *c, struct fabric *f, GError **err);
+struct routing_result *routing_run(struct fallback_list *c, struct fabric *f, GError **err);
 
 /* The same on the routing thread. c and f must outlive the job (f is referenced). */
 struct routing_job;
-struct routing_job *routing_job_start(struct routing_chain *c, struct fabric *f);
+struct routing_job *routing_job_start(struct fallback_list *c, struct fabric *f);
 int routing_job_done(struct routing_job *j);             /* non-zero once it finished */
 /* Waits for the job, frees it and returns what routing_run() would have. */
 struct routing_result *routing_job_join(struct routing_job *j, GError **err);

@@ -2,7 +2,7 @@
 /* services.c - what the core lends an engine through struct ibsm_core. */
 #include <errno.h>
 #include <string.h>
-#include "base/file.h"
+#include "base/file_read.h"
 #include "base/log.h"
 #include "config/keys.h"
 #include "fabric/hops.h"

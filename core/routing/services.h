@@ -2,7 +2,7 @@
 /* services.h - the struct ibsm_core lent to one chain step: log lines carrying the engine's
  * name, every configuration key readable (no whitelist), the switch hop matrix, a
  * cancelled() that SIGTERM or a newer sweep request really sets, and the core's file reader
- * (base/file.h), so no plugin's file can block or exhaust the daemon. */
+ * (base/file_read.h), so no plugin's file can block or exhaust the daemon. */
 #ifndef IBSM_ROUTING_SERVICES_H
 #define IBSM_ROUTING_SERVICES_H
 

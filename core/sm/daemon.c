@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 #include "sm/daemon.h"
-#include "base/file.h"
+#include "base/file_read.h"
 
 G_DEFINE_QUARK(ibsm-daemon-error-quark, daemon_error)
 

@@ -104,7 +104,7 @@ static void reload(struct loop *l)
 	char **argv = g_memdup2(l->argv, sizeof(char *) * ((size_t)l->argc + 1));
 	int rc = options_build_err(l->argc, argv, &fresh, &show_version, loop_declared_keys, NULL, &err);
 	g_free(argv);
-	struct routing_chain *chain = rc < 0 ? NULL : routing_chain_new(fresh.routing_engine, &fresh, &err);
+	struct fallback_list *chain = rc < 0 ? NULL : fallback_list_new(fresh.routing_engine, &fresh, &err);
 	if (!chain) {
 		LOG_E("LOOP-0006", "SIGHUP: the new configuration is not valid (%s); keeping the running one",
 		      err ? err->message : "?");
@@ -116,7 +116,7 @@ static void reload(struct loop *l)
 	}
 	/* the engines are set up anew with the new configuration; the routes in force keep the
 	 * instances that computed them until the next routing replaces them */
-	routing_chain_free(l->sm->chain);
+	fallback_list_free(l->sm->chain);
 	l->sm->chain = chain;
 	/* -A: routes cached under the old configuration are not the new engines' (their files,
 	 * keys and policies may have changed): the next sweep routes again */

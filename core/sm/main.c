@@ -14,9 +14,9 @@
 #include <infiniband/umad.h>
 #include "base/log.h"
 #include "config/build.h"
-#include "routing/chain.h"
+#include "routing/fallback_list.h"
 #include "sm/daemon.h"
-#include "sm/mcast.h"
+#include "sm/mcast_routing.h"
 #include "sm/loop.h"
 #include "sm/notify.h"
 #include "sm/policies.h"
@@ -344,7 +344,7 @@ static void sm_release(struct sm *sm)
 	fabric_unref(sm->fabric);
 	ucast_cache_free(sm->ucast);
 	g_free(sm->ucast_engine);
-	routing_chain_free(sm->chain);
+	fallback_list_free(sm->chain);
 	policies_free(sm);
 }
 
@@ -370,7 +370,7 @@ int main(int argc, char **argv)
 	options_log_notes(&opt, 0); /* the files used, the keys without effect */
 	/* the engines are loaded and set up before anything touches the fabric: a bad -R fails here */
 	GError *err = NULL;
-	sm.chain = routing_chain_new(opt.routing_engine, &opt, &err);
+	sm.chain = fallback_list_new(opt.routing_engine, &opt, &err);
 	if (!sm.chain) {
 		report_error("SM-0002", err->message);
 		g_error_free(err);

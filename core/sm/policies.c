@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* policies.c - the policy files the SM runs by, read at start and on SIGHUP: the core reads
- * each file (base/file.c: regular files of bounded size only) and hands the text to its parser
+ * each file (base/file_read.c: regular files of bounded size only) and hands the text to its parser
  * in policy/, which does no I/O. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
-#include "base/file.h"
+#include "base/file_read.h"
 #include "base/log.h"
 #include "sa/agent.h"
 #include "sm/policies.h"

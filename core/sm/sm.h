@@ -15,7 +15,7 @@
 #include "policy/partitions.h"
 #include "policy/qos_policy.h"
 #include "program/program.h"
-#include "routing/chain.h"
+#include "routing/fallback_list.h"
 #include "routing/result.h"
 #include "routing/ucast_cache.h"
 #include "sa/agent.h"
@@ -29,9 +29,9 @@ struct sm {
 	struct smdev *dev;
 	struct dispatch *dispatch;     /* SMInfo, trap and SA agents */
 	struct sa *sa;                 /* the SA agent (NULL offline) */
-	struct mcast_mgr *mcast;       /* multicast trees and MFTs (sm/mcast.h; NULL offline) */
+	struct mcast_mgr *mcast;       /* multicast trees and MFTs (sm/mcast_routing.h; NULL offline) */
 	struct phase_log phases;       /* of the sweep in progress */
-	struct routing_chain *chain;   /* engines set up for the configuration in force */
+	struct fallback_list *chain;   /* engines set up for the configuration in force */
 	struct programmer *prog;       /* what the fabric holds, across sweeps */
 	struct part_policy *part_policy; /* partitions in force (NULL until loaded) */
 	struct qos_policy *qos_policy;   /* QoS policy in force (-Q; NULL: none) */

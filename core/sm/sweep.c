@@ -14,7 +14,7 @@
 #include "fabric/lid.h"
 #include "fabric/netfile.h"
 #include "routing/run.h"
-#include "sm/mcast.h"
+#include "sm/mcast_routing.h"
 #include "sm/sminfo.h"
 #include "sm/sweep.h"
 
@@ -74,7 +74,7 @@ static struct routing_result *route_live(struct sm *sm, struct fabric *f, GError
 		transport_poll(sm->t, slice, 0);
 		slice = MIN(slice * 2, ROUTING_POLL_MS);
 		if (sm->stop || sm->trap_pending)
-			routing_chain_cancel(sm->chain, 1);
+			fallback_list_cancel(sm->chain, 1);
 	}
 	return routing_job_join(job, err);
 }
@@ -110,7 +110,7 @@ struct dump_job {
 	struct routing_result *r;
 	char *dir;
 	int routes;
-	int mcfdbs;     /* offline: no groups, an empty opensm.mcfdbs (live: sm/mcast.c writes it) */
+	int mcfdbs;     /* offline: no groups, an empty opensm.mcfdbs (live: sm/mcast_routing.c writes it) */
 };
 
 static gpointer dump_main(gpointer p)

@@ -152,11 +152,11 @@ for e in engines:
     p = os.path.join(roots["ibsm"], plugdir.strip("/"), e)
     if os.path.lexists(p) and not os.path.islink(p) and os.stat(p).st_mode & 0o022:
         bad.append(e + " (group/other-writable: ibsm refuses it)")
-link = content["ibsm"].get(plugdir + "torus2qos.so")
+link = content["ibsm"].get(plugdir + "torus-2QoS.so")
 tap.ok(os.access(os.path.join(roots["ibsm"], "usr/sbin/ibsm"), os.X_OK) and engines and not bad and
-       link == "link -> torus-2QoS.so",
+       link == "link -> torus2qos.so",
        "ibsm holds /usr/sbin/ibsm and every engine of the build: %s" % " ".join(engines),
-       "missing or bad: %s; torus2qos.so: %s" % (bad, link))
+       "missing or bad: %s; torus-2QoS.so: %s" % (bad, link))
 
 # ---- the man pages, and what their FILES sections say is installed
 man_paths = ["/usr/share/man/%s/%s.gz" % (sec, page) for page, sec in PAGES.items()]

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "config/keys.h"
 #include "config/build.h"
-#include "config/file.h"
+#include "config/config_file.h"
 #include "config/template.h"
 #include "base/log.h"
 #include "config/options.h"

@@ -7,7 +7,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include "routing/loader.h"
-#include "routing/chain.h"
+#include "routing/fallback_list.h"
 #include "routing/merge.h"
 #include "routing/run.h"
 #include "routing/services.h"
@@ -226,16 +226,16 @@ static void test_chain_check(void)
 {
 	GError *err = NULL;
 	struct sm_options o = { .plugin_dir = (char *)TEST_TPLUGIN_DIR };
-	struct routing_chain *c = routing_chain_new("failing, portone ,no_fallback", &o, &err);
+	struct fallback_list *c = fallback_list_new("failing, portone ,no_fallback", &o, &err);
 	g_assert_no_error(err);
 	g_assert_nonnull(c);
 	g_assert_cmpuint(c->candidates->len, ==, 2);  /* no fallback appended */
 	g_assert_cmpuint(c->n_named, ==, 2);
-	routing_chain_free(c);
-	g_assert_null(routing_chain_new("failing,nosuch", &o, &err));
+	fallback_list_free(c);
+	g_assert_null(fallback_list_new("failing,nosuch", &o, &err));
 	g_assert_error(err, ENGINE_ERROR, ENGINE_ERROR_NOT_FOUND);
 	g_clear_error(&err);
-	g_assert_null(routing_chain_new("no_fallback", &o, &err));
+	g_assert_null(fallback_list_new("no_fallback", &o, &err));
 	g_assert_error(err, ENGINE_ERROR, ENGINE_ERROR_INVALID);
 	g_clear_error(&err);
 }
@@ -254,25 +254,25 @@ static void test_orchestrator_load(void)
 	g_assert_cmpuint(e->orch->abi_minor, ==, IBSM_ABI_MINOR);
 	engine_unload(e);
 	struct sm_options o = { .plugin_dir = (char *)TEST_TPLUGIN_DIR ":" TEST_PLUGIN_DIR };
-	struct routing_chain *c = routing_chain_new("orch_test", &o, &err);
+	struct fallback_list *c = fallback_list_new("orch_test", &o, &err);
 	g_assert_no_error(err);
 	g_assert_nonnull(c);
 	g_assert_nonnull(c->orch);
 	g_assert_cmpuint(c->candidates->len, ==, 1); /* the step it opened: updn, id 7 */
 	g_assert_cmpuint(((struct routing_step *)g_ptr_array_index(c->candidates, 0))->id, ==, 7);
-	routing_chain_free(c);
-	g_assert_null(routing_chain_new("orch_test,minhop", &o, &err));
+	fallback_list_free(c);
+	g_assert_null(fallback_list_new("orch_test,minhop", &o, &err));
 	g_assert_error(err, ENGINE_ERROR, ENGINE_ERROR_INVALID);
 	g_assert_nonnull(strstr(err->message, "orchestrator"));
 	g_clear_error(&err);
 	/* the default orchestrator without rch_policy_file */
-	g_assert_null(routing_chain_new("chain", &o, &err));
+	g_assert_null(fallback_list_new("chain", &o, &err));
 	g_assert_error(err, ENGINE_ERROR, ENGINE_ERROR_INVALID);
 	g_assert_nonnull(strstr(err->message, "rch_policy_file is not set"));
 	g_clear_error(&err);
 	/* a policy file that does not exist: refused, naming it */
 	o.rch_policy_file = (char *)"/nonexistent/chain.conf";
-	g_assert_null(routing_chain_new("minhop", &o, &err));
+	g_assert_null(fallback_list_new("minhop", &o, &err));
 	g_assert_nonnull(err);
 	g_assert_nonnull(strstr(err->message, "/nonexistent/chain.conf"));
 	g_clear_error(&err);
@@ -282,11 +282,11 @@ static void test_orchestrator_load(void)
 static struct routing_result *run_chain(const char *spec, const struct sm_options *o,
 					struct fabric *f, GError **err)
 {
-	struct routing_chain *c = routing_chain_new(spec, o, err);
+	struct fallback_list *c = fallback_list_new(spec, o, err);
 	if (!c)
 		return NULL;
 	struct routing_result *r = routing_run(c, f, err);
-	routing_chain_free(c);
+	fallback_list_free(c);
 	return r;
 }
 
@@ -424,13 +424,13 @@ static void test_cancel_job(void)
 	struct fabric *f = tiny_fabric();
 	struct sm_options o = { .plugin_dir = (char *)TEST_TPLUGIN_DIR };
 	GError *err = NULL;
-	struct routing_chain *c = routing_chain_new("slow,no_fallback", &o, &err);
+	struct fallback_list *c = fallback_list_new("slow,no_fallback", &o, &err);
 	g_assert_no_error(err);
 	log_to_file();
 	struct routing_job *j = routing_job_start(c, f);
 	/* let it start waiting, then cancel (the order does not matter: the flag stays set) */
 	g_usleep(20000);
-	routing_chain_cancel(c, 1);
+	fallback_list_cancel(c, 1);
 	struct routing_result *r = routing_job_join(j, &err);
 	char *log = log_text();
 	g_assert_null(r);
@@ -440,19 +440,19 @@ static void test_cancel_job(void)
 	g_free(log);
 	/* a new job clears the flag: without a cancel the engine runs to its own limit (here 0 s,
 	 * set through its declared key: the configuration reaches the engine) */
-	routing_chain_free(c);
+	fallback_list_free(c);
 	struct sm_options o2 = o;
 	options_set_extra(&o2, "slow_seconds", "0", "test:1:1");
-	c = routing_chain_new("slow,no_fallback", &o2, &err);
+	c = fallback_list_new("slow,no_fallback", &o2, &err);
 	g_assert_no_error(err);
-	routing_chain_cancel(c, 1);
+	fallback_list_cancel(c, 1);
 	j = routing_job_start(c, f);
 	r = routing_job_join(j, &err);
 	g_assert_null(r);
 	g_assert_error(err, ENGINE_ERROR, ENGINE_ERROR_ROUTE);
 	g_assert_nonnull(strstr(err->message, "never cancelled"));
 	g_clear_error(&err);
-	routing_chain_free(c);
+	fallback_list_free(c);
 	g_hash_table_destroy(o2.extra);
 	fabric_unref(f);
 }

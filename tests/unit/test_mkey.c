@@ -12,7 +12,7 @@
 #include "fabric/dr.h"
 #include "fabric_fixture.h"
 #include "fake_sma.h"
-#include "mad/mkey.h"
+#include "mad/mkey_derive.h"
 
 #define TIMEOUT_MS 20
 #define SECRET 0x5ec7e75ec7e75ec7ULL

@@ -4,7 +4,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
-#include "base/file.h"
+#include "base/file_read.h"
 #include "base/log.h"
 #include "fabric_fixture.h"
 #include "policy/partitions.h"
@@ -249,7 +249,7 @@ static void test_err_flag(void)
 }
 
 /* The core's loader: a missing file is the default policy; an unreadable one is refused with
- * the reason (core/base/file.c) and a policy stays in force. */
+ * the reason (core/base/file_read.c) and a policy stays in force. */
 static void test_err_missing_file(void)
 {
 	struct sm_options o = { .partition_config_file = (char *)"/nonexistent/partitions.conf" };

@@ -14,7 +14,7 @@
 #include "fabric/netfile.h"
 #include "fabric_fixture.h"
 
-static const struct ibsm_engine *t2q;
+static const struct ibsm_engine *torus2qos;
 
 /* A torus or mesh built by the test: switch id = position x + X * (y + Y * z); ports of
  * dimension d: + copies 2dP+1 .. 2dP+P, - copies 2dP+P+1 .. 2dP+2P; hosts after 6P; CA n =
@@ -141,7 +141,7 @@ static char *conf_file(const struct tgrid *g, unsigned seed, const char *extra)
 	if (extra)
 		g_string_append(s, extra);
 	char *path = NULL;
-	int fd = g_file_open_tmp("t2q-XXXXXX.conf", &path, NULL);
+	int fd = g_file_open_tmp("torus2qos-XXXXXX.conf", &path, NULL);
 	g_assert_cmpint(fd, >=, 0);
 	g_assert_true(write(fd, s->str, s->len) == (ssize_t)s->len);
 	close(fd);
@@ -159,7 +159,7 @@ static int route(const struct tgrid *g, const char *conf, struct fx_core *c, str
 	fx_core_set(c, "qos_ca_vlarb_low", "0:32,1:32");
 	fx_core_set(c, "qos_rtr_vlarb_low", "0:32,1:32");
 	fx_core_set(c, "qos_sw0_vlarb_low", "0:32,1:32");
-	return fx_route(t2q, c, &g->f->pub, NULL, r);
+	return fx_route(torus2qos, c, &g->f->pub, NULL, r);
 }
 
 static uint32_t ca_switch_port(const struct ibsm_fabric *f, uint32_t ca_port)
@@ -203,7 +203,7 @@ static void mcast_edges(const struct ibsm_fabric *f, const struct fx_run *r,
 					uint32_t sw2 = fn->sw;
 					if (!((egress[sw2][j >> 6] >> (j & 63)) & 1) || fn->port0 + j == from_port)
 						continue;
-					g_assert_cmpint(t2q->sl2vl(r->result, fn->port0 + j, from_port, vl), ==, 0);
+					g_assert_cmpint(torus2qos->sl2vl(r->result, fn->port0 + j, from_port, vl), ==, 0);
 					from_ch = from_port * 16 + vl[0];
 					for (unsigned o = 1; o < 256; o++) {
 						if (o == i || !((egress[s][o >> 6] >> (o & 63)) & 1))
@@ -213,7 +213,7 @@ static void mcast_edges(const struct ibsm_fabric *f, const struct fx_run *r,
 						    f->nodes[f->ports[peer].node].type != IBSM_SWITCH)
 							continue;
 						uint8_t v2[16];
-						g_assert_cmpint(t2q->sl2vl(r->result, in, out, v2), ==, 0);
+						g_assert_cmpint(torus2qos->sl2vl(r->result, in, out, v2), ==, 0);
 						*vls |= 1u << v2[0];
 						add_edge(edges, keys, from_ch, out * 16 + v2[0]);
 					}
@@ -240,7 +240,7 @@ static unsigned cdg_cycles_mc(const struct tgrid *g, const struct fx_run *r, uns
 			if (a == b || f->ports[bp].peer == IBSM_NONE)
 				continue;
 			uint16_t slid = f->ports[ap].lid, dlid = f->ports[bp].lid;
-			uint8_t sl = t2q->path_sl(r->result, 0, slid, dlid);
+			uint8_t sl = torus2qos->path_sl(r->result, 0, slid, dlid);
 			uint32_t in = ca_switch_port(f, ap), prev = IBSM_NONE;
 			for (unsigned hop = 0; hop < 64; hop++) {
 				uint32_t node = f->ports[in].node, sw = f->nodes[node].sw;
@@ -252,7 +252,7 @@ static unsigned cdg_cycles_mc(const struct tgrid *g, const struct fx_run *r, uns
 				if (f->nodes[f->ports[peer].node].type != IBSM_SWITCH)
 					break;
 				uint8_t vl[16];
-				g_assert_cmpint(t2q->sl2vl(r->result, in, out, vl), ==, 0);
+				g_assert_cmpint(torus2qos->sl2vl(r->result, in, out, vl), ==, 0);
 				*vls |= 1u << vl[sl];
 				uint32_t ch = out * 16 + vl[sl];
 				if (prev != IBSM_NONE)
@@ -295,7 +295,7 @@ static unsigned cdg_cycles_mc(const struct tgrid *g, const struct fx_run *r, uns
 			if (--indeg[adj[e]] == 0)
 				stack[top++] = adj[e];
 	}
-	if (left && getenv("T2Q_CYCLE")) { /* print one cycle: follow remaining channels */
+	if (left && getenv("TORUS2QOS_CYCLE")) { /* print one cycle: follow remaining channels */
 		uint32_t v = 0;
 		while (v < nch && (!used[v] || !indeg[v]))
 			v++;
@@ -370,7 +370,7 @@ static void whole(unsigned X, unsigned Y, unsigned Z, const char *mesh, unsigned
 	struct fx_run r;
 	route_judged(&g, conf, &c, &r, 1, 0);
 	g_assert_cmpuint(fx_core_logged(&c, -1, "built"), ==, 1);
-	fx_check_declared(&c, t2q);
+	fx_check_declared(&c, torus2qos);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
 	g_unlink(conf);
@@ -401,7 +401,7 @@ static uint8_t *pair_sls(const struct tgrid *g, const struct fx_run *r)
 		for (unsigned b = 0; b < n; b++) {
 			uint16_t la = f->ports[fx_ca_port(f, a, 1)].lid;
 			uint16_t lb = f->ports[fx_ca_port(f, b, 1)].lid;
-			sl[a * n + b] = la && lb ? t2q->path_sl(r->result, 0, la, lb) : 0xFF;
+			sl[a * n + b] = la && lb ? torus2qos->path_sl(r->result, 0, la, lb) : 0xFF;
 		}
 	return sl;
 }
@@ -527,41 +527,41 @@ static void test_path_sl(void)
 	struct fx_core c;
 	struct fx_run r;
 	g_assert_cmpint(route(&g, conf, &c, &r), ==, 0);
-	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[0], lid[3]), ==, 1);
-	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[3], lid[0]), ==, 1);
-	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[0], lid[2]), ==, 0);
-	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[0], lid[12]), ==, 2);
-	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[0], lid[15]), ==, 3);
-	g_assert_cmpuint(t2q->path_sl(r.result, 8, lid[0], lid[15]), ==, 11);
-	g_assert_cmpuint(t2q->path_sl(r.result, 7, lid[0], lid[5]), ==, 0);
-	g_assert_cmpuint(t2q->path_sl(r.result, 9, lid[0], lid[0]), ==, 8);
+	g_assert_cmpuint(torus2qos->path_sl(r.result, 0, lid[0], lid[3]), ==, 1);
+	g_assert_cmpuint(torus2qos->path_sl(r.result, 0, lid[3], lid[0]), ==, 1);
+	g_assert_cmpuint(torus2qos->path_sl(r.result, 0, lid[0], lid[2]), ==, 0);
+	g_assert_cmpuint(torus2qos->path_sl(r.result, 0, lid[0], lid[12]), ==, 2);
+	g_assert_cmpuint(torus2qos->path_sl(r.result, 0, lid[0], lid[15]), ==, 3);
+	g_assert_cmpuint(torus2qos->path_sl(r.result, 8, lid[0], lid[15]), ==, 11);
+	g_assert_cmpuint(torus2qos->path_sl(r.result, 7, lid[0], lid[5]), ==, 0);
+	g_assert_cmpuint(torus2qos->path_sl(r.result, 9, lid[0], lid[0]), ==, 8);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
 	g_unlink(conf);
 	g_free(conf);
 	conf = conf_file(&g, 0, "x_dateline 1\n");
 	g_assert_cmpint(route(&g, conf, &c, &r), ==, 0);
-	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[0], lid[3]), ==, 0);
-	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[0], lid[1]), ==, 1);
-	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[1], lid[2]), ==, 0);
-	g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[2], lid[0]), ==, 0);
+	g_assert_cmpuint(torus2qos->path_sl(r.result, 0, lid[0], lid[3]), ==, 0);
+	g_assert_cmpuint(torus2qos->path_sl(r.result, 0, lid[0], lid[1]), ==, 1);
+	g_assert_cmpuint(torus2qos->path_sl(r.result, 0, lid[1], lid[2]), ==, 0);
+	g_assert_cmpuint(torus2qos->path_sl(r.result, 0, lid[2], lid[0]), ==, 0);
 	/* SL2VL at switch (0,0): ports 1 x+, 2 x-, 3 y+, 4 y-, 7 the host */
 	uint32_t p0 = f->nodes[f->switches[0].node].port0;
 	uint8_t vl[16];
-	g_assert_cmpint(t2q->sl2vl(r.result, p0 + 3, p0 + 1, vl), ==, 0); /* y -> x: turn */
+	g_assert_cmpint(torus2qos->sl2vl(r.result, p0 + 3, p0 + 1, vl), ==, 0); /* y -> x: turn */
 	for (unsigned sl = 0; sl < 16; sl++)
 		g_assert_cmpuint(vl[sl], ==, (sl & 1) | 2 | (sl >> 3) << 2);
-	g_assert_cmpint(t2q->sl2vl(r.result, p0 + 2, p0 + 4, vl), ==, 0); /* x -> y */
+	g_assert_cmpint(torus2qos->sl2vl(r.result, p0 + 2, p0 + 4, vl), ==, 0); /* x -> y */
 	for (unsigned sl = 0; sl < 16; sl++)
 		g_assert_cmpuint(vl[sl], ==, ((sl >> 1) & 1) | (sl >> 3) << 2);
-	g_assert_cmpint(t2q->sl2vl(r.result, p0 + 7, p0 + 2, vl), ==, 0); /* host -> x */
+	g_assert_cmpint(torus2qos->sl2vl(r.result, p0 + 7, p0 + 2, vl), ==, 0); /* host -> x */
 	for (unsigned sl = 0; sl < 16; sl++)
 		g_assert_cmpuint(vl[sl], ==, (sl & 1) | (sl >> 3) << 2);
-	g_assert_cmpint(t2q->sl2vl(r.result, p0 + 1, p0 + 7, vl), ==, 0); /* to the host */
+	g_assert_cmpint(torus2qos->sl2vl(r.result, p0 + 1, p0 + 7, vl), ==, 0); /* to the host */
 	for (unsigned sl = 0; sl < 16; sl++)
 		g_assert_cmpuint(vl[sl], ==, sl >> 3);
 	uint32_t ca = fx_ca_port(f, 0, 1);
-	g_assert_cmpint(t2q->sl2vl(r.result, ca, ca, vl), ==, 0); /* a CA port */
+	g_assert_cmpint(torus2qos->sl2vl(r.result, ca, ca, vl), ==, 0); /* a CA port */
 	for (unsigned sl = 0; sl < 16; sl++)
 		g_assert_cmpuint(vl[sl], ==, sl >> 3);
 	fx_run_clear(&r);
@@ -635,7 +635,7 @@ static void test_conf_errors(void)
 				     (unsigned long long)sw_guid(&g, 1),
 				     (unsigned long long)sw_guid(&g, 0),
 				     (unsigned long long)sw_guid(&g, 4));
-	int fd = g_file_open_tmp("t2q-XXXXXX.conf", &conf, NULL);
+	int fd = g_file_open_tmp("torus2qos-XXXXXX.conf", &conf, NULL);
 	g_assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
 	close(fd);
 	g_free(text);
@@ -659,7 +659,7 @@ static void test_conf_errors(void)
 			       (unsigned long long)sw_guid(&g, 0), (unsigned long long)sw_guid(&g, 1),
 			       (unsigned long long)sw_guid(&g, 0), (unsigned long long)sw_guid(&g, 4),
 			       (unsigned long long)sw_guid(&g, 0), (unsigned long long)sw_guid(&g, 12));
-	fd = g_file_open_tmp("t2q-XXXXXX.conf", &conf, NULL);
+	fd = g_file_open_tmp("torus2qos-XXXXXX.conf", &conf, NULL);
 	g_assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
 	close(fd);
 	g_free(text);
@@ -741,7 +741,7 @@ static void mcast_case(unsigned X, unsigned Y, unsigned Z, int dead, unsigned ro
 		if ((int)i != dead)
 			mem[n++] = fx_ca_port(f, i, 1);
 	uint64_t (*eg)[4] = g_malloc0(sizeof(uint64_t[4]) * f->n_switches);
-	g_assert_cmpint(t2q->mcast(r.result, f, 0xC000, n, mem, eg), ==, 0);
+	g_assert_cmpint(torus2qos->mcast(r.result, f, 0xC000, n, mem, eg), ==, 0);
 	flood_ok(f, eg, mem, n);
 	/* from the root: dimensions never decrease, no edge wraps round a whole ring */
 	int *last = g_new(int, f->n_switches);
@@ -787,7 +787,7 @@ static void mcast_case(unsigned X, unsigned Y, unsigned Z, int dead, unsigned ro
 	/* three members: a subtree */
 	uint64_t (*sub)[4] = g_malloc0(sizeof(uint64_t[4]) * f->n_switches);
 	uint32_t three[3] = { mem[0], mem[n / 2], mem[n - 1] };
-	g_assert_cmpint(t2q->mcast(r.result, f, 0xC001, 3, three, sub), ==, 0);
+	g_assert_cmpint(torus2qos->mcast(r.result, f, 0xC001, 3, three, sub), ==, 0);
 	flood_ok(f, sub, three, 3);
 	for (uint32_t s = 0; s < f->n_switches; s++)
 		for (unsigned w = 0; w < 4; w++)
@@ -819,7 +819,7 @@ static void test_mcast_crossed(void)
 	route_judged(&g, conf, &c, &r, 1, 0);
 	uint32_t two[2] = { fx_ca_port(f, 0, 1), fx_ca_port(f, 10, 1) };
 	uint64_t (*eg)[4] = g_malloc0(sizeof(uint64_t[4]) * f->n_switches);
-	g_assert_cmpint(t2q->mcast(r.result, f, 0xC000, 2, two, eg), ==, 0);
+	g_assert_cmpint(torus2qos->mcast(r.result, f, 0xC000, 2, two, eg), ==, 0);
 	flood_ok(f, eg, two, 2);
 	g_free(eg);
 	fx_run_clear(&r);
@@ -853,14 +853,14 @@ static void test_qos_warnings(void)
 	fx_core_set(&c, "torus_config", conf);
 	fx_core_set(&c, "qos", "TRUE");
 	fx_core_set(&c, "qos_swe_sl2vl", "0,1,2,3,4,5,6,7,0,1,2,3,4,5,6,7");
-	g_assert_cmpint(fx_route(t2q, &c, &g.f->pub, NULL, &r), ==, 0);
+	g_assert_cmpint(fx_route(torus2qos, &c, &g.f->pub, NULL, &r), ==, 0);
 	g_assert_cmpuint(fx_core_logged(&c, -1, "VL arbitration of ca, rtr, sw0, swe ports"), ==, 1);
 	g_assert_cmpuint(fx_core_logged(&c, -1, "qos_swe_sl2vl is ignored"), ==, 1);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
 	fx_core_init(&c);
 	fx_core_set(&c, "torus_config", conf);
-	g_assert_cmpint(fx_route(t2q, &c, &g.f->pub, NULL, &r), ==, 0);
+	g_assert_cmpint(fx_route(torus2qos, &c, &g.f->pub, NULL, &r), ==, 0);
 	g_assert_cmpuint(fx_core_logged(&c, -1, "QoS is off"), ==, 1);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
@@ -905,7 +905,7 @@ static void test_from_file(void)
 	}
 	for (int t = 0; t < 2; t++) {
 		char *conf = NULL;
-		int fd = g_file_open_tmp("t2q-XXXXXX.conf", &conf, NULL);
+		int fd = g_file_open_tmp("torus2qos-XXXXXX.conf", &conf, NULL);
 		g_assert_true(write(fd, seeds[t], strlen(seeds[t])) == (ssize_t)strlen(seeds[t]));
 		close(fd);
 		struct fx_core c;
@@ -913,7 +913,7 @@ static void test_from_file(void)
 		fx_core_init(&c);
 		fx_core_set(&c, "torus_config", conf);
 		fx_core_set(&c, "qos", "TRUE");
-		g_assert_cmpint(fx_route(t2q, &c, f, NULL, &r), ==, 0);
+		g_assert_cmpint(fx_route(torus2qos, &c, f, NULL, &r), ==, 0);
 		struct fx_walk_stats st;
 		fx_walk_all(f, r.routes.lft, r.routes.stride, &st);
 		g_assert_cmpuint(st.delivered, ==, st.pairs);
@@ -924,7 +924,7 @@ static void test_from_file(void)
 				unsigned want = crosses4(ax, bx) | crosses4(ay, by) << 1;
 				if (t)
 					want = (want >> 1 & 1) | (want & 1) << 1;
-				g_assert_cmpuint(t2q->path_sl(r.result, 0, lid[ax][ay], lid[bx][by]), ==,
+				g_assert_cmpuint(torus2qos->path_sl(r.result, 0, lid[ax][ay], lid[bx][by]), ==,
 						 a == z ? 0 : want);
 			}
 		fx_run_clear(&r);
@@ -940,8 +940,8 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	GModule *m = NULL;
-	t2q = fx_engine_open(TEST_PLUGIN_DIR "/torus-2QoS.so", &m);
-	g_assert_nonnull(t2q);
+	torus2qos = fx_engine_open(TEST_PLUGIN_DIR "/torus2qos.so", &m);
+	g_assert_nonnull(torus2qos);
 	g_test_add_func("/torus2qos/whole-tori", test_whole_tori);
 	g_test_add_func("/torus2qos/discovery-from-file", test_from_file);
 	g_test_add_func("/torus2qos/path-sl-and-sl2vl", test_path_sl);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* file.h - the configuration file reader (YAML or OpenSM's opensm.conf). */
-#ifndef IBSM_CONFIG_FILE_H
-#define IBSM_CONFIG_FILE_H
+/* config_file.h - the configuration file reader (YAML or OpenSM's opensm.conf). */
+#ifndef IBSM_CONFIG_CONFIG_FILE_H
+#define IBSM_CONFIG_CONFIG_FILE_H
 
 #include <glib.h>
 #include "config/options.h"

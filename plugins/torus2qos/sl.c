@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "policy/qos_options.h"
-#include "t2q.h"
+#include "torus2qos.h"
 
-int t2q_result_fill(struct t2q_result *r, const struct ibsm_fabric *f, const struct t2q_topo *t)
+int torus2qos_result_fill(struct torus2qos_result *r, const struct ibsm_fabric *f, const struct torus2qos_topo *t)
 {
 	r->generation = f->generation;
 	memcpy(r->radix, t->radix, sizeof(r->radix));
@@ -34,14 +34,14 @@ int t2q_result_fill(struct t2q_result *r, const struct ibsm_fabric *f, const str
 	}
 	for (uint32_t p = 0; p < f->n_ports; p++) {
 		const struct ibsm_node *n = ibsm_node_at(f, ibsm_port_at(f, p)->node);
-		r->port_dir[p] = n->type == IBSM_SWITCH ? T2Q_PORT_SW : T2Q_PORT_END;
+		r->port_dir[p] = n->type == IBSM_SWITCH ? TORUS2QOS_PORT_SW : TORUS2QOS_PORT_END;
 	}
 	for (uint32_t s = 0; s < f->n_switches; s++) {
 		uint32_t pos = t->pos[s], p0 = ibsm_switch_node(f, s)->port0;
 		if (pos == IBSM_NONE)
 			continue;
-		for (unsigned dir = 0; dir < T2Q_NDIRS; dir++) {
-			size_t at = (size_t)pos * T2Q_NDIRS + dir;
+		for (unsigned dir = 0; dir < TORUS2QOS_NDIRS; dir++) {
+			size_t at = (size_t)pos * TORUS2QOS_NDIRS + dir;
 			for (unsigned k = 0; k < t->nlinks[at]; k++)
 				r->port_dir[p0 + t->links[at * t->pgmax + k]] = (uint8_t)dir;
 		}
@@ -49,9 +49,9 @@ int t2q_result_fill(struct t2q_result *r, const struct ibsm_fabric *f, const str
 	return 0;
 }
 
-void t2q_result_free(void *result)
+void torus2qos_result_free(void *result)
 {
-	struct t2q_result *r = result;
+	struct torus2qos_result *r = result;
 	if (!r)
 		return;
 	free(r->lid_pos);
@@ -62,9 +62,9 @@ void t2q_result_free(void *result)
 	free(r);
 }
 
-uint8_t t2q_path_sl(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t dlid)
+uint8_t torus2qos_path_sl(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t dlid)
 {
-	const struct t2q_result *r = result;
+	const struct torus2qos_result *r = result;
 	uint8_t sl = sl_hint & 0x8;
 	if (slid > r->max_lid || dlid > r->max_lid)
 		return sl;
@@ -72,26 +72,26 @@ uint8_t t2q_path_sl(const void *result, uint8_t sl_hint, uint16_t slid, uint16_t
 	if (a == IBSM_NONE || b == IBSM_NONE || a == b)
 		return sl;
 	uint32_t stride = 1;
-	for (unsigned d = 0; d < T2Q_DIMS; d++) {
+	for (unsigned d = 0; d < TORUS2QOS_DIMS; d++) {
 		unsigned ca = a / stride % r->radix[d], cb = b / stride % r->radix[d];
 		if (r->ring[d])
-			sl |= (uint8_t)(t2q_crosses(ca, cb, r->radix[d]) << d);
+			sl |= (uint8_t)(torus2qos_crosses(ca, cb, r->radix[d]) << d);
 		stride *= r->radix[d];
 	}
 	return sl;
 }
 
-int t2q_sl2vl(const void *result, uint32_t in_port, uint32_t out_port, uint8_t vl[16])
+int torus2qos_sl2vl(const void *result, uint32_t in_port, uint32_t out_port, uint8_t vl[16])
 {
-	const struct t2q_result *r = result;
+	const struct torus2qos_result *r = result;
 	if (in_port >= r->n_ports || out_port >= r->n_ports)
 		return -1;
 	unsigned od = r->port_dir[out_port], id = r->port_dir[in_port];
 	for (unsigned sl = 0; sl < 16; sl++) {
 		unsigned qos = sl >> 3;
-		if (od < T2Q_NDIRS) {
+		if (od < TORUS2QOS_NDIRS) {
 			unsigned v = (sl >> (od / 2)) & 1;
-			if (id < T2Q_NDIRS && id / 2 > od / 2)
+			if (id < TORUS2QOS_NDIRS && id / 2 > od / 2)
 				v |= 2;
 			vl[sl] = (uint8_t)(v | qos << 2);
 		} else {
@@ -124,7 +124,7 @@ static int fair(const struct qos_vlarb_entry *e, int endport)
 	return 1;
 }
 
-void t2q_qos_warnings(const struct ibsm_core *core)
+void torus2qos_qos_warnings(const struct ibsm_core *core)
 {
 	char *vals[QOS_N_SCOPES][QOS_N_PARAMS];
 	for (int s = 0; s < QOS_N_SCOPES; s++)

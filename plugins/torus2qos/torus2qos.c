@@ -11,15 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine_glue.h"
-#include "t2q.h"
+#include "torus2qos.h"
 
 static void result_free(void *r)
 {
-	t2q_result_free(r);
+	torus2qos_result_free(r);
 }
 
-static const struct engine_run_spec t2q_run = {
-	.name = "torus-2QoS", .result_size = sizeof(struct t2q_result), .result_free = result_free,
+static const struct engine_run_spec torus2qos_run = {
+	.name = "torus-2QoS", .result_size = sizeof(struct torus2qos_result), .result_free = result_free,
 };
 
 /* The configuration file, parsed and checked; NULL with out->why set. */
@@ -51,15 +51,15 @@ static struct torus_conf *read_conf(const struct ibsm_core *core, struct ibsm_ro
 	return c;
 }
 
-static int t2q_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+static int torus2qos_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		     struct ibsm_routes *out, void **result)
 {
 	struct engine_run run;
-	int rc = engine_run_begin(&run, &t2q_run, inst, f, sc, out, result);
+	int rc = engine_run_begin(&run, &torus2qos_run, inst, f, sc, out, result);
 	if (rc < 0)
 		return rc;
 	const struct ibsm_core *core = run.core;
-	struct t2q_result *res = run.res;
+	struct torus2qos_result *res = run.res;
 	struct torus_conf *conf = read_conf(core, out);
 	if (!conf)
 		return engine_run_end(&run, -EINVAL);
@@ -68,14 +68,14 @@ static int t2q_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_
 			  "keep their SL2VL tables and torus-2QoS routes are not free of credit "
 			  "loops");
 	else
-		t2q_qos_warnings(core);
-	struct t2q_topo t;
-	rc = t2q_topo_build(core, f, sc, conf, &t, out);
+		torus2qos_qos_warnings(core);
+	struct torus2qos_topo t;
+	rc = torus2qos_topo_build(core, f, sc, conf, &t, out);
 	if (rc == 0)
-		rc = t2q_lines(core, &t, out);
+		rc = torus2qos_lines(core, &t, out);
 	if (rc == 0)
-		rc = t2q_fill(core, f, sc, conf, &t, out);
-	if (rc == 0 && (t2q_result_fill(res, f, &t) < 0 || t2q_mcast_build(core, f, &t, res) < 0))
+		rc = torus2qos_fill(core, f, sc, conf, &t, out);
+	if (rc == 0 && (torus2qos_result_fill(res, f, &t) < 0 || torus2qos_mcast_build(core, f, &t, res) < 0))
 		rc = engine_fail(out, -ENOMEM, "out of memory");
 	if (rc == 0) {
 		res->seconds = engine_run_seconds(&run);
@@ -84,7 +84,7 @@ static int t2q_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_
 	} else {
 		core->log(core, IBSM_LOG_ERROR, "%s", out->why);
 	}
-	t2q_topo_free(&t);
+	torus2qos_topo_free(&t);
 	torus_conf_free(conf);
 	return engine_run_end(&run, rc);
 }
@@ -97,7 +97,7 @@ static int t2q_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_
 	{ scope "vlarb_low", NULL, what " low VL arbitration (torus-2QoS warns if unfair)" },  \
 	{ scope "sl2vl", NULL, what " SL2VL: ignored under torus-2QoS, with a warning" }
 
-static const struct ibsm_config_key t2q_keys[] = {
+static const struct ibsm_config_key torus2qos_keys[] = {
 	{ "torus_config", NULL, "torus-2QoS.conf: the torus or mesh, its seeds and datelines" },
 	{ "qos", "FALSE", "Program SL2VL and VL arbitration (-Q): torus-2QoS needs it" },
 	{ "log_flags", NULL, "Log flags: with 0x8 (debug) torus-2QoS logs its torus map" },
@@ -114,13 +114,13 @@ IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {
 	IBSM_ENGINE_INIT("torus-2QoS"),
 	.setup = engine_inst_setup,
 	.teardown = engine_inst_teardown,
-	.route = t2q_route,
+	.route = torus2qos_route,
 	.result_free = result_free,
-	.path_sl = t2q_path_sl,
-	.sl2vl = t2q_sl2vl,
-	.mcast = t2q_mcast,
+	.path_sl = torus2qos_path_sl,
+	.sl2vl = torus2qos_sl2vl,
+	.mcast = torus2qos_mcast,
 	.dump = engine_dump_nothing,
-	.config_keys = t2q_keys,
+	.config_keys = torus2qos_keys,
 	.summary = "Torus-2QoS: dimension-order routes on 2D/3D tori and meshes, free of credit "
 		   "loops with path SLs and SL2VL, around failed links and a failed switch",
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* mkey.c - per-port M_Keys from one secret (mad/mkey.h). */
+/* mkey_derive.c - per-port M_Keys from one secret (mad/mkey_derive.h). */
 #include <glib.h>
-#include "mad/mkey.h"
+#include "mad/mkey_derive.h"
 
 static void be64(uint64_t v, guchar out[8])
 {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* mkey.h - the M_Key the SM gives each management port (a CA port, a switch's port 0) and
+/* mkey_derive.h - the M_Key the SM gives each management port (a CA port, a switch's port 0) and
  * presents in every SMP to it (IBA 14.2.4). The keys come from one configured secret: by
  * default a key per port, HMAC-SHA256(secret, port GUID), so a key read off one host opens no
  * other port; or, m_key_per_port false, the secret itself everywhere, as OpenSM's m_key. */
-#ifndef IBSM_MAD_MKEY_H
-#define IBSM_MAD_MKEY_H
+#ifndef IBSM_MAD_MKEY_DERIVE_H
+#define IBSM_MAD_MKEY_DERIVE_H
 
 #include <stdint.h>
 

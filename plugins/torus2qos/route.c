@@ -26,22 +26,22 @@
 #include <string.h>
 #include "engine_dests.h"
 #include "engine_glue.h"
-#include "t2q.h"
+#include "torus2qos.h"
 
 #define NO_SEG 0xFFFF
 
-int t2q_linked(const struct t2q_topo *t, uint32_t p, unsigned dir)
+int torus2qos_linked(const struct torus2qos_topo *t, uint32_t p, unsigned dir)
 {
-	uint32_t q = t2q_step(t, p, dir);
+	uint32_t q = torus2qos_step(t, p, dir);
 	return q != IBSM_NONE && t->grid[p] != IBSM_NONE && t->grid[q] != IBSM_NONE &&
-	       t->nlinks[p * T2Q_NDIRS + dir] > 0 && t->nlinks[q * T2Q_NDIRS + (dir ^ 1)] > 0;
+	       t->nlinks[p * TORUS2QOS_NDIRS + dir] > 0 && t->nlinks[q * TORUS2QOS_NDIRS + (dir ^ 1)] > 0;
 }
 
-static void line_name(const struct t2q_topo *t, unsigned d, uint32_t p, char *buf, size_t n)
+static void line_name(const struct torus2qos_topo *t, unsigned d, uint32_t p, char *buf, size_t n)
 {
-	unsigned c[T2Q_DIMS];
-	t2q_coords(t, p, c);
-	static const char *const at[T2Q_DIMS][2] = { { "y", "z" }, { "x", "z" }, { "x", "y" } };
+	unsigned c[TORUS2QOS_DIMS];
+	torus2qos_coords(t, p, c);
+	static const char *const at[TORUS2QOS_DIMS][2] = { { "y", "z" }, { "x", "z" }, { "x", "y" } };
 	unsigned o1 = d == 0 ? 1 : 0, o2 = d == 2 ? 1 : 2;
 	snprintf(buf, n, "%c %s at %s=%u %s=%u", "xyz"[d], t->ring[d] ? "ring" : "line",
 		 at[d][0], c[o1], at[d][1], c[o2]);
@@ -49,7 +49,7 @@ static void line_name(const struct t2q_topo *t, unsigned d, uint32_t p, char *bu
 
 /* Segments of one line (dimension d, through position p0 with coordinate d = 0). Returns the
  * number of segments; marks the line intact when it is whole. */
-static unsigned one_line(struct t2q_topo *t, unsigned d, uint32_t p0)
+static unsigned one_line(struct torus2qos_topo *t, unsigned d, uint32_t p0)
 {
 	unsigned r = t->radix[d], nseg = 0, present = 0, up = 0;
 	uint32_t stride = d == 0 ? 1 : d == 1 ? t->radix[0] : t->radix[0] * t->radix[1];
@@ -59,7 +59,7 @@ static unsigned one_line(struct t2q_topo *t, unsigned d, uint32_t p0)
 		if (t->grid[p] == IBSM_NONE)
 			continue;
 		present++;
-		if (i > 0 && t2q_linked(t, p - stride, 2 * d)) {
+		if (i > 0 && torus2qos_linked(t, p - stride, 2 * d)) {
 			t->seg[d][p] = t->seg[d][p - stride];
 			up++;
 		} else {
@@ -67,7 +67,7 @@ static unsigned one_line(struct t2q_topo *t, unsigned d, uint32_t p0)
 		}
 	}
 	uint32_t last = p0 + (r - 1) * stride;
-	if (t->ring[d] && t2q_linked(t, last, 2 * d)) { /* the wrap link joins the last segment */
+	if (t->ring[d] && torus2qos_linked(t, last, 2 * d)) { /* the wrap link joins the last segment */
 		up++;
 		uint16_t from = t->seg[d][last], to = t->seg[d][p0];
 		if (from != to) {
@@ -83,13 +83,13 @@ static unsigned one_line(struct t2q_topo *t, unsigned d, uint32_t p0)
 	return nseg;
 }
 
-int t2q_lines(const struct ibsm_core *core, const struct t2q_topo *tc, struct ibsm_routes *out)
+int torus2qos_lines(const struct ibsm_core *core, const struct torus2qos_topo *tc, struct ibsm_routes *out)
 {
-	struct t2q_topo *t = (struct t2q_topo *)tc;
+	struct torus2qos_topo *t = (struct torus2qos_topo *)tc;
 	unsigned split = 0, broken = 0;
 	char first[64] = "";
 	unsigned first_nseg = 0;
-	for (unsigned d = 0; d < T2Q_DIMS; d++) {
+	for (unsigned d = 0; d < TORUS2QOS_DIMS; d++) {
 		t->intact[d] = calloc(t->npos, 1);
 		t->seg[d] = malloc((size_t)t->npos * sizeof(*t->seg[d]));
 		if (!t->intact[d] || !t->seg[d])
@@ -101,8 +101,8 @@ int t2q_lines(const struct ibsm_core *core, const struct t2q_topo *tc, struct ib
 			continue;
 		}
 		for (uint32_t p = 0; p < t->npos; p++) {
-			unsigned c[T2Q_DIMS];
-			t2q_coords(t, p, c);
+			unsigned c[TORUS2QOS_DIMS];
+			torus2qos_coords(t, p, c);
 			if (c[d] != 0)
 				continue;
 			unsigned nseg = one_line(t, d, p);
@@ -137,51 +137,51 @@ int t2q_lines(const struct ibsm_core *core, const struct t2q_topo *tc, struct ib
 /* The way along line d from cur to coordinate td, which is in cur's segment of the line: the
  * shorter way round an intact ring (a tie: the way that does not cross the dateline), else
  * the only way along the segment. */
-static unsigned line_move(const struct t2q_topo *t, uint32_t cur, unsigned d, unsigned td)
+static unsigned line_move(const struct torus2qos_topo *t, uint32_t cur, unsigned d, unsigned td)
 {
-	unsigned c[T2Q_DIMS];
-	t2q_coords(t, cur, c);
+	unsigned c[TORUS2QOS_DIMS];
+	torus2qos_coords(t, cur, c);
 	unsigned cd = c[d], r = t->radix[d], plus = 2 * d, minus = 2 * d + 1;
 	if (t->intact[d][cur]) {
-		if (t->ring[d] && t2q_crosses(cd, td, r))
+		if (t->ring[d] && torus2qos_crosses(cd, td, r))
 			return td > cd ? minus : plus;
 		return td > cd ? plus : minus;
 	}
 	c[d] = td;
-	uint32_t tp = t2q_at(t, c), p = cur;
-	for (unsigned k = 1; k < r && t2q_linked(t, p, plus); k++) {
-		p = t2q_step(t, p, plus);
+	uint32_t tp = torus2qos_at(t, c), p = cur;
+	for (unsigned k = 1; k < r && torus2qos_linked(t, p, plus); k++) {
+		p = torus2qos_step(t, p, plus);
 		if (p == tp)
 			return plus;
 	}
 	return minus;
 }
 
-int t2q_segc(const struct t2q_topo *t, unsigned d, uint32_t p, uint32_t q)
+int torus2qos_segc(const struct torus2qos_topo *t, unsigned d, uint32_t p, uint32_t q)
 {
 	return t->seg[d][p] != NO_SEG && t->seg[d][p] == t->seg[d][q];
 }
 
-static uint32_t with_coord(const struct t2q_topo *t, uint32_t p, unsigned d, unsigned x)
+static uint32_t with_coord(const struct torus2qos_topo *t, uint32_t p, unsigned d, unsigned x)
 {
-	unsigned c[T2Q_DIMS];
-	t2q_coords(t, p, c);
+	unsigned c[TORUS2QOS_DIMS];
+	torus2qos_coords(t, p, c);
 	c[d] = x;
-	return t2q_at(t, c);
+	return torus2qos_at(t, c);
 }
 
 /* The coordinate dimension d moves to from p on the way to dst (dimensions below d done):
  * dst's own when the later dimensions reach dst from there, else the nearest other one (on a
  * tie the side p is on) that p reaches along d, from which the later dimensions reach dst's
  * d-line, and from where that line leads back to dst. UINT32_MAX when there is none. */
-static unsigned via_coord(const struct t2q_topo *t, uint32_t p, uint32_t dst, unsigned d);
+static unsigned via_coord(const struct torus2qos_topo *t, uint32_t p, uint32_t dst, unsigned d);
 
 /* Can the rule route from p to dst using dimensions d.. only? */
-static int reaches(const struct t2q_topo *t, uint32_t p, uint32_t dst, unsigned d)
+static int reaches(const struct torus2qos_topo *t, uint32_t p, uint32_t dst, unsigned d)
 {
-	while (d < T2Q_DIMS && t->radix[d] < 2)
+	while (d < TORUS2QOS_DIMS && t->radix[d] < 2)
 		d++;
-	if (d == T2Q_DIMS)
+	if (d == TORUS2QOS_DIMS)
 		return p == dst;
 	return via_coord(t, p, dst, d) != UINT32_MAX;
 }
@@ -190,27 +190,27 @@ static int reaches(const struct t2q_topo *t, uint32_t p, uint32_t dst, unsigned 
  * routes that leave a cut line and come back to it later all leave it in + directions, so no
  * route turns from a - move back into a lower dimension: a cycle of dependencies would need
  * such a turn at its lowest point (the routes stay free of credit loops on one VL). */
-static int northward(const struct t2q_topo *t, uint32_t p, uint32_t q, unsigned d)
+static int northward(const struct torus2qos_topo *t, uint32_t p, uint32_t q, unsigned d)
 {
-	unsigned c[T2Q_DIMS], g[T2Q_DIMS];
-	t2q_coords(t, p, c);
-	t2q_coords(t, q, g);
-	for (; d < T2Q_DIMS; d++)
+	unsigned c[TORUS2QOS_DIMS], g[TORUS2QOS_DIMS];
+	torus2qos_coords(t, p, c);
+	torus2qos_coords(t, q, g);
+	for (; d < TORUS2QOS_DIMS; d++)
 		if (c[d] != g[d])
 			return g[d] > c[d];
 	return 1;
 }
 
-static unsigned via_coord(const struct t2q_topo *t, uint32_t p, uint32_t dst, unsigned d)
+static unsigned via_coord(const struct torus2qos_topo *t, uint32_t p, uint32_t dst, unsigned d)
 {
-	unsigned c[T2Q_DIMS], g[T2Q_DIMS], r = t->radix[d];
-	t2q_coords(t, p, c);
-	t2q_coords(t, dst, g);
+	unsigned c[TORUS2QOS_DIMS], g[TORUS2QOS_DIMS], r = t->radix[d];
+	torus2qos_coords(t, p, c);
+	torus2qos_coords(t, dst, g);
 	uint32_t q = with_coord(t, p, d, g[d]);
-	if (t2q_segc(t, d, p, q) && reaches(t, q, dst, d + 1))
+	if (torus2qos_segc(t, d, p, q) && reaches(t, q, dst, d + 1))
 		return g[d];
 	/* the line itself cut by a failed link between p and the target switch */
-	int own_cut = t->grid[q] != IBSM_NONE && !t2q_segc(t, d, p, q);
+	int own_cut = t->grid[q] != IBSM_NONE && !torus2qos_segc(t, d, p, q);
 	for (unsigned k = 1; k < r; k++)
 		for (unsigned side = 0; side < 2; side++) {
 			int near_up; /* first the side p is on (on a ring: the nearer way round) */
@@ -237,7 +237,7 @@ static unsigned via_coord(const struct t2q_topo *t, uint32_t p, uint32_t dst, un
 			uint32_t qx = with_coord(t, p, d, x), rx = with_coord(t, dst, d, x);
 			if (own_cut && !t->ring[d] && !northward(t, qx, rx, d + 1))
 				continue;
-			if (t2q_segc(t, d, p, qx) && t2q_segc(t, d, rx, dst) && reaches(t, qx, rx, d + 1))
+			if (torus2qos_segc(t, d, p, qx) && torus2qos_segc(t, d, rx, dst) && reaches(t, qx, rx, d + 1))
 				return x;
 		}
 	return UINT32_MAX;
@@ -246,12 +246,12 @@ static unsigned via_coord(const struct t2q_topo *t, uint32_t p, uint32_t dst, un
 /* No way along dimension d from cur (its d-line is cut between cur and dst's coordinate): the
  * nearest position along a later dimension from which dimension d gets through, the side
  * towards dst first. The hop back into d there is a turn sl.c gives VL bit 1. */
-static unsigned step_aside(const struct t2q_topo *t, uint32_t cur, uint32_t dst, unsigned d)
+static unsigned step_aside(const struct torus2qos_topo *t, uint32_t cur, uint32_t dst, unsigned d)
 {
-	unsigned c[T2Q_DIMS], g[T2Q_DIMS];
-	t2q_coords(t, cur, c);
-	t2q_coords(t, dst, g);
-	for (unsigned e = d + 1; e < T2Q_DIMS; e++) {
+	unsigned c[TORUS2QOS_DIMS], g[TORUS2QOS_DIMS];
+	torus2qos_coords(t, cur, c);
+	torus2qos_coords(t, dst, g);
+	for (unsigned e = d + 1; e < TORUS2QOS_DIMS; e++) {
 		unsigned r = t->radix[e];
 		for (unsigned k = 1; k < r; k++)
 			for (unsigned side = 0; side < 2; side++) {
@@ -267,20 +267,20 @@ static unsigned step_aside(const struct t2q_topo *t, uint32_t cur, uint32_t dst,
 					y = (c[e] + r - k) % r;
 				}
 				uint32_t q = with_coord(t, cur, e, y);
-				if (t2q_segc(t, e, cur, q) && via_coord(t, q, dst, d) != UINT32_MAX)
+				if (torus2qos_segc(t, e, cur, q) && via_coord(t, q, dst, d) != UINT32_MAX)
 					return line_move(t, cur, e, y);
 			}
 	}
-	return T2Q_NO_DIR;
+	return TORUS2QOS_NO_DIR;
 }
 
 /* The next direction from cur towards dst using dimensions d0.. only. */
-static unsigned next_dims(const struct t2q_topo *t, uint32_t cur, uint32_t dst, unsigned d0)
+static unsigned next_dims(const struct torus2qos_topo *t, uint32_t cur, uint32_t dst, unsigned d0)
 {
-	unsigned c[T2Q_DIMS], g[T2Q_DIMS];
-	t2q_coords(t, cur, c);
-	t2q_coords(t, dst, g);
-	for (unsigned d = d0; d < T2Q_DIMS; d++) {
+	unsigned c[TORUS2QOS_DIMS], g[TORUS2QOS_DIMS];
+	torus2qos_coords(t, cur, c);
+	torus2qos_coords(t, dst, g);
+	for (unsigned d = d0; d < TORUS2QOS_DIMS; d++) {
 		if (t->radix[d] < 2)
 			continue;
 		unsigned x = via_coord(t, cur, dst, d);
@@ -292,30 +292,30 @@ static unsigned next_dims(const struct t2q_topo *t, uint32_t cur, uint32_t dst, 
 				* turn sl.c gives VL bit 1 */
 			return next_dims(t, cur, with_coord(t, dst, d, x), d + 1);
 	}
-	return cur == dst ? T2Q_ARRIVED : T2Q_NO_DIR;
+	return cur == dst ? TORUS2QOS_ARRIVED : TORUS2QOS_NO_DIR;
 }
 
-unsigned t2q_next(const struct t2q_topo *t, uint32_t cur, uint32_t dst)
+unsigned torus2qos_next(const struct torus2qos_topo *t, uint32_t cur, uint32_t dst)
 {
 	if (t->whole) { /* no failure anywhere: the first dimension that differs */
-		unsigned c[T2Q_DIMS], g[T2Q_DIMS];
-		t2q_coords(t, cur, c);
-		t2q_coords(t, dst, g);
-		for (unsigned d = 0; d < T2Q_DIMS; d++)
+		unsigned c[TORUS2QOS_DIMS], g[TORUS2QOS_DIMS];
+		torus2qos_coords(t, cur, c);
+		torus2qos_coords(t, dst, g);
+		for (unsigned d = 0; d < TORUS2QOS_DIMS; d++)
 			if (c[d] != g[d])
 				return line_move(t, cur, d, g[d]);
-		return T2Q_ARRIVED;
+		return TORUS2QOS_ARRIVED;
 	}
 	return next_dims(t, cur, dst, 0);
 }
 
 /* Next hops of every placed position towards dst, checked to arrive from everywhere.
  * nd: [npos] out; mark: [npos] scratch (0 = unknown, 1 = on the walk, 2 = arrives). */
-static int hops_to(const struct t2q_topo *t, uint32_t dst, uint8_t *nd, uint8_t *mark,
+static int hops_to(const struct torus2qos_topo *t, uint32_t dst, uint8_t *nd, uint8_t *mark,
 		   uint32_t *bad_from)
 {
 	for (uint32_t p = 0; p < t->npos; p++) {
-		nd[p] = t->grid[p] == IBSM_NONE ? T2Q_NO_DIR : (uint8_t)t2q_next(t, p, dst);
+		nd[p] = t->grid[p] == IBSM_NONE ? TORUS2QOS_NO_DIR : (uint8_t)torus2qos_next(t, p, dst);
 		mark[p] = 0;
 	}
 	mark[dst] = 2;
@@ -325,16 +325,16 @@ static int hops_to(const struct t2q_topo *t, uint32_t dst, uint8_t *nd, uint8_t 
 		uint32_t q = p;
 		while (mark[q] == 0) {
 			mark[q] = 1;
-			if (nd[q] >= T2Q_NDIRS || !t2q_linked(t, q, nd[q]))
+			if (nd[q] >= TORUS2QOS_NDIRS || !torus2qos_linked(t, q, nd[q]))
 				break;
-			q = t2q_step(t, q, nd[q]);
+			q = torus2qos_step(t, q, nd[q]);
 		}
 		int ok = mark[q] == 2;
 		if (!ok) {
 			*bad_from = p;
 			return -1;
 		}
-		for (q = p; mark[q] == 1; q = t2q_step(t, q, nd[q]))
+		for (q = p; mark[q] == 1; q = torus2qos_step(t, q, nd[q]))
 			mark[q] = 2;
 	}
 	return 0;
@@ -365,7 +365,7 @@ struct fill {
 	const struct ibsm_core *core;
 	const struct ibsm_fabric *f;
 	const struct ibsm_scope *sc;
-	const struct t2q_topo *t;
+	const struct torus2qos_topo *t;
 	struct ibsm_routes *out;
 	struct engine_dests d;
 	unsigned rank[256];
@@ -396,7 +396,7 @@ static void fill_switch(struct fill_worker *w, uint32_t s)
 {
 	struct fill *fl = w->fl;
 	const struct ibsm_fabric *f = fl->f;
-	const struct t2q_topo *t = fl->t;
+	const struct torus2qos_topo *t = fl->t;
 	struct ibsm_routes *out = fl->out;
 	char why[256];
 	uint32_t lo = fl->d.doff[s], hi = fl->d.doff[s + 1];
@@ -422,9 +422,9 @@ static void fill_switch(struct fill_worker *w, uint32_t s)
 	}
 	uint32_t from;
 	if (hops_to(t, dst, w->nd, w->mark, &from) < 0) {
-		unsigned a[T2Q_DIMS], b[T2Q_DIMS];
-		t2q_coords(t, from, a);
-		t2q_coords(t, dst, b);
+		unsigned a[TORUS2QOS_DIMS], b[TORUS2QOS_DIMS];
+		torus2qos_coords(t, from, a);
+		torus2qos_coords(t, dst, b);
 		snprintf(why, sizeof(why), "no route from switch 0x%016llx (%u,%u,%u) to 0x%016llx "
 			 "(%u,%u,%u) around the failures: torus-2QoS refuses to route",
 			 (unsigned long long)ibsm_switch_node(f, t->grid[from])->guid, a[0], a[1], a[2],
@@ -444,7 +444,7 @@ static void fill_switch(struct fill_worker *w, uint32_t s)
 			if (p == dst) {
 				port = e->exit;
 			} else {
-				size_t at = (size_t)p * T2Q_NDIRS + w->nd[p];
+				size_t at = (size_t)p * TORUS2QOS_NDIRS + w->nd[p];
 				port = t->links[at * t->pgmax + k % t->nlinks[at]];
 			}
 			uint8_t *row = out->lft + (size_t)sw * out->stride;
@@ -473,9 +473,9 @@ static void *fill_main(void *arg)
 	return NULL;
 }
 
-int t2q_fill(const struct ibsm_core *core, const struct ibsm_fabric *f,
+int torus2qos_fill(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	     const struct ibsm_scope *sc, const struct torus_conf *conf,
-	     const struct t2q_topo *t, struct ibsm_routes *out)
+	     const struct torus2qos_topo *t, struct ibsm_routes *out)
 {
 	struct fill fl = { .core = core, .f = f, .sc = sc, .t = t, .out = out };
 	if (engine_dests_build(f, sc, out->stride, NULL, ENGINE_DESTS_BY_SWITCH, &fl.d) < 0)

@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine_glue.h"
-#include "t2q.h"
+#include "torus2qos.h"
 
 #define MAX_NB 64 /* neighbour switches looked at per switch */
 
-int t2q_usable(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t s,
+int torus2qos_usable(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_t s,
 	       const struct ibsm_adj *a)
 {
 	return a->peer_sw < f->n_switches && a->peer_sw != s && a->port != 0 &&
@@ -29,12 +29,12 @@ int t2q_usable(const struct ibsm_fabric *f, const struct ibsm_scope *sc, uint32_
 	       ibsm_scope_link(f, sc, s, a);
 }
 
-uint32_t t2q_step(const struct t2q_topo *t, uint32_t p, unsigned dir)
+uint32_t torus2qos_step(const struct torus2qos_topo *t, uint32_t p, unsigned dir)
 {
-	unsigned d = dir / 2, c[T2Q_DIMS];
-	if (d >= T2Q_DIMS || t->radix[d] < 2)
+	unsigned d = dir / 2, c[TORUS2QOS_DIMS];
+	if (d >= TORUS2QOS_DIMS || t->radix[d] < 2)
 		return IBSM_NONE;
-	t2q_coords(t, p, c);
+	torus2qos_coords(t, p, c);
 	if (dir & 1) {
 		if (c[d] == 0 && !t->ring[d])
 			return IBSM_NONE;
@@ -44,7 +44,7 @@ uint32_t t2q_step(const struct t2q_topo *t, uint32_t p, unsigned dir)
 			return IBSM_NONE;
 		c[d] = (c[d] + 1) % t->radix[d];
 	}
-	return t2q_at(t, c);
+	return torus2qos_at(t, c);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -55,7 +55,7 @@ static int cmp_u32(const void *a, const void *b)
 
 /* The neighbour lists: unique switches over usable links, sorted. */
 static int build_neighbours(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
-			    struct t2q_topo *t)
+			    struct torus2qos_topo *t)
 {
 	uint32_t S = f->n_switches;
 	t->nb_off = calloc((size_t)S + 1, sizeof(*t->nb_off));
@@ -68,7 +68,7 @@ static int build_neighbours(const struct ibsm_fabric *f, const struct ibsm_scope
 		uint32_t first = n;
 		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
 			const struct ibsm_adj *a = ibsm_adj_at(f, i);
-			if (t2q_usable(f, sc, s, a))
+			if (torus2qos_usable(f, sc, s, a))
 				t->nb[n++] = a->peer_sw;
 		}
 		qsort(t->nb + first, n - first, sizeof(*t->nb), cmp_u32);
@@ -82,7 +82,7 @@ static int build_neighbours(const struct ibsm_fabric *f, const struct ibsm_scope
 	return 0;
 }
 
-static int adjacent(const struct t2q_topo *t, uint32_t a, uint32_t b)
+static int adjacent(const struct torus2qos_topo *t, uint32_t a, uint32_t b)
 {
 	const uint32_t *v = t->nb + t->nb_off[a];
 	size_t n = t->nb_off[a + 1] - t->nb_off[a];
@@ -90,7 +90,7 @@ static int adjacent(const struct t2q_topo *t, uint32_t a, uint32_t b)
 }
 
 /* Common neighbours of a and b into out (at most MAX_NB); returns how many. */
-static unsigned common(const struct t2q_topo *t, uint32_t a, uint32_t b, uint32_t *out)
+static unsigned common(const struct torus2qos_topo *t, uint32_t a, uint32_t b, uint32_t *out)
 {
 	uint32_t i = t->nb_off[a], ie = t->nb_off[a + 1], j = t->nb_off[b], je = t->nb_off[b + 1];
 	unsigned n = 0;
@@ -109,16 +109,16 @@ static unsigned common(const struct t2q_topo *t, uint32_t a, uint32_t b, uint32_
 }
 
 /* Is position q one step from p in some direction? */
-static int next_to(const struct t2q_topo *t, uint32_t p, uint32_t q)
+static int next_to(const struct torus2qos_topo *t, uint32_t p, uint32_t q)
 {
-	for (unsigned dir = 0; dir < T2Q_NDIRS; dir++)
-		if (t2q_step(t, p, dir) == q)
+	for (unsigned dir = 0; dir < TORUS2QOS_NDIRS; dir++)
+		if (torus2qos_step(t, p, dir) == q)
 			return 1;
 	return 0;
 }
 
 /* Places switch s at p when both are free and every placed neighbour of s is next to p. */
-static int place(struct t2q_topo *t, uint32_t s, uint32_t p)
+static int place(struct torus2qos_topo *t, uint32_t s, uint32_t p)
 {
 	if (p == IBSM_NONE || t->grid[p] != IBSM_NONE || t->pos[s] != IBSM_NONE)
 		return 0;
@@ -134,7 +134,7 @@ static int place(struct t2q_topo *t, uint32_t s, uint32_t p)
 }
 
 /* Keeps the unplaced switches of v[0 .. n); returns how many. */
-static unsigned unplaced(const struct t2q_topo *t, uint32_t *v, unsigned n)
+static unsigned unplaced(const struct torus2qos_topo *t, uint32_t *v, unsigned n)
 {
 	unsigned k = 0;
 	for (unsigned i = 0; i < n; i++)
@@ -144,16 +144,16 @@ static unsigned unplaced(const struct t2q_topo *t, uint32_t *v, unsigned n)
 }
 
 /* The line rule at a (switch A), a+u (switch B), towards c = a+2u. */
-static int line_rule(struct t2q_topo *t, uint32_t a, unsigned dir, uint32_t c)
+static int line_rule(struct torus2qos_topo *t, uint32_t a, unsigned dir, uint32_t c)
 {
 	unsigned d = dir / 2;
-	uint32_t A = t->grid[a], B = t->grid[t2q_step(t, a, dir)];
+	uint32_t A = t->grid[a], B = t->grid[torus2qos_step(t, a, dir)];
 	uint32_t cand[MAX_NB];
 	unsigned n = 0;
 	if (t->ring[d] && t->radix[d] == 3) {
 		n = unplaced(t, cand, common(t, A, B, cand));
 	} else if (t->ring[d] && t->radix[d] == 4) {
-		uint32_t back = t2q_step(t, a, dir ^ 1);
+		uint32_t back = torus2qos_step(t, a, dir ^ 1);
 		if (back == IBSM_NONE || t->grid[back] == IBSM_NONE)
 			return 0;
 		n = unplaced(t, cand, common(t, B, t->grid[back], cand));
@@ -171,27 +171,27 @@ static int line_rule(struct t2q_topo *t, uint32_t a, unsigned dir, uint32_t c)
 }
 
 /* One pass of the face and line rules over every placed position; returns placements. */
-static unsigned grow(struct t2q_topo *t)
+static unsigned grow(struct torus2qos_topo *t)
 {
 	unsigned placed = 0;
 	uint32_t cand[MAX_NB];
 	for (uint32_t a = 0; a < t->npos; a++) {
 		if (t->grid[a] == IBSM_NONE)
 			continue;
-		for (unsigned u = 0; u < T2Q_NDIRS; u++) {
-			uint32_t b = t2q_step(t, a, u);
+		for (unsigned u = 0; u < TORUS2QOS_NDIRS; u++) {
+			uint32_t b = torus2qos_step(t, a, u);
 			if (b == IBSM_NONE || t->grid[b] == IBSM_NONE)
 				continue;
-			uint32_t c = t2q_step(t, b, u);
+			uint32_t c = torus2qos_step(t, b, u);
 			if (c != IBSM_NONE && c != a && t->grid[c] == IBSM_NONE)
 				placed += (unsigned)line_rule(t, a, u, c);
-			for (unsigned v = 0; v < T2Q_NDIRS; v++) {
+			for (unsigned v = 0; v < TORUS2QOS_NDIRS; v++) {
 				if (v / 2 == u / 2)
 					continue;
-				uint32_t q = t2q_step(t, a, v);
+				uint32_t q = torus2qos_step(t, a, v);
 				if (q == IBSM_NONE || t->grid[q] == IBSM_NONE)
 					continue;
-				uint32_t r = t2q_step(t, b, v);
+				uint32_t r = torus2qos_step(t, b, v);
 				if (r == IBSM_NONE || t->grid[r] != IBSM_NONE)
 					continue;
 				unsigned n = unplaced(t, cand, common(t, t->grid[b], t->grid[q], cand));
@@ -223,18 +223,18 @@ static uint32_t find_switch(const struct guid_sw *tab, uint32_t n, uint64_t guid
 }
 
 /* Places the switches of seed k; 0, or -1 with why saying what is missing. */
-static int plant_seed(struct t2q_topo *t, const struct torus_conf *conf, unsigned k,
+static int plant_seed(struct torus2qos_topo *t, const struct torus_conf *conf, unsigned k,
 		      const struct guid_sw *tab, uint32_t n, char *why, size_t whysz)
 {
 	const struct torus_conf_seed *sd = &g_array_index(conf->seeds, struct torus_conf_seed, k);
-	unsigned o[T2Q_DIMS];
-	for (unsigned d = 0; d < T2Q_DIMS; d++) {
+	unsigned o[TORUS2QOS_DIMS];
+	for (unsigned d = 0; d < TORUS2QOS_DIMS; d++) {
 		int r = (int)t->radix[d];
 		o[d] = (unsigned)(((-sd->dateline[d]) % r + r) % r);
 		t->dateline[d] = sd->dateline[d];
 	}
-	uint32_t origin = t2q_at(t, o);
-	for (unsigned d = 0; d < T2Q_DIMS; d++)
+	uint32_t origin = torus2qos_at(t, o);
+	for (unsigned d = 0; d < TORUS2QOS_DIMS; d++)
 		for (unsigned s = 0; s < TORUS_NDIRS; s++) {
 			const struct torus_conf_link *l = &sd->link[d][s];
 			if (!l->given || t->radix[d] < 2)
@@ -252,7 +252,7 @@ static int plant_seed(struct t2q_topo *t, const struct torus_conf *conf, unsigne
 					 (unsigned long long)l->from, (unsigned long long)l->to);
 				return -1;
 			}
-			uint32_t pb = t2q_step(t, origin, 2 * d + (s == TORUS_MINUS));
+			uint32_t pb = torus2qos_step(t, origin, 2 * d + (s == TORUS_MINUS));
 			if (pb == IBSM_NONE) {
 				snprintf(why, whysz, "%s:%u: seed %u: the link leads off the %s's edge "
 					 "from the seed switch's coordinate", conf->source, l->line,
@@ -269,7 +269,7 @@ static int plant_seed(struct t2q_topo *t, const struct torus_conf *conf, unsigne
 	return 0;
 }
 
-static void reset_places(struct t2q_topo *t, uint32_t S)
+static void reset_places(struct torus2qos_topo *t, uint32_t S)
 {
 	for (uint32_t p = 0; p < t->npos; p++)
 		t->grid[p] = IBSM_NONE;
@@ -280,7 +280,7 @@ static void reset_places(struct t2q_topo *t, uint32_t S)
 
 /* The parallel links of every placed switch, by direction; counts the links that do not fit. */
 static int sort_links(const struct ibsm_core *core, const struct ibsm_fabric *f,
-		      const struct ibsm_scope *sc, struct t2q_topo *t, struct ibsm_routes *out)
+		      const struct ibsm_scope *sc, struct torus2qos_topo *t, struct ibsm_routes *out)
 {
 	unsigned misplaced = 0;
 	for (uint32_t s = 0; s < f->n_switches; s++) {
@@ -290,13 +290,13 @@ static int sort_links(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
 		for (uint32_t i = sw->adj0; i < sw->adj0 + sw->nadj && i < f->n_adj; i++) {
 			const struct ibsm_adj *a = ibsm_adj_at(f, i);
-			if (!t2q_usable(f, sc, s, a))
+			if (!torus2qos_usable(f, sc, s, a))
 				continue;
 			uint32_t q = t->pos[a->peer_sw];
 			unsigned dir = 0;
-			while (dir < T2Q_NDIRS && (q == IBSM_NONE || t2q_step(t, p, dir) != q))
+			while (dir < TORUS2QOS_NDIRS && (q == IBSM_NONE || torus2qos_step(t, p, dir) != q))
 				dir++;
-			if (dir == T2Q_NDIRS) {
+			if (dir == TORUS2QOS_NDIRS) {
 				if (misplaced++ < 8)
 					core->log(core, IBSM_LOG_INFO,
 						  "link 0x%016llx port %u -> 0x%016llx port "
@@ -307,14 +307,14 @@ static int sort_links(const struct ibsm_core *core, const struct ibsm_fabric *f,
 						  a->peer_port);
 				continue;
 			}
-			uint8_t *n = &t->nlinks[p * T2Q_NDIRS + dir];
+			uint8_t *n = &t->nlinks[p * TORUS2QOS_NDIRS + dir];
 			if (*n >= t->pgmax)
 				return engine_fail(out, -EINVAL, "switch 0x%016llx has more than %u "
 						   "parallel links in direction %c%c: raise "
 						   "portgroup_max_ports in torus-2QoS.conf",
 						   (unsigned long long)ibsm_switch_node(f, s)->guid,
 						   t->pgmax, dir & 1 ? '-' : '+', "xyz"[dir / 2]);
-			uint8_t *l = &t->links[((size_t)p * T2Q_NDIRS + dir) * t->pgmax];
+			uint8_t *l = &t->links[((size_t)p * TORUS2QOS_NDIRS + dir) * t->pgmax];
 			unsigned k = *n;
 			while (k > 0 && l[k - 1] > a->port) { /* keep them increasing */
 				l[k] = l[k - 1];
@@ -331,11 +331,11 @@ static int sort_links(const struct ibsm_core *core, const struct ibsm_fabric *f,
 }
 
 static void log_found(const struct ibsm_core *core, const struct ibsm_fabric *f,
-		      const struct torus_conf *conf, const struct t2q_topo *t)
+		      const struct torus_conf *conf, const struct torus2qos_topo *t)
 {
 	const char *kind = t->ring[0] || t->ring[1] || t->ring[2] ? "torus" : "mesh";
 	uint32_t links = 0, cas = 0;
-	for (uint32_t i = 0; i < t->npos * T2Q_NDIRS; i++)
+	for (uint32_t i = 0; i < t->npos * TORUS2QOS_NDIRS; i++)
 		links += t->nlinks[i];
 	for (uint32_t s = 0; s < f->n_switches; s++) {
 		uint32_t p = t->pos[s];
@@ -351,15 +351,15 @@ static void log_found(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	}
 	const struct torus_conf_seed *sd =
 		&g_array_index(conf->seeds, struct torus_conf_seed, t->seed_index);
-	unsigned c[T2Q_DIMS];
+	unsigned c[TORUS2QOS_DIMS];
 	uint32_t origin = IBSM_NONE;
 	for (uint32_t s = 0; s < f->n_switches && origin == IBSM_NONE; s++)
-		for (unsigned d = 0; d < T2Q_DIMS; d++)
+		for (unsigned d = 0; d < TORUS2QOS_DIMS; d++)
 			for (unsigned k = 0; k < TORUS_NDIRS; k++)
 				if (sd->link[d][k].given && t->pos[s] != IBSM_NONE &&
 				    ibsm_switch_node(f, s)->guid == sd->link[d][k].from)
 					origin = t->pos[s];
-	t2q_coords(t, origin == IBSM_NONE ? 0 : origin, c);
+	torus2qos_coords(t, origin == IBSM_NONE ? 0 : origin, c);
 	core->log(core, IBSM_LOG_INFO, "using seed %u (%s:%u): seed switch (%u,%u,%u), datelines "
 		  "x %d y %d z %d", t->seed_index + 1, conf->source, sd->line, c[0], c[1], c[2],
 		  t->dateline[0], t->dateline[1], t->dateline[2]);
@@ -369,7 +369,7 @@ static void log_found(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		  t->ring[2] ? "z ring" : "z line", t->placed, t->npos, links, cas);
 	unsigned shown = 0, missing_sw = 0, missing_links = 0;
 	for (uint32_t p = 0; p < t->npos; p++) {
-		t2q_coords(t, p, c);
+		torus2qos_coords(t, p, c);
 		if (t->grid[p] == IBSM_NONE) {
 			missing_sw++;
 			if (shown++ < 32)
@@ -377,9 +377,9 @@ static void log_found(const struct ibsm_core *core, const struct ibsm_fabric *f,
 					  c[1], c[2]);
 			continue;
 		}
-		for (unsigned dir = 0; dir < T2Q_NDIRS; dir++) {
-			uint32_t q = t2q_step(t, p, dir);
-			if (q == IBSM_NONE || t->nlinks[p * T2Q_NDIRS + dir])
+		for (unsigned dir = 0; dir < TORUS2QOS_NDIRS; dir++) {
+			uint32_t q = torus2qos_step(t, p, dir);
+			if (q == IBSM_NONE || t->nlinks[p * TORUS2QOS_NDIRS + dir])
 				continue;
 			missing_links++;
 			if (shown++ < 32)
@@ -400,8 +400,8 @@ static void log_found(const struct ibsm_core *core, const struct ibsm_fabric *f,
 				char row[1024] = "";
 				size_t len = 0;
 				for (unsigned x = 0; x < t->radix[0] && len + 12 < sizeof(row); x++) {
-					unsigned cc[T2Q_DIMS] = { x, y, z };
-					uint32_t sw = t->grid[t2q_at(t, cc)];
+					unsigned cc[TORUS2QOS_DIMS] = { x, y, z };
+					uint32_t sw = t->grid[torus2qos_at(t, cc)];
 					if (sw == IBSM_NONE)
 						len += (size_t)snprintf(row + len, sizeof(row) - len,
 									" ------");
@@ -416,14 +416,14 @@ static void log_found(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	}
 }
 
-int t2q_topo_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
-		   const struct ibsm_scope *sc, const struct torus_conf *conf, struct t2q_topo *t,
+int torus2qos_topo_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
+		   const struct ibsm_scope *sc, const struct torus_conf *conf, struct torus2qos_topo *t,
 		   struct ibsm_routes *out)
 {
 	uint32_t S = f->n_switches;
 	memset(t, 0, sizeof(*t));
 	t->npos = 1;
-	for (unsigned d = 0; d < T2Q_DIMS; d++) {
+	for (unsigned d = 0; d < TORUS2QOS_DIMS; d++) {
 		t->radix[d] = conf->radix[d] ? conf->radix[d] : 1;
 		t->ring[d] = t->radix[d] >= 3 && !conf->mesh[d];
 		t->npos *= t->radix[d];
@@ -431,8 +431,8 @@ int t2q_topo_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	t->pgmax = conf->portgroup_max_ports ? conf->portgroup_max_ports : 16;
 	t->grid = malloc((size_t)t->npos * sizeof(*t->grid));
 	t->pos = malloc(((size_t)S + 1) * sizeof(*t->pos));
-	t->nlinks = calloc((size_t)t->npos * T2Q_NDIRS, 1);
-	t->links = malloc((size_t)t->npos * T2Q_NDIRS * t->pgmax);
+	t->nlinks = calloc((size_t)t->npos * TORUS2QOS_NDIRS, 1);
+	t->links = malloc((size_t)t->npos * TORUS2QOS_NDIRS * t->pgmax);
 	struct guid_sw *tab = malloc(((size_t)S + 1) * sizeof(*tab));
 	if (!t->grid || !t->pos || !t->nlinks || !t->links || !tab ||
 	    build_neighbours(f, sc, t) < 0) {
@@ -490,7 +490,7 @@ int t2q_topo_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	return rc;
 }
 
-void t2q_topo_free(struct t2q_topo *t)
+void torus2qos_topo_free(struct torus2qos_topo *t)
 {
 	free(t->grid);
 	free(t->pos);
@@ -498,7 +498,7 @@ void t2q_topo_free(struct t2q_topo *t)
 	free(t->links);
 	free(t->nb_off);
 	free(t->nb);
-	for (unsigned d = 0; d < T2Q_DIMS; d++) {
+	for (unsigned d = 0; d < TORUS2QOS_DIMS; d++) {
 		free(t->intact[d]);
 		free(t->seg[d]);
 	}

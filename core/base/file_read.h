@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* file.h - the one way ibsm reads a file it is given (-F, -P, -Y, --fabric and its includes,
+/* file_read.h - the one way ibsm reads a file it is given (-F, -P, -Y, --fabric and its includes,
  * guid2lid, and through struct ibsm_core every engine's and orchestrator's file: GUID lists,
  * torus_config, the chain policies): opened without blocking, refused unless it is a regular
  * file, and never read beyond a cap, so /dev/zero, a FIFO or a huge file cannot hang or
  * exhaust the daemon, at start, on SIGHUP or in the middle of a sweep. */
-#ifndef IBSM_BASE_FILE_H
-#define IBSM_BASE_FILE_H
+#ifndef IBSM_BASE_FILE_READ_H
+#define IBSM_BASE_FILE_READ_H
 
 #include <glib.h>
 #include <stddef.h>

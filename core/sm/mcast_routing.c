@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* mcast.c - multicast trees and MFTs as the SM runs them (mcast.h). */
+/* mcast_routing.c - multicast trees and MFTs as the SM runs them (mcast_routing.h). */
 #include <inttypes.h>
 #include <string.h>
 #include "base/log.h"
@@ -7,7 +7,7 @@
 #include "program/mft.h"
 #include "routing/mcast_tree.h"
 #include "sa/mcast_groups.h"
-#include "sm/mcast.h"
+#include "sm/mcast_routing.h"
 
 #define N_MLIDS (0xFFFF - MFT_MLID_FIRST)   /* 0xC000 .. 0xFFFE */
 

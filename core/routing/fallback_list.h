@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* chain.h - the engines a routing run may use, each set up once as a step instance: today the
- * "-R a,b,c[,no_fallback]" list (tried in order, then minhop unless no_fallback), later the
- * routing-chain policy's steps with their scopes. Built at start-up and again on every
- * configuration reload; a step lives on while any result it computed is in use. */
-#ifndef IBSM_ROUTING_CHAIN_H
-#define IBSM_ROUTING_CHAIN_H
+/* fallback_list.h - the engines a routing run may use, each set up once as a step instance:
+ * the "-R a,b,c[,no_fallback]" list (tried in order, then minhop unless no_fallback), or the
+ * orchestrator that routes in its place (routing chains, routing/orch.h). Built at start-up
+ * and again on every configuration reload; a step lives on while any result it computed is
+ * in use. */
+#ifndef IBSM_ROUTING_FALLBACK_LIST_H
+#define IBSM_ROUTING_FALLBACK_LIST_H
 
 #include <glib.h>
 #include <ibsm/routing.h>
@@ -12,12 +13,12 @@
 #include "routing/loader.h"
 #include "routing/step.h"
 
-#define ROUTING_FALLBACK "minhop" /* tried last unless the chain says no_fallback */
+#define ROUTING_FALLBACK "minhop" /* tried last unless the list says no_fallback */
 #define ROUTING_ORCHESTRATOR "chain" /* the orchestrator rch_policy_file selects by default */
 
 struct orch;
 
-struct routing_chain {
+struct fallback_list {
 	char *spec;                  /* "-R" as given ("minhop" when empty) */
 	GPtrArray *candidates;       /* struct routing_step *, in the order they are tried; with an
 				      * orchestrator, the steps it opened (its handles) */
@@ -27,14 +28,14 @@ struct routing_chain {
 };
 
 /* Parses spec "a,b,c[,no_fallback]" (NULL or "": minhop), loads every named engine (a name that
- * does not load fails the whole chain, loudly: no silent fallback on a typo), then the fallback,
+ * does not load fails the whole list, loudly: no silent fallback on a typo), then the fallback,
  * and sets up one instance of each with its services (configuration from o). A spec naming an
  * orchestrator (ABI 1.2; alone, or with no_fallback), or o->rch_policy_file set (the default
- * orchestrator "chain" unless the spec names one), builds an orchestrator chain instead: its
+ * orchestrator "chain" unless the spec names one), builds an orchestrator list instead: its
  * setup() reads its policy and opens its steps. NULL with *err. */
-struct routing_chain *routing_chain_new(const char *spec, const struct sm_options *o, GError **err);
-void routing_chain_free(struct routing_chain *c);
+struct fallback_list *fallback_list_new(const char *spec, const struct sm_options *o, GError **err);
+void fallback_list_free(struct fallback_list *c);
 /* What every step's cancelled() reports from now on (any thread). */
-void routing_chain_cancel(struct routing_chain *c, int on);
+void fallback_list_cancel(struct fallback_list *c, int on);
 
 #endif

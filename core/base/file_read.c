@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* file.c - reads a file the administrator names into memory, safely: never blocks on a FIFO
- * or a device, refuses anything but a regular file, and stops at a cap (see file.h). */
+/* file_read.c - reads a file the administrator names into memory, safely: never blocks on a FIFO
+ * or a device, refuses anything but a regular file, and stops at a cap (see file_read.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "base/file.h"
+#include "base/file_read.h"
 
 G_DEFINE_QUARK(ibsm-file-error-quark, file_error)
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* mcast.c - torus-2QoS multicast (seed 000, MULTICAST ROUTING). Multicast shares the VLs of
+/* master_tree.c - torus-2QoS multicast (seed 000, MULTICAST ROUTING). Multicast shares the VLs of
  * unicast, so its routes must not close credit loops with unicast ones: one master spanning
  * tree, rooted at the switch in the middle of the torus (coordinate radix/2 in each dimension,
  * or the nearest switch there when that one failed), whose branches leave the root along x,
@@ -11,25 +11,25 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "t2q.h"
+#include "torus2qos.h"
 
 /* The direction from p along dimension d to coordinate tc on the way to the root: the way
  * that does not cross the dateline on a whole line, the segment's way on a broken one;
- * T2Q_NO_DIR when the line does not connect them. */
-static unsigned toward(const struct t2q_topo *t, uint32_t p, unsigned d, unsigned tc)
+ * TORUS2QOS_NO_DIR when the line does not connect them. */
+static unsigned toward(const struct torus2qos_topo *t, uint32_t p, unsigned d, unsigned tc)
 {
-	unsigned c[T2Q_DIMS];
-	t2q_coords(t, p, c);
+	unsigned c[TORUS2QOS_DIMS];
+	torus2qos_coords(t, p, c);
 	unsigned cd = c[d];
 	c[d] = tc;
-	uint32_t q = t2q_at(t, c);
-	if (!t2q_segc(t, d, p, q))
-		return T2Q_NO_DIR;
+	uint32_t q = torus2qos_at(t, c);
+	if (!torus2qos_segc(t, d, p, q))
+		return TORUS2QOS_NO_DIR;
 	if (t->intact[d][p])
 		return tc > cd ? 2 * d : 2 * d + 1;
 	uint32_t x = p;
-	for (unsigned k = 1; k < t->radix[d] && t2q_linked(t, x, 2 * d); k++) {
-		x = t2q_step(t, x, 2 * d);
+	for (unsigned k = 1; k < t->radix[d] && torus2qos_linked(t, x, 2 * d); k++) {
+		x = torus2qos_step(t, x, 2 * d);
 		if (x == q)
 			return 2 * d;
 	}
@@ -37,16 +37,16 @@ static unsigned toward(const struct t2q_topo *t, uint32_t p, unsigned d, unsigne
 }
 
 /* The root: the occupied position nearest the middle (sum of coordinate distances). */
-static uint32_t choose_root(const struct t2q_topo *t)
+static uint32_t choose_root(const struct torus2qos_topo *t)
 {
 	uint32_t best = IBSM_NONE;
 	unsigned best_d = ~0u;
 	for (uint32_t p = 0; p < t->npos; p++) {
 		if (t->grid[p] == IBSM_NONE)
 			continue;
-		unsigned c[T2Q_DIMS], dist = 0;
-		t2q_coords(t, p, c);
-		for (unsigned d = 0; d < T2Q_DIMS; d++) {
+		unsigned c[TORUS2QOS_DIMS], dist = 0;
+		torus2qos_coords(t, p, c);
+		for (unsigned d = 0; d < TORUS2QOS_DIMS; d++) {
 			unsigned m = t->radix[d] / 2;
 			dist += c[d] > m ? c[d] - m : m - c[d];
 		}
@@ -59,11 +59,11 @@ static uint32_t choose_root(const struct t2q_topo *t)
 }
 
 /* Sets switch s's parent over the first link of direction dir. */
-static void attach(const struct ibsm_fabric *f, const struct t2q_topo *t, struct t2q_result *r,
+static void attach(const struct ibsm_fabric *f, const struct torus2qos_topo *t, struct torus2qos_result *r,
 		   uint32_t p, unsigned dir)
 {
-	uint32_t q = t2q_step(t, p, dir), s = t->grid[p];
-	size_t at = (size_t)p * T2Q_NDIRS + dir;
+	uint32_t q = torus2qos_step(t, p, dir), s = t->grid[p];
+	size_t at = (size_t)p * TORUS2QOS_NDIRS + dir;
 	uint8_t up = t->links[at * t->pgmax];
 	/* the parent's end of that same cable (parallel cables may be crossed) */
 	uint32_t peer = ibsm_port_at(f, ibsm_switch_node(f, s)->port0 + up)->peer;
@@ -72,8 +72,8 @@ static void attach(const struct ibsm_fabric *f, const struct t2q_topo *t, struct
 	r->mc_down[s] = ibsm_port_at(f, peer)->num;
 }
 
-int t2q_mcast_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
-		    const struct t2q_topo *t, struct t2q_result *r)
+int torus2qos_mcast_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
+		    const struct torus2qos_topo *t, struct torus2qos_result *r)
 {
 	uint32_t S = f->n_switches;
 	r->n_switches = S;
@@ -96,8 +96,8 @@ int t2q_mcast_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		return 0;
 	}
 	r->root_sw = t->grid[r->root_pos];
-	unsigned root[T2Q_DIMS];
-	t2q_coords(t, r->root_pos, root);
+	unsigned root[TORUS2QOS_DIMS];
+	torus2qos_coords(t, r->root_pos, root);
 	/* the rule: towards the root z first, then y, then x (the branch, read from the root,
 	 * goes x, y, z) */
 	uint8_t *up = malloc((size_t)t->npos + 1);
@@ -107,12 +107,12 @@ int t2q_mcast_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		return -ENOMEM;
 	}
 	for (uint32_t p = 0; p < t->npos; p++) {
-		up[p] = T2Q_NO_DIR;
+		up[p] = TORUS2QOS_NO_DIR;
 		if (t->grid[p] == IBSM_NONE || p == r->root_pos)
 			continue;
-		unsigned c[T2Q_DIMS];
-		t2q_coords(t, p, c);
-		for (unsigned d = T2Q_DIMS; d-- > 0;)
+		unsigned c[TORUS2QOS_DIMS];
+		torus2qos_coords(t, p, c);
+		for (unsigned d = TORUS2QOS_DIMS; d-- > 0;)
 			if (c[d] != root[d]) {
 				up[p] = (uint8_t)toward(t, p, d, root[d]);
 				break;
@@ -125,12 +125,12 @@ int t2q_mcast_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		if (t->grid[p] == IBSM_NONE || in[p])
 			continue;
 		uint32_t q = p, n = 0;
-		while (!in[q] && up[q] < T2Q_NDIRS && n++ < t->npos) {
+		while (!in[q] && up[q] < TORUS2QOS_NDIRS && n++ < t->npos) {
 			in[q] = 1;
-			q = t2q_step(t, q, up[q]);
+			q = torus2qos_step(t, q, up[q]);
 		}
 		uint8_t v = in[q] == 2 ? 2 : 3; /* 3: no way by the rule */
-		for (uint32_t x = p; in[x] == 1; x = t2q_step(t, x, up[x]))
+		for (uint32_t x = p; in[x] == 1; x = torus2qos_step(t, x, up[x]))
 			in[x] = v;
 		if (!in[q])
 			in[q] = 3; /* the rule leads nowhere from q */
@@ -145,10 +145,10 @@ int t2q_mcast_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 			queue[tail++] = p;
 	while (head < tail) {
 		uint32_t p = queue[head++];
-		for (unsigned dir = 0; dir < T2Q_NDIRS; dir++) {
-			uint32_t q = t2q_step(t, p, dir);
+		for (unsigned dir = 0; dir < TORUS2QOS_NDIRS; dir++) {
+			uint32_t q = torus2qos_step(t, p, dir);
 			if (q == IBSM_NONE || t->grid[q] == IBSM_NONE || in[q] != 3 ||
-			    !t2q_linked(t, p, dir))
+			    !torus2qos_linked(t, p, dir))
 				continue;
 			in[q] = 2;
 			attach(f, t, r, q, dir ^ 1);
@@ -159,8 +159,8 @@ int t2q_mcast_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	if (lost)
 		core->log(core, IBSM_LOG_INFO, "warning: %u switches joined the multicast master "
 			  "tree outside dimension order (a mesh line cut by a failure)", lost);
-	unsigned rc[T2Q_DIMS];
-	t2q_coords(t, r->root_pos, rc);
+	unsigned rc[TORUS2QOS_DIMS];
+	torus2qos_coords(t, r->root_pos, rc);
 	core->log(core, IBSM_LOG_VERBOSE, "multicast master tree rooted at switch 0x%016llx "
 		  "(%u,%u,%u)", (unsigned long long)ibsm_switch_node(f, r->root_sw)->guid, rc[0],
 		  rc[1], rc[2]);
@@ -175,10 +175,10 @@ static void set_bit(uint64_t mask[4], uint8_t port)
 	mask[port >> 6] |= 1ull << (port & 63);
 }
 
-int t2q_mcast(const void *result, const struct ibsm_fabric *f, uint16_t mlid, uint32_t n_members,
+int torus2qos_mcast(const void *result, const struct ibsm_fabric *f, uint16_t mlid, uint32_t n_members,
 	      const uint32_t *members, uint64_t (*egress)[4])
 {
-	const struct t2q_result *r = result;
+	const struct torus2qos_result *r = result;
 	(void)mlid;
 	if (!r->mc_parent || r->root_sw == IBSM_NONE || f->n_switches != r->n_switches)
 		return -1;

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* mcast.h - multicast routing as the SM runs it: a spanning tree per group with members
+/* mcast_routing.h - multicast routing as the SM runs it: a spanning tree per group with members
  * (routing/mcast_tree.h: the engine's `mcast` hook, else the core's default), the switches'
  * MFTs written from them (program/mft.h), again for every group on each heavy sweep and for
  * the groups whose members changed right after the joins and leaves that changed them (not
  * waiting for a sweep), and opensm.mcfdbs with -D. */
-#ifndef IBSM_SM_MCAST_H
-#define IBSM_SM_MCAST_H
+#ifndef IBSM_SM_MCAST_ROUTING_H
+#define IBSM_SM_MCAST_ROUTING_H
 
 #include "sm/sm.h"
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* mkey.h - the M_Key fields of the PortInfo a programming pass writes to each management port
+/* mkey_write.h - the M_Key fields of the PortInfo a programming pass writes to each management port
  * (a CA port, a switch's port 0): the key derived for it, ProtectBits and the lease period
- * (mad/mkey.h), and what to do when a port does not take our key: ask it (a Get without a key
+ * (mad/mkey_derive.h), and what to do when a port does not take our key: ask it (a Get without a key
  * shows the key at ProtectBits 0) and write again presenting that key; a key hidden from us
  * comes back once the port's lease period runs out. */
-#ifndef IBSM_PROGRAM_MKEY_H
-#define IBSM_PROGRAM_MKEY_H
+#ifndef IBSM_PROGRAM_MKEY_WRITE_H
+#define IBSM_PROGRAM_MKEY_WRITE_H
 
 #include <stdint.h>
 #include "program/pass.h"

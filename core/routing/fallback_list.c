@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* chain.c - building the routing chain: parse, load, set up one instance per engine. */
+/* fallback_list.c - building the fallback list: parse -R, load, set up one instance per
+ * engine (or the orchestrator that routes in its place). */
 #include <errno.h>
 #include <string.h>
 #include "base/log.h"
-#include "routing/chain.h"
+#include "routing/fallback_list.h"
 #include "routing/orch.h"
 #include "routing/services.h"
 
@@ -42,7 +43,7 @@ static void unload_all(GPtrArray *engines)
 	g_ptr_array_free(engines, TRUE);
 }
 
-struct routing_chain *routing_chain_new(const char *spec, const struct sm_options *o, GError **err)
+struct fallback_list *fallback_list_new(const char *spec, const struct sm_options *o, GError **err)
 {
 	const char *text = spec && *spec ? spec : ROUTING_FALLBACK;
 	const char *plugin_dir = o ? o->plugin_dir : NULL;
@@ -52,7 +53,7 @@ struct routing_chain *routing_chain_new(const char *spec, const struct sm_option
 		g_ptr_array_free(names, TRUE);
 		return NULL;
 	}
-	struct routing_chain *c = g_new0(struct routing_chain, 1);
+	struct fallback_list *c = g_new0(struct fallback_list, 1);
 	c->spec = g_strdup(text);
 	c->candidates = g_ptr_array_new_with_free_func((GDestroyNotify)routing_step_unref);
 	/* every named engine first: a typo in -R fails loudly instead of falling back */
@@ -72,7 +73,7 @@ struct routing_chain *routing_chain_new(const char *spec, const struct sm_option
 			unload_all(engines);
 			engine_unload(orch);
 			g_ptr_array_free(names, TRUE);
-			routing_chain_free(c);
+			fallback_list_free(c);
 			return NULL;
 		}
 		if (e->orch)
@@ -92,7 +93,7 @@ struct routing_chain *routing_chain_new(const char *spec, const struct sm_option
 			g_prefix_error(err, "rch_policy_file %s: ", o->rch_policy_file);
 			unload_all(engines);
 			g_ptr_array_free(names, TRUE);
-			routing_chain_free(c);
+			fallback_list_free(c);
 			return NULL;
 		}
 		LOG_I("CHN-0002", "rch_policy_file %s: routing chain by orchestrator %s; routing_engine "
@@ -104,7 +105,7 @@ struct routing_chain *routing_chain_new(const char *spec, const struct sm_option
 		g_ptr_array_free(names, TRUE);
 		c->orch = orch_new(orch, c->candidates, o, err);
 		if (!c->orch) {
-			routing_chain_free(c);
+			fallback_list_free(c);
 			return NULL;
 		}
 		c->n_named = c->candidates->len;
@@ -131,7 +132,7 @@ struct routing_chain *routing_chain_new(const char *spec, const struct sm_option
 	return c;
 }
 
-void routing_chain_free(struct routing_chain *c)
+void fallback_list_free(struct fallback_list *c)
 {
 	if (!c)
 		return;
@@ -142,7 +143,7 @@ void routing_chain_free(struct routing_chain *c)
 	g_free(c);
 }
 
-void routing_chain_cancel(struct routing_chain *c, int on)
+void fallback_list_cancel(struct fallback_list *c, int on)
 {
 	if (c && c->orch)
 		orch_cancel(c->orch, on);

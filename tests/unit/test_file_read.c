@@ -1,4 +1,4 @@
-/* test_file.c - every file ibsm reads refuses what is not a regular file of sensible size,
+/* test_file_read.c - every file ibsm reads refuses what is not a regular file of sensible size,
  * without blocking: /dev/zero, a FIFO, a directory and a sparse file just over the cap, given
  * to -F (config_load), -P (policies_load_partitions), -Y (policies_load_qos), --fabric
  * (netfile_load) and a fabric file's include, guid2lid (lid_assign), and every file a plugin
@@ -8,7 +8,7 @@
  * pgrp_policy_file, topo_policy_file and rch_policy_file and a step's config: file. A
  * plugin's refusal names the key and the file. A symlink to a regular file is read. Each case
  * runs in a subprocess with a time bound, so a reader that blocks fails instead of hanging.
- * Then the core's helpers themselves (core/base/file.c) and the service, also as lent by a
+ * Then the core's helpers themselves (core/base/file_read.c) and the service, also as lent by a
  * core older than ABI 1.3 (refused, not crashed). */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,13 +20,13 @@
 #include <unistd.h>
 #include <glib.h>
 #include <glib/gstdio.h>
-#include "base/file.h"
+#include "base/file_read.h"
 #include "base/log.h"
-#include "config/file.h"
+#include "config/config_file.h"
 #include "config/options.h"
 #include "fabric/lid.h"
 #include "fabric/netfile.h"
-#include "routing/chain.h"
+#include "routing/fallback_list.h"
 #include "routing/services.h"
 #include <ibsm/orchestrator.h>
 #include "sm/policies.h"
@@ -404,12 +404,12 @@ static int read_chain(enum reader r, const char *path, char **msg)
 	}
 	GError *err = NULL;
 	char *lp = log_start();
-	struct routing_chain *c = routing_chain_new("minhop", &o, &err);
+	struct fallback_list *c = fallback_list_new("minhop", &o, &err);
 	char *logged = log_text(lp);
 	int rc = c ? 0 : -1;
 	if (c) {
 		g_assert_nonnull(c->orch);
-		routing_chain_free(c);
+		fallback_list_free(c);
 	}
 	*msg = g_strdup_printf("%s\n%s", err ? err->message : "", logged);
 	if (!c && reader_key[r]) /* the reader's words, "KEY PATH: ..." */

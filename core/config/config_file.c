@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* file.c - reads the configuration file: YAML (a mapping of key: scalar, libyaml, with line and
+/* config_file.c - reads the configuration file: YAML (a mapping of key: scalar, libyaml, with line and
  * column of every problem) or an existing OpenSM opensm.conf ("key value" lines). */
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
 #include <yaml.h>
-#include "base/file.h"
-#include "config/file.h"
+#include "base/file_read.h"
+#include "config/config_file.h"
 #include "config/keys.h"
 
 struct load_ctx {

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* mkey.c - M_Key fields of the PortInfo writes, and recovery of a key a port will not take
- * (program/mkey.h). */
+/* mkey_write.c - M_Key fields of the PortInfo writes, and recovery of a key a port will not take
+ * (program/mkey_write.h). */
 #include <inttypes.h>
 #include <string.h>
 #include <infiniband/mad.h>
 #include "base/log.h"
 #include "fabric/dr.h"
-#include "mad/mkey.h"
-#include "program/mkey.h"
+#include "mad/mkey_derive.h"
+#include "program/mkey_write.h"
 
 struct mkey_fields {
 	uint64_t key;
