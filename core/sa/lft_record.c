@@ -35,4 +35,5 @@ struct sa_kind sa_lft_record = {
 	.layout = { .name = "LinearForwardingTableRecord", .attr = 0x15, .size = LFTR_SIZE, .n = 4,
 		    .width = { 16, 16, 32, 512 } }, /* LID, BlockNum, reserved, LinearForwardingTable */
 	.build = build,
+	.by_lid = 1,
 };

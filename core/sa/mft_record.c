@@ -42,4 +42,5 @@ struct sa_kind sa_mft_record = {
 		    /* LID, Position, reserved, BlockNum, reserved, MulticastForwardingTable */
 		    .width = { 16, 4, 3, 9, 32, 512 } },
 	.build = build,
+	.by_lid = 1,
 };

@@ -37,4 +37,5 @@ struct sa_kind sa_pkey_record = {
 		    .width = { 16, 16, 8, 24, 512 } }, /* LID, BlockNum, PortNum, reserved, table */
 	.build = build,
 	.trusted_only = 1,
+	.by_lid = 1, .port_at = 4, /* PortNum */
 };

@@ -5,6 +5,7 @@
 #include "sa/pkeys.h"
 
 struct sa_pkeys {
+	unsigned refs;
 	uint32_t n_ports;
 	uint32_t *off;      /* [n_ports + 1]: keys[off[p] .. off[p + 1]) */
 	uint8_t *known;     /* [n_ports] */
@@ -14,6 +15,7 @@ struct sa_pkeys {
 struct sa_pkeys *sa_pkeys_new(const struct fabric *f, sa_pkey_table_fn table, const void *ctx)
 {
 	struct sa_pkeys *k = g_new0(struct sa_pkeys, 1);
+	k->refs = 1;
 	k->n_ports = f->pub.n_ports;
 	k->off = g_new0(uint32_t, k->n_ports + 1);
 	k->known = g_new0(uint8_t, k->n_ports);
@@ -32,9 +34,16 @@ struct sa_pkeys *sa_pkeys_new(const struct fabric *f, sa_pkey_table_fn table, co
 	return k;
 }
 
-void sa_pkeys_free(struct sa_pkeys *k)
+struct sa_pkeys *sa_pkeys_ref(struct sa_pkeys *k)
 {
-	if (!k)
+	if (k)
+		k->refs++;
+	return k;
+}
+
+void sa_pkeys_unref(struct sa_pkeys *k)
+{
+	if (!k || --k->refs)
 		return;
 	g_free(k->off);
 	g_free(k->known);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* pkeys.h - the P_Key tables of one generation as the SA sees them: a copy, taken when the
  * generation is published, of what the programming pass left in every port (the programmer's
- * memory changes with the next sweep; the SA's answers must not). Flat, by port id. */
+ * memory changes with the next sweep; the SA's answers must not). Flat, by port id, and
+ * reference-counted (main thread only): the SM's snapshot and the SA's copy of it share one. */
 #ifndef IBSM_SA_PKEYS_H
 #define IBSM_SA_PKEYS_H
 
@@ -13,8 +14,11 @@ struct sa_pkeys;
 /* table(ctx, f, port, &cap): the keys port holds (NULL: not known). */
 typedef const uint16_t *(*sa_pkey_table_fn)(const void *ctx, const struct fabric *f, uint32_t port,
 					     uint32_t *cap);
+/* A copy of every port's table (one reference). */
 struct sa_pkeys *sa_pkeys_new(const struct fabric *f, sa_pkey_table_fn table, const void *ctx);
-void sa_pkeys_free(struct sa_pkeys *k);
+/* Another reference to k (k NULL: NULL); dropping the last one frees it (k NULL: nothing). */
+struct sa_pkeys *sa_pkeys_ref(struct sa_pkeys *k);
+void sa_pkeys_unref(struct sa_pkeys *k);
 /* Port id port's table (*n entries), or NULL when not known. */
 const uint16_t *sa_pkeys_of(const struct sa_pkeys *k, uint32_t port, uint32_t *n);
 /* The P_Key a path between ports a and b may use: want (0: the lowest 15-bit key they share,

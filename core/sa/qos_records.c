@@ -79,6 +79,7 @@ struct sa_kind sa_sl2vl_record = {
 		    /* LID, InputPortNum, OutputPortNum, reserved, SLtoVLMappingTable */
 		    .width = { 16, 8, 8, 32, 64 } },
 	.build = sl2vl,
+	.by_lid = 1, .port_at = 3, /* OutputPortNum */
 };
 
 /* A CA or router port's tables are asked for with OutputPortNum 0 (osmtest does, OpenSM
@@ -100,4 +101,5 @@ struct sa_kind sa_vlarb_record = {
 		    .width = { 16, 8, 8, 32, 512 } },
 	.build = vlarb,
 	.query = vlarb_query,
+	.by_lid = 1, .port_at = 2, /* OutputPortNum */
 };

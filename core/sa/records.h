@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* records.h - the SA's records built from one fabric generation: each kind is a layout (its
- * components, sa/compmask.h) and a builder that appends every record of the generation; the
- * agent filters them by the request's component mask. */
+ * components, sa/compmask.h) and a builder that appends every record of the generation, which
+ * sa_kind_answer() shows the requester as far as its partitions allow and filters by the
+ * request's component mask. The kinds are listed, with every other attribute the SA serves,
+ * in the one table of sa/handlers.c. */
 #ifndef IBSM_SA_RECORDS_H
 #define IBSM_SA_RECORDS_H
 
@@ -11,6 +13,7 @@
 #include "program/vltables.h"
 #include "routing/result.h"
 #include "sa/compmask.h"
+#include "sa/inputs.h"
 #include "sa/pkeys.h"
 #include "sa/qos_match.h"
 
@@ -18,14 +21,6 @@
 struct sa_self {
 	uint64_t sm_key;
 	uint32_t act_count;
-	uint8_t priority, state;
-};
-
-/* Another SM the last SMInfo poll found (its port's LID, what its SMInfo said). */
-struct sa_remote_sm {
-	uint64_t guid, sm_key;
-	uint32_t act_count;
-	uint16_t lid;
 	uint8_t priority, state;
 };
 
@@ -64,15 +59,20 @@ struct sa_kind {
 	/* answered only to a requester presenting our SM_Key (else ERR_REQ_INVALID), as OpenSM
 	 * does for P_KeyTableRecord: partition membership is not every port's business */
 	int trusted_only;
+	/* who may see a record: by_lid 0, the builder judges each port itself; 1, the port the
+	 * record's LID names (a switch's LID its port 0), or of a switch the port whose number is
+	 * at byte port_at (0: none) */
+	uint8_t by_lid, port_at;
 };
 
-/* The kind serving attribute attr, or NULL. The layouts are checked once (sa_kinds_check). */
-const struct sa_kind *sa_kind_of(uint16_t attr);
 /* Appends the records of kind k the requester of v may see: k->build, then (for the kinds
- * whose builder does not judge each port itself) only the records whose LID (and port number)
- * names a port the requester shares a partition with (sa_view_sees). */
+ * judged by LID) only the records whose LID (and port number) names a port the requester
+ * shares a partition with (sa_view_sees). */
 void sa_kind_build(const struct sa_kind *k, const struct sa_view *v, int trusted, GByteArray *out);
-/* 0 when every layout adds up to its record size; else -1 (and the kind's name in *bad). */
-int sa_kinds_check(const char **bad);
+/* A Get or GetTable of kind k: the records the requester of v may see (none without a
+ * generation) that match query (query_len bytes of it, as the request carries) under mask,
+ * appended to out. */
+void sa_kind_answer(const struct sa_kind *k, const struct sa_view *v, int trusted, const uint8_t *query,
+		    size_t query_len, uint64_t mask, GByteArray *out);
 
 #endif

@@ -37,7 +37,7 @@ const struct sa_layout *sr_layout(void);
  * its owner kept, its lease renewed; a new one is refused NO_RESOURCES when owner->port holds
  * quota of them already (quota 0: no such limit) or SR_MAX are registered. *out the record as
  * answered (ServiceP_Key 0xFFFF when the mask does not name it, as OpenSM answers). Who may
- * register what is the caller's to judge first (sa/agent.c). 0 or an SA status. */
+ * register what is the caller's to judge first (sa/service_requests.c). 0 or an SA status. */
 uint16_t sa_service_set(struct sa_services *s, const uint8_t *rec, uint64_t mask,
 			const struct sr_owner *owner, unsigned quota, double now, uint8_t *out);
 /* visible(ctx, rec, owner): may the requester see this service? */

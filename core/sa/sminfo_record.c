@@ -41,4 +41,5 @@ struct sa_kind sa_sminfo_record = {
 		    /* LID, reserved, GUID, SM_Key, ActCount, Priority, SMState */
 		    .width = { 16, 16, 64, 64, 32, 4, 4 } },
 	.build = build,
+	.by_lid = 1,
 };

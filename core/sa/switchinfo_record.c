@@ -52,4 +52,5 @@ struct sa_kind sa_switchinfo_record = {
 	.layout = { .name = "SwitchInfoRecord", .attr = 0x14 },
 	.init = init,
 	.build = build,
+	.by_lid = 1,
 };

@@ -197,11 +197,12 @@ static int bind_port(struct sm *sm, struct local_port *lp)
 	sminfo_agent_register(sm);
 	traps_agent_register(sm);
 	sm->sa = sa_new(sm->dispatch);
-	sm_apply_mkey(sm); /* the keys again, now that the SA exists */
 	sm->prog = programmer_new(sm->t, &sm->stop);
+	/* what the switches' MFTs and the ports' SL2VL / VLArb tables hold, for their records */
+	sm->sa_in.mft = programmer_mft(sm->prog);
+	sm->sa_in.vlt = programmer_vl_tables(sm->prog);
+	sa_publish(sm->sa, &sm->sa_in); /* with the keys sm_apply_mkey() put in */
 	mcast_init(sm);
-	if (sm->sa)
-		sa_set_vl_tables(sm->sa, programmer_vl_tables(sm->prog));
 	phase_log_init(&sm->phases, sm->t, sm->opt->progress);
 	return 0;
 }
@@ -337,6 +338,7 @@ static void sm_release(struct sm *sm)
 	mcast_free(sm);
 	sa_free(sm->sa);
 	sm->sa = NULL; /* policies_free below must not hand it anything */
+	sa_inputs_clear(&sm->sa_in);
 	dispatch_free(sm->dispatch);
 	programmer_free(sm->prog);
 	transport_free(sm->t);
@@ -362,6 +364,7 @@ int main(int argc, char **argv)
 	memset(&sm, 0, sizeof(sm));
 	sm.opt = &opt;
 	sm.state = IB_SM_NOTACTIVE;
+	sa_inputs_init(&sm.sa_in);
 	sm.t_start = phase_now();
 	the_sm = &sm;
 	LOG_I("SM-0001", "ibsm %s starting (engines: %s%s%s, LMC %u, priority %u)", IBSM_VERSION,

@@ -159,7 +159,6 @@ void mcast_init(struct sm *sm)
 	m->tree = g_malloc0(sizeof(*m->tree) * N_MLIDS);
 	sm->mcast = m;
 	sa_set_mcast_hook(sm->sa, on_change, m);
-	sa_set_mft(sm->sa, programmer_mft(sm->prog));
 }
 
 void mcast_free(struct sm *sm)

@@ -199,9 +199,9 @@ int policies_load_partitions(struct sm *sm)
 		}
 		g_free(why);
 		g_clear_error(&err);
-		if (sm->sa)
-			sa_set_partitions(sm->sa, np);
 		sm->part_policy = np;
+		sm->sa_in.parts = np;
+		sa_publish(sm->sa, &sm->sa_in);
 		return -1;
 	}
 	if (rc == 0) {
@@ -216,8 +216,8 @@ int policies_load_partitions(struct sm *sm)
 		save_copy(sm, path, text);
 	}
 	g_free(text);
-	if (sm->sa)
-		sa_set_partitions(sm->sa, np);
+	sm->sa_in.parts = np; /* handed over before the old policy goes */
+	sa_publish(sm->sa, &sm->sa_in);
 	if (sm->part_policy)
 		part_policy_free(sm->part_policy);
 	sm->part_policy = np;
@@ -304,8 +304,6 @@ int policies_load_qos(struct sm *sm)
 		      "the previous policy stays in force" : "no QoS policy is in force",
 		      err ? err->message : path);
 		g_clear_error(&err);
-		if (sm->sa && sm->qos_policy) /* partition names may have changed */
-			sa_set_qos_policy(sm->sa, sm->qos_policy, sm->part_policy);
 		return -1;
 	}
 	if (rc == 0 && sm->opt->qos)
@@ -313,8 +311,8 @@ int policies_load_qos(struct sm *sm)
 		      "one; SL2VL and VL arbitration from the qos_* options)", path && *path ? path : "(none)");
 	if (np)
 		log_qos_policy(np, path);
-	if (sm->sa)
-		sa_set_qos_policy(sm->sa, np, sm->part_policy);
+	sm->sa_in.qos = np; /* handed over before the old policy goes */
+	sa_publish(sm->sa, &sm->sa_in);
 	if (sm->qos_policy)
 		qos_policy_free(sm->qos_policy);
 	sm->qos_policy = np;
@@ -326,8 +324,9 @@ void policies_free(struct sm *sm)
 	if (sm->part_policy)
 		part_policy_free(sm->part_policy);
 	sm->part_policy = NULL;
-	if (sm->sa)
-		sa_set_qos_policy(sm->sa, NULL, NULL);
+	sm->sa_in.parts = NULL;
+	sm->sa_in.qos = NULL;
+	sa_publish(sm->sa, &sm->sa_in);
 	if (sm->qos_policy)
 		qos_policy_free(sm->qos_policy);
 	sm->qos_policy = NULL;

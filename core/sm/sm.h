@@ -29,6 +29,9 @@ struct sm {
 	struct smdev *dev;
 	struct dispatch *dispatch;     /* SMInfo, trap and SA agents */
 	struct sa *sa;                 /* the SA agent (NULL offline) */
+	/* what the SA answers from: changed where the SM's state changes, then handed over whole
+	 * (sa_publish(sm->sa, &sm->sa_in)) */
+	struct sa_inputs sa_in;
 	struct mcast_mgr *mcast;       /* multicast trees and MFTs (sm/mcast_routing.h; NULL offline) */
 	struct phase_log phases;       /* of the sweep in progress */
 	struct fallback_list *chain;   /* engines set up for the configuration in force */
@@ -70,13 +73,17 @@ struct sm {
 	double t_start;
 };
 
-/* The M_Key settings of the configuration in force, handed to the transport (at start, and
- * after each SIGHUP that took a new configuration). */
+/* The key settings of the configuration in force, at start and after each SIGHUP that took a
+ * new configuration: the M_Key ones handed to the transport, the SM_Key (and what PathRecords
+ * carry) to the SA in a new snapshot. */
 static inline void sm_apply_mkey(struct sm *sm)
 {
-	/* the SA shows keys in its records to a requester presenting our SM_Key (1: OpenSM's) */
-	sa_set_sm_key(sm->sa, sm->opt->sm_key ? sm->opt->sm_key : SM_KEY_DEFAULT);
-	sa_set_path_env(sm->sa, sm->opt->subnet_prefix, sm->opt->packet_life);
+	/* the SA shows keys in its records to a requester presenting our SM_Key (1: OpenSM's);
+	 * its PathRecords carry the subnet prefix and PacketLifeTime */
+	sm->sa_in.sm_key = sm->opt->sm_key ? sm->opt->sm_key : SM_KEY_DEFAULT;
+	sm->sa_in.subnet_prefix = sm->opt->subnet_prefix;
+	sm->sa_in.packet_life = sm->opt->packet_life;
+	sa_publish(sm->sa, &sm->sa_in);
 	struct mkey_cfg c = { .secret = sm->opt->m_key, .protect = sm->opt->m_key_protect,
 			      .lease_s = (uint16_t)sm->opt->m_key_lease, .per_port = sm->opt->m_key_per_port };
 	if (sm->t)

@@ -15,7 +15,7 @@
 #include "mad/phase.h"
 #include "fabric/dr.h"
 #include "sa/agent.h"
-#include "sa/records.h"
+#include "sa/inputs.h"
 #include "sm/sminfo.h"
 
 static uint64_t our_sm_key(const struct sm *sm)
@@ -232,7 +232,11 @@ int sminfo_poll_others(struct sm *sm, uint64_t *hand_to)
 		transport_submit(sm->t, &r);
 	}
 	transport_drain(sm->t, &sm->stop);
-	sa_set_remote_sms(sm->sa, (const struct sa_remote_sm *)(void *)q.found->data, q.found->len);
+	if (sm->sa) { /* the SA shows them as SMInfoRecords */
+		sa_inputs_set_remote_sms(&sm->sa_in, (const struct sa_remote_sm *)(void *)q.found->data,
+					 q.found->len);
+		sa_publish(sm->sa, &sm->sa_in);
+	}
 	g_array_free(q.found, TRUE);
 	sm->handed_over_by = 0; /* one sweep of grace is enough */
 	if (hand_to)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* sweep.c - one heavy sweep as data flows through the SM (DESIGN.md "One sweep"): discover,
+/* sweep.c - one heavy sweep as data flows through the SM (doc/architecture.md, "One sweep, as data flows"): discover,
  * decide master/standby, assign LIDs, route on the routing thread while the main thread keeps
  * serving MADs, program, SUBNET UP, then the dumps. Also the offline variant (--fabric) that
  * does the same with no MADs. */
@@ -14,6 +14,7 @@
 #include "fabric/lid.h"
 #include "fabric/netfile.h"
 #include "routing/run.h"
+#include "sa/pkeys.h"
 #include "sm/mcast_routing.h"
 #include "sm/sminfo.h"
 #include "sm/sweep.h"
@@ -130,7 +131,7 @@ static gpointer dump_main(gpointer p)
 		LOG_E("SWP-0012", "%s", err->message);
 		g_clear_error(&err);
 	}
-	/* a routing chain's steps: each its own files over its part (seed 000) */
+	/* a routing chain's steps: each its own files over its part (NVIDIA's SM manual, "Routing Chains", "Dump Files per Routing Engine") */
 	for (guint i = 0; j->routes && j->r->step_dumps && i < j->r->step_dumps->len; i++) {
 		const struct routing_step_dump *d = g_ptr_array_index(j->r->step_dumps, i);
 		struct dump_part part = { d->tag, &d->scope };
@@ -322,7 +323,8 @@ int sweep_heavy(struct sm *sm, GError **err)
 		sm->inactive_said = 1;
 		sm->state = IB_SM_NOTACTIVE;
 		sm->subnet_up = 0;
-		sa_set_master(sm->sa, 0);
+		sm->sa_in.master = 0;
+		sa_publish(sm->sa, &sm->sa_in);
 		return SWEEP_INACTIVE;
 	}
 	sm->inactive_said = 0;
@@ -337,11 +339,16 @@ int sweep_heavy(struct sm *sm, GError **err)
 		return -1;
 	if (mastership_phase(sm)) {
 		sm->subnet_up = 0;
-		sa_set_master(sm->sa, 0);
+		sm->sa_in.master = 0;
+		sa_publish(sm->sa, &sm->sa_in);
 		return SWEEP_STANDBY;
 	}
-	sa_set_master(sm->sa, 1);
-	sa_set_self(sm->sa, sm->opt->sm_priority, sm->state, sm->act_count);
+	/* the SA answers as master, and shows this SM as it now is */
+	sm->sa_in.master = 1;
+	sm->sa_in.priority = sm->opt->sm_priority;
+	sm->sa_in.state = sm->state;
+	sm->sa_in.act_count = sm->act_count;
+	sa_publish(sm->sa, &sm->sa_in);
 	struct fabric *f = sm->fabric;
 	if (lid_phase(sm, f, err) < 0)
 		return -1;
@@ -380,8 +387,10 @@ int sweep_heavy(struct sm *sm, GError **err)
 		      failures + rep.failures, rep.not_active);
 	sm->subnet_up = complete;
 	/* the SA answers from this generation (and a copy of its P_Key tables) from now on */
-	if (sm->sa)
-		sa_publish(sm->sa, r, sa_pkeys_new(f, pkey_table, sm->prog));
+	if (sm->sa) {
+		sa_inputs_set_routes(&sm->sa_in, r, sa_pkeys_new(f, pkey_table, sm->prog));
+		sa_publish(sm->sa, &sm->sa_in);
+	}
 	/* every group's tree again over this generation, and the MFT blocks that differ */
 	mcast_sweep(sm, r);
 	/* what follows takes tens of ms on a large fabric: the SA is served between the parts */

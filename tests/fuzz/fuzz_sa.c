@@ -70,7 +70,11 @@ static struct sa *setup(void)
 	sa = sa_new(NULL);
 	if (!sa)
 		abort();
-	sa_publish(sa, r, NULL);
+	struct sa_inputs in; /* the generation alone: not master, no SM_Key, no P_Key tables */
+	sa_inputs_init(&in);
+	sa_inputs_set_routes(&in, r, NULL);
+	sa_publish(sa, &in);
+	sa_inputs_clear(&in);
 	routing_result_unref(r);
 	fabric_unref(f);
 	return sa;

@@ -72,7 +72,7 @@ static void test_partitions_corpus(void)
 	g_string_free(many, TRUE);
 }
 
-/* QoS policy files: the corpus (seed examples, every error class), then edge inputs. */
+/* QoS policy files: the corpus (the documents' examples, every error class), then edge inputs. */
 static void test_qos_policy_corpus(void)
 {
 	int n = replay_dir(TEST_SRCDIR "/tests/fuzz/corpus/qos_policy", fuzz_qos_policy);
@@ -94,8 +94,8 @@ static void test_qos_policy_corpus(void)
 	g_string_free(many, TRUE);
 }
 
-/* torus-2QoS.conf files: the corpus (the seed example, the equivalences, every error class),
- * then edge inputs. */
+/* torus-2QoS.conf files: the corpus (the man page's example, the equivalences, every error
+ * class), then edge inputs. */
 static void test_torus_conf_corpus(void)
 {
 	int n = replay_dir(TEST_SRCDIR "/tests/fuzz/corpus/torus_conf", fuzz_torus_conf);
@@ -241,7 +241,7 @@ static void test_chain_policy_corpus(void)
 	g_string_free(many, TRUE);
 }
 
-/* Port group policies: the corpus (the seed's and the manuals' examples, every error class),
+/* Port group policies: the corpus (the manuals' examples, every error class),
  * then edge inputs: continuation lines, references, a long chain of groups. */
 static void test_port_groups_corpus(void)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* test_mcast.c - multicast in the SA (issue 12), piece by piece: the MLID pool (lowest free
+/* test_mcast.c - multicast in the SA, piece by piece: the MLID pool (lowest free
  * first, reuse, exhaustion, a hundred thousand create/delete cycles that leave it as it was),
  * then the group registry (join states, who keeps a group alive, ports that go away), then
  * MCMemberRecord joins, leaves and queries over it (create rules, selectors, P_Key, proxy). */

@@ -14,6 +14,7 @@
 #include "routing/result.h"
 #include "sa/agent.h"
 #include "sa/compmask.h"
+#include "sa/handlers.h"
 #include "sa/inform.h"
 #include "sa/multipath_record.h"
 #include "sa/path_record.h"
@@ -40,7 +41,7 @@ static void test_match(void)
 	g_assert_cmphex(sa_bits(a, 4, 8), ==, 0x23);
 	struct sa_layout bad = { .name = "bad", .size = 4, .n = 2, .width = { 16, 8 } };
 	g_assert_cmpint(sa_layout_init(&bad), ==, -1);
-	g_assert_cmpint(sa_kinds_check(NULL), ==, 0);
+	g_assert_cmpint(sa_handlers_check(NULL), ==, 0);
 	const struct sa_kind *nr = sa_kind_of(0x11);
 	g_assert_nonnull(nr);
 	g_assert_cmpuint(nr->layout.offset[7], ==, 16 * 8); /* NodeGUID: record byte 4 + NodeInfo byte 12 */
@@ -71,7 +72,14 @@ struct sabed {
 	struct fsma_bed b;
 	struct dispatch *d;
 	struct sa *sa;
+	struct sa_inputs in;       /* what the SA answers from (handed over with publish()) */
 };
+
+/* Hands s's snapshot over to its SA, as the SM does after changing it. */
+static void publish(struct sabed *s)
+{
+	sa_publish(s->sa, &s->in);
+}
 
 static void sabed_init_lmc(struct sabed *s, uint8_t lmc)
 {
@@ -82,8 +90,10 @@ static void sabed_init_lmc(struct sabed *s, uint8_t lmc)
 	s->d = dispatch_new(s->b.t);
 	s->sa = sa_new(s->d);
 	g_assert_nonnull(s->sa);
-	sa_publish(s->sa, s->b.r, NULL);
-	sa_set_master(s->sa, 1);
+	sa_inputs_init(&s->in);
+	sa_inputs_set_routes(&s->in, s->b.r, NULL);
+	s->in.master = 1;
+	publish(s);
 }
 
 static void sabed_init(struct sabed *s)
@@ -94,6 +104,7 @@ static void sabed_init(struct sabed *s)
 static void sabed_clear(struct sabed *s)
 {
 	sa_free(s->sa);
+	sa_inputs_clear(&s->in);
 	dispatch_free(s->d);
 	fsma_bed_clear(&s->b);
 }
@@ -190,7 +201,8 @@ static void test_node_records(void)
 	g_assert_cmphex(status_of(r), ==, 0);
 	g_assert_cmpuint(mad_get_field((void *)(r + IB_SA_DATA_OFFS), 0, IB_CPI_CLASSVER_F), ==, 2);
 	/* not master: silence */
-	sa_set_master(s.sa, 0);
+	s.in.master = 0;
+	publish(&s);
 	g_assert_null(ask(&s, SA_GET, 0x01, 0, NULL, 0, &len));
 	g_assert_cmpuint(sa_stats(s.sa)->not_master, ==, 1);
 	sabed_clear(&s);
@@ -208,7 +220,8 @@ static void test_portinfo_records(void)
 	mad_set_field64(f->px[sm].portinfo, 0, IB_PORT_MKEY_F, 0x1234);
 	mad_set_field(f->px[sm].portinfo, 0, IB_PORT_CAPMASK_F,
 		      mad_get_field(f->px[sm].portinfo, 0, IB_PORT_CAPMASK_F) | 0x2);
-	sa_set_sm_key(s.sa, 0x77);
+	s.in.sm_key = 0x77;
+	publish(&s);
 	uint32_t len, want = 0;
 	for (uint32_t n = 0; n < f->pub.n_nodes; n++)
 		want += f->nodes[n].type == IBSM_SWITCH ? f->nodes[n].nports + 1u : f->nodes[n].nports;
@@ -412,7 +425,8 @@ static struct qos_policy *set_policy(struct sabed *s, const char *text)
 	GError *err = NULL;
 	struct qos_policy *pol = qos_policy_parse_text(text, strlen(text), "t.conf", &err);
 	g_assert_no_error(err);
-	sa_set_qos_policy(s->sa, pol, NULL);
+	s->in.qos = pol;
+	publish(s);
 	return pol;
 }
 
@@ -464,19 +478,23 @@ static void test_path_qos_policy(void)
 	g_assert_cmpuint(pr_get(recs->data, PR_SL), ==, 1);
 	g_assert_cmpuint(pr_get(recs->data, PR_MTU), ==, 5);
 	/* no policy: the partition's sl= (the path's P_Key is the default one here) */
-	sa_set_qos_policy(s.sa, NULL, NULL);
+	s.in.qos = NULL;
+	publish(&s);
 	const char *parts = "Default=0x7fff, sl=2 : ALL=full ;\n";
 	GError *err = NULL;
 	struct part_policy *pp = part_policy_parse_text(parts, strlen(parts), "p.conf", &err);
 	g_assert_no_error(err);
-	sa_set_partitions(s.sa, pp);
+	s.in.parts = pp;
+	publish(&s);
 	g_byte_array_set_size(recs, 0);
 	g_assert_cmpuint(pr_ask(&s, SA_GET, q, m, &st, recs), ==, 1);
 	g_assert_cmpuint(pr_get(recs->data, PR_SL), ==, 2);
-	sa_set_partitions(s.sa, NULL);
+	s.in.parts = NULL;
+	publish(&s);
 	part_policy_free(pp);
 	/* no policy any more: SL 0 */
-	sa_set_qos_policy(s.sa, NULL, NULL);
+	s.in.qos = NULL;
+	publish(&s);
 	g_byte_array_set_size(recs, 0);
 	g_assert_cmpuint(pr_ask(&s, SA_GET, q, m, &st, recs), ==, 1);
 	g_assert_cmpuint(pr_get(recs->data, PR_SL), ==, 0);
@@ -507,7 +525,8 @@ static void test_path_qos_path_bits_high(void)
 		unsigned off = (unsigned)pr_get(recs->data + i * 64, PR_DLID) - f->ports[b].lid;
 		g_assert_true(off == 40 || off == 41);
 	}
-	sa_set_qos_policy(s.sa, NULL, NULL);
+	s.in.qos = NULL;
+	publish(&s);
 	qos_policy_free(pol);
 	g_byte_array_free(recs, TRUE);
 	sabed_clear(&s);
@@ -558,8 +577,11 @@ static void test_guidinfo_sminfo_records(void)
 	r = ask(&s, SA_GET, 0x30, 1u << 4, q, sizeof(q), &len);
 	g_assert_cmphex(status_of(r), ==, 0);
 	g_assert_cmpuint((unsigned)(r[IB_SA_DATA_OFFS] << 8 | r[IB_SA_DATA_OFFS + 1]), ==, f->ports[port].lid);
-	sa_set_sm_key(s.sa, 0x99);
-	sa_set_self(s.sa, 7, 3, 42);
+	s.in.sm_key = 0x99;
+	s.in.priority = 7;
+	s.in.state = 3;
+	s.in.act_count = 42;
+	publish(&s);
 	ask_sm_key = 0;
 	r = ask(&s, SA_GET, 0x18, 0, NULL, 0, &len);
 	g_assert_cmphex(status_of(r), ==, 0);
@@ -576,7 +598,8 @@ static void test_guidinfo_sminfo_records(void)
 	/* a standby the SMInfo poll found: a record of its own, as it answered */
 	struct sa_remote_sm other = { .guid = 0xabc, .sm_key = 0x99, .act_count = 5, .lid = 9,
 				      .priority = 2, .state = 2 };
-	sa_set_remote_sms(s.sa, &other, 1);
+	sa_inputs_set_remote_sms(&s.in, &other, 1);
+	publish(&s);
 	ask_sm_key = 0;
 	r = ask(&s, SA_GETTABLE, 0x18, 0, NULL, 0, &len);
 	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 32, ==, 2);
@@ -591,7 +614,8 @@ static void test_guidinfo_sminfo_records(void)
 	r = ask(&s, SA_GET, 0x18, 1u << 2, byguid, sizeof(byguid), &len);
 	g_assert_cmphex(status_of(r), ==, 0);
 	g_assert_cmpuint(mad_get_field((void *)(r + IB_SA_DATA_OFFS + 4), 0, IB_SMINFO_PRIO_F), ==, 2);
-	sa_set_remote_sms(s.sa, NULL, 0);
+	sa_inputs_set_remote_sms(&s.in, NULL, 0);
+	publish(&s);
 	r = ask(&s, SA_GETTABLE, 0x18, 0, NULL, 0, &len);
 	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 32, ==, 1);
 	sabed_clear(&s);
@@ -626,7 +650,8 @@ static void test_path_partitions(void)
 	struct sabed s;
 	sabed_init(&s);
 	const struct fabric *f = s.b.f;
-	sa_publish(s.sa, s.b.r, sa_pkeys_new(f, test_table, NULL));
+	sa_inputs_set_routes(&s.in, s.b.r, sa_pkeys_new(f, test_table, NULL));
+	publish(&s);
 	uint32_t h[4];
 	for (uint32_t i = 0; i < 4; i++)
 		h[i] = fx_ca_port(&f->pub, i, 1);
@@ -990,8 +1015,11 @@ static void test_answer_cap(void)
 	struct fabric *f = fx_line(2, 200, 0);
 	struct routing_result *r = line2_routes(f);
 	struct sa *sa = sa_new(NULL);
-	sa_publish(sa, r, NULL);
-	sa_set_master(sa, 1);
+	struct sa_inputs in;
+	sa_inputs_init(&in);
+	sa_inputs_set_routes(&in, r, NULL);
+	in.master = 1;
+	sa_publish(sa, &in);
 	uint8_t buf[4096] = { 0 };
 	uint8_t *mad = umad_get_mad(buf);
 	mad[0] = 1;
@@ -1026,6 +1054,7 @@ static void test_answer_cap(void)
 	g_assert_cmpuint(out->len, ==, 101 * PR_SIZE);
 	g_byte_array_free(out, TRUE);
 	sa_free(sa);
+	sa_inputs_clear(&in);
 	routing_result_unref(r);
 	fabric_unref(f);
 }

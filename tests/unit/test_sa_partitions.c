@@ -25,6 +25,7 @@
 struct bed {
 	struct fsma_bed b;
 	struct sa *sa;
+	struct sa_inputs in;       /* what the SA answers from */
 	const struct fabric *f;
 	uint32_t host[HOSTS];      /* port ids */
 };
@@ -60,13 +61,16 @@ static void bed_init(struct bed *t)
 		t->host[h] = fx_ca_port(&t->f->pub, h, 1);
 	t->sa = sa_new(NULL);
 	g_assert_nonnull(t->sa);
-	sa_set_sm_key(t->sa, SM_KEY);
-	sa_publish(t->sa, t->b.r, sa_pkeys_new(t->f, table, NULL));
+	sa_inputs_init(&t->in);
+	t->in.sm_key = SM_KEY;
+	sa_inputs_set_routes(&t->in, t->b.r, sa_pkeys_new(t->f, table, NULL));
+	sa_publish(t->sa, &t->in);
 }
 
 static void bed_clear(struct bed *t)
 {
 	sa_free(t->sa);
+	sa_inputs_clear(&t->in);
 	fsma_bed_clear(&t->b);
 }
 
@@ -147,7 +151,7 @@ static void test_share_rule(void)
 	g_assert_true(sa_pkeys_has(pk, h[1], 0x0000));    /* an invalid key: everybody's */
 	g_assert_true(sa_pkeys_has(pk, sw_ext, 0x8002));  /* not known: not held against it */
 	g_assert_false(sa_pkeys_has(pk, IBSM_NONE, 0x7fff));
-	sa_pkeys_free(pk);
+	sa_pkeys_unref(pk);
 	bed_clear(&t);
 }
 
@@ -170,7 +174,7 @@ static void test_share_both(void)
 	struct sa_pkeys *pk = sa_pkeys_new(t.f, both_table, NULL);
 	g_assert_true(sa_pkeys_share(pk, t.host[1], t.host[0]));
 	g_assert_cmphex(sa_pkeys_shared(pk, t.host[1], t.host[0], 0), ==, 0x0005);
-	sa_pkeys_free(pk);
+	sa_pkeys_unref(pk);
 	bed_clear(&t);
 }
 
