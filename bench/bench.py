@@ -811,8 +811,8 @@ def summarize(live, sizes, sm_names):
     return summary
 
 
-# OpenSM 3.3.23's routing phase recorded on this machine kind (shared perf baseline, minhop /
-# ftree alike within noise): shown only where this run measured nothing live.
+# OpenSM 3.3.23's routing phase as measured earlier on this kind of machine (minhop / ftree
+# alike within noise): shown only where this run measured nothing live.
 OPENSM_ROUTING_BASELINE = {2048: "0.3-0.4*", 4096: "1.1-1.6*", 8192: "6-9*", 16384: "58.7*"}
 
 

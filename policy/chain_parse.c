@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* chain_parse.c - reads NVIDIA's routing chain policy (rch_policy_file, seed 000) into a struct
- * chain_policy, checks it against the topology policy, the port groups and the LMC, and holds
- * the stanza reader the topology parser (topo_parse.c) shares. It exists so that a chain is
+/* chain_parse.c - reads NVIDIA's routing chain policy (rch_policy_file; NVIDIA's SM manual, "Routing Chains") into a struct
+ * chain_policy (its stanzas read by policy/chain_stanza.c, as the topology policy's), and checks
+ * it against the topology policy, the port groups and the LMC. It exists so that a chain is
  * refused whole, with "FILE:LINE:COL: what", before any engine is loaded for it.
- * Choices where the documents leave room (seed 000; the Mellanox OFED and UFM manuals):
+ * Choices where the documents leave room (NVIDIA's SM manual, "Defining Routing Chain Policy"; the Mellanox OFED and UFM manuals):
  *  - steps run in ascending id order, not file order (so the manuals say); a note says so
  *    when the file lists them otherwise. The step that
  *    runs first must route the whole fabric (topology 0) at path bit 0: that is the lowest id
@@ -21,275 +21,12 @@
  *    '.', under 64 bytes); NVIDIA's SM takes minhop, ftree and updn only, and a note says when
  *    another is named; whether the plugin exists is the caller's check;
  *  - use may be empty (""); config is a path, kept as written (relative paths are the
- *    caller's to resolve);
- *  - '#' starts a comment anywhere on a line, so no value holds a '#'. */
+ *    caller's to resolve). */
 #include <string.h>
 #include "policy/chain_policy.h"
 #include "policy/messages.h"
 
 G_DEFINE_QUARK(ibsm-chain-policy-error-quark, chain_policy_error)
-
-/* Text quoted in a message: at most 60 bytes of it. */
-#define SHOW(p, n) (int)((n) > 60 ? 60 : (n)), (p)
-
-/* ---- the stanza reader ------------------------------------------------------------------ */
-
-struct reader {
-	const char *text;
-	size_t len;
-	const char *name;
-	const struct chain_stanza_spec *spec;
-	GError **err;
-	int failed;
-	unsigned line;
-	size_t ls;                 /* where the line starts */
-	GArray *stanzas;
-	int open;                  /* a stanza is open: the last element of stanzas */
-};
-
-__attribute__((format(printf, 4, 5)))
-static void reader_fail(struct reader *rd, unsigned line, unsigned col, const char *fmt, ...)
-{
-	if (rd->failed)
-		return;
-	rd->failed = 1;
-	va_list ap;
-	va_start(ap, fmt);
-	policy_error_v(rd->err, rd->spec->domain, rd->spec->code, rd->name, line, col, fmt, ap);
-	va_end(ap);
-}
-
-static int is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-static unsigned col_of(const struct reader *rd, const char *p)
-{
-	return (unsigned)(p - (rd->text + rd->ls) + 1);
-}
-
-static int word_is(const char *s, size_t n, const char *word)
-{
-	return strlen(word) == n && g_ascii_strncasecmp(s, word, n) == 0;
-}
-
-/* The stanza words of the three routing chain files, for "belongs in another file". */
-static const struct {
-	const char *word, *file;
-} stanza_words[] = {
-	{ "port-group", "pgrp_policy_file" }, { "end-port-group", "pgrp_policy_file" },
-	{ "topology", "topo_policy_file" }, { "end-topology", "topo_policy_file" },
-	{ "unicast-step", "rch_policy_file" }, { "end-unicast-step", "rch_policy_file" },
-};
-
-static int qualifier_index(const struct chain_stanza_spec *spec, const char *s, size_t n)
-{
-	for (unsigned q = 0; q < spec->n_qualifiers; q++)
-		if (word_is(s, n, spec->qualifiers[q]))
-			return (int)q;
-	return -1;
-}
-
-static void stanza_open(struct reader *rd, const char *w)
-{
-	if (rd->open) {
-		const struct chain_stanza *s = &g_array_index(rd->stanzas, struct chain_stanza,
-							      rd->stanzas->len - 1);
-		reader_fail(rd, rd->line, col_of(rd, w), "'%s' inside the %s stanza opened on "
-			    "line %u: '%s' is missing before it", rd->spec->open, rd->spec->open,
-			    s->at.line, rd->spec->close);
-		return;
-	}
-	struct chain_stanza s = { .at = { rd->line, col_of(rd, w) } };
-	g_array_append_val(rd->stanzas, s);
-	rd->open = 1;
-}
-
-static void stanza_close(struct reader *rd, const char *w)
-{
-	if (!rd->open) {
-		reader_fail(rd, rd->line, col_of(rd, w), "'%s' without a '%s' before it",
-			    rd->spec->close, rd->spec->open);
-		return;
-	}
-	rd->open = 0;
-}
-
-/* A line without ':' (s, n: the line without comment and surrounding blanks). */
-static void word_line(struct reader *rd, const char *s, size_t n)
-{
-	const struct chain_stanza_spec *spec = rd->spec;
-	size_t w = 0;
-	while (w < n && !is_blank(s[w]))
-		w++;
-	if (w == n && word_is(s, n, spec->open)) {
-		stanza_open(rd, s);
-		return;
-	}
-	if (w == n && word_is(s, n, spec->close)) {
-		stanza_close(rd, s);
-		return;
-	}
-	if (word_is(s, w, spec->open) || word_is(s, w, spec->close)) {
-		size_t x = w;
-		while (is_blank(s[x]))   /* the line ends in a non-blank: x < n */
-			x++;
-		reader_fail(rd, rd->line, col_of(rd, s + x), "'%.*s' stands alone on its line",
-			    SHOW(s, w));
-		return;
-	}
-	/* "topology 1" in a unicast-step is a qualifier without its ':'; "topology" alone, the
-	 * other file's stanza */
-	int qualifier = qualifier_index(spec, s, w) >= 0;
-	for (size_t i = 0; i < G_N_ELEMENTS(stanza_words) && !(qualifier && w < n); i++)
-		if (word_is(s, w, stanza_words[i].word)) {
-			reader_fail(rd, rd->line, col_of(rd, s), "'%.*s' belongs in the %s, not "
-				    "here (this file holds '%s' stanzas)", SHOW(s, w),
-				    stanza_words[i].file, spec->open);
-			return;
-		}
-	if (qualifier) {
-		reader_fail(rd, rd->line, col_of(rd, s + w), "'%.*s' wants a ':' after it "
-			    "(qualifier: value)", SHOW(s, w));
-		return;
-	}
-	reader_fail(rd, rd->line, col_of(rd, s), "'%.*s' is neither '%s', '%s' nor a qualifier "
-		    "(qualifier: value)", SHOW(s, n), spec->open, spec->close);
-}
-
-static void unknown_qualifier(struct reader *rd, const char *s, size_t n)
-{
-	GString *known = g_string_new(NULL);
-	for (unsigned q = 0; q < rd->spec->n_qualifiers; q++)
-		g_string_append_printf(known, "%s%s", q ? ", " : "", rd->spec->qualifiers[q]);
-	/* the manuals' example for the step id reads "is: 1" */
-	const char *hint = word_is(s, n, "is") && qualifier_index(rd->spec, "id", 2) >= 0 ?
-			   " ('is: 1' in the manuals' example means 'id: 1')" : "";
-	reader_fail(rd, rd->line, col_of(rd, s), "unknown qualifier '%.*s' in a %s stanza (%s "
-		    "knows %s)%s", SHOW(s, n), rd->spec->open, rd->spec->open, known->str, hint);
-	g_string_free(known, TRUE);
-}
-
-/* "name: value" (s, n: the line without comment and surrounding blanks; colon in it). */
-static void qualifier_line(struct reader *rd, const char *s, size_t n, const char *colon)
-{
-	size_t kn = (size_t)(colon - s);
-	while (kn > 0 && is_blank(s[kn - 1]))
-		kn--;
-	if (kn == 0) {
-		reader_fail(rd, rd->line, col_of(rd, colon), "':' without a qualifier name "
-			    "before it");
-		return;
-	}
-	int q = qualifier_index(rd->spec, s, kn);
-	if (q < 0) {
-		unknown_qualifier(rd, s, kn);
-		return;
-	}
-	if (!rd->open) {
-		reader_fail(rd, rd->line, col_of(rd, s), "'%s:' outside a %s stanza (%s ... %s)",
-			    rd->spec->qualifiers[q], rd->spec->open, rd->spec->open,
-			    rd->spec->close);
-		return;
-	}
-	struct chain_stanza *st = &g_array_index(rd->stanzas, struct chain_stanza,
-						 rd->stanzas->len - 1);
-	struct chain_stanza_value *v = &st->v[q];
-	if (v->s) {
-		reader_fail(rd, rd->line, col_of(rd, s), "'%s:' given twice in one %s stanza "
-			    "(first on line %u)", rd->spec->qualifiers[q], rd->spec->open,
-			    v->at.line);
-		return;
-	}
-	const char *b = colon + 1, *e = s + n;
-	while (b < e && is_blank(*b))
-		b++;
-	const char *second = memchr(b, ':', (size_t)(e - b));
-	if (second) {
-		reader_fail(rd, rd->line, col_of(rd, second), "':' inside the value of '%s:' (a "
-			    "colon only ends a qualifier's name; one qualifier per line)",
-			    rd->spec->qualifiers[q]);
-		return;
-	}
-	if (b == e && !(rd->spec->empty_ok & (1u << q))) {
-		reader_fail(rd, rd->line, col_of(rd, colon + 1), "'%s:' wants a value",
-			    rd->spec->qualifiers[q]);
-		return;
-	}
-	v->s = b;
-	v->n = (size_t)(e - b);
-	v->at.line = rd->line;
-	v->at.col = col_of(rd, b);
-}
-
-static void read_line(struct reader *rd, size_t le)
-{
-	const char *s = rd->text + rd->ls, *e = rd->text + le;
-	const char *hash = memchr(s, '#', (size_t)(e - s));
-	if (hash)
-		e = hash;
-	while (s < e && is_blank(*s))
-		s++;
-	while (e > s && is_blank(e[-1]))
-		e--;
-	if (s == e)
-		return;
-	const char *colon = memchr(s, ':', (size_t)(e - s));
-	if (colon)
-		qualifier_line(rd, s, (size_t)(e - s), colon);
-	else
-		word_line(rd, s, (size_t)(e - s));
-}
-
-GArray *chain_stanza_read(const char *text, size_t len, const char *name,
-			  const struct chain_stanza_spec *spec, GError **err)
-{
-	struct reader rd = { .text = text ? text : "", .len = text ? len : 0, .name = name,
-			     .spec = spec, .err = err };
-	rd.stanzas = g_array_new(FALSE, TRUE, sizeof(struct chain_stanza));
-	size_t pos = 0;
-	while (!rd.failed && pos < rd.len) {
-		const char *nl = memchr(rd.text + pos, '\n', rd.len - pos);
-		size_t le = nl ? (size_t)(nl - rd.text) : rd.len;
-		rd.line++;
-		rd.ls = pos;
-		pos = nl ? le + 1 : rd.len;
-		const char *nul = memchr(rd.text + rd.ls, '\0', le - rd.ls);
-		if (nul) {
-			reader_fail(&rd, rd.line, col_of(&rd, nul), "NUL byte in the file");
-			break;
-		}
-		read_line(&rd, le);
-	}
-	if (!rd.failed && rd.open) {
-		const struct chain_stanza *s = &g_array_index(rd.stanzas, struct chain_stanza,
-							      rd.stanzas->len - 1);
-		reader_fail(&rd, s->at.line, s->at.col, "the %s stanza opened here is not closed: "
-			    "'%s' is missing", spec->open, spec->close);
-	}
-	if (rd.failed) {
-		g_array_free(rd.stanzas, TRUE);
-		return NULL;
-	}
-	return rd.stanzas;
-}
-
-int chain_stanza_decimal(const struct chain_stanza_value *v, uint64_t max, uint64_t *out)
-{
-	uint64_t x = 0;
-	if (v->n == 0)
-		return -1;
-	for (size_t i = 0; i < v->n; i++) {
-		if (v->s[i] < '0' || v->s[i] > '9')
-			return -1;
-		x = x * 10 + (uint64_t)(v->s[i] - '0');
-		if (x > max)
-			return -2;
-	}
-	*out = x;
-	return 0;
-}
 
 /* ---- the chain policy: the steps -------------------------------------------------------- */
 
@@ -301,13 +38,11 @@ static const char *const chain_qualifiers[CHAIN_Q_N] = {
 	[CHAIN_Q_FALLBACK_TO] = "fallback-to", [CHAIN_Q_PATH_BIT] = "path-bit",
 };
 
-/* The engines NVIDIA's SM accepts in a chain (seed 000: "currently"). */
+/* The engines NVIDIA's SM accepts in a chain (NVIDIA's SM manual, "Routing Chains": "in the current version"). */
 static const char *const nvidia_engines[] = { "minhop", "ftree", "updn" };
 
 struct chain_parser {
-	const char *name;
-	GError **err;
-	int failed;
+	struct policy_report rep;  /* the chain file's */
 	struct chain_policy *c;
 	GHashTable *by_id;         /* step id -> struct chain_step * */
 };
@@ -317,28 +52,9 @@ static const char *chain_src(const char *name)
 	return name ? name : "<rch_policy_file>";
 }
 
-__attribute__((format(printf, 3, 4)))
-static void chain_fail(struct chain_parser *ps, struct chain_at at, const char *fmt, ...)
-{
-	if (ps->failed)
-		return;
-	ps->failed = 1;
-	va_list ap;
-	va_start(ap, fmt);
-	policy_error_v(ps->err, CHAIN_POLICY_ERROR, CHAIN_POLICY_ERROR_SYNTAX, chain_src(ps->name),
-		       at.line, at.col, fmt, ap);
-	va_end(ap);
-}
-
-__attribute__((format(printf, 3, 4)))
-static void chain_note(struct chain_parser *ps, struct chain_at at, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	g_ptr_array_add(ps->c->notes, policy_message_v(chain_src(ps->name), at.line, at.col, fmt,
-						       ap));
-	va_end(ap);
-}
+/* The file is refused, or a note taken, at `at` (a struct chain_at). */
+#define chain_fail(ps, at, ...) policy_fail(&(ps)->rep, (at).line, (at).col, __VA_ARGS__)
+#define chain_note(ps, at, ...) policy_note(&(ps)->rep, (at).line, (at).col, __VA_ARGS__)
 
 static void step_free(gpointer p)
 {
@@ -376,10 +92,11 @@ static int step_number(struct chain_parser *ps, const struct chain_stanza_value 
 {
 	int r = chain_stanza_decimal(v, max, out);
 	if (r == -1)
-		chain_fail(ps, v->at, "%s '%.*s' is not a decimal number", what, SHOW(v->s, v->n));
+		chain_fail(ps, v->at, "%s '%.*s' is not a decimal number", what,
+			   POLICY_SHOW(v->s, v->n));
 	else if (r == -2 || *out < min)
 		chain_fail(ps, v->at, "%s %.*s is out of range (%" G_GUINT64_FORMAT " to %"
-			   G_GUINT64_FORMAT ")", what, SHOW(v->s, v->n), min, max);
+			   G_GUINT64_FORMAT ")", what, POLICY_SHOW(v->s, v->n), min, max);
 	return r == 0 && *out >= min ? 0 : -1;
 }
 
@@ -399,7 +116,8 @@ static int step_engine(struct chain_parser *ps, struct chain_step *st,
 	if (!engine_name_ok(v->s, v->n)) {
 		chain_fail(ps, v->at, "engine '%.*s' is not an engine name (a plugin file name "
 			   "without .so: letters, digits, '_', '-', '.', '+', not starting with "
-			   "'.', at most %d bytes)", SHOW(v->s, v->n), CHAIN_ENGINE_NAME_MAX);
+			   "'.', at most %d bytes)", POLICY_SHOW(v->s, v->n),
+			   CHAIN_ENGINE_NAME_MAX);
 		return -1;
 	}
 	st->engine = g_strndup(v->s, v->n);
@@ -596,28 +314,29 @@ struct chain_policy *chain_policy_parse_text(const char *text, size_t len, const
 	GArray *stanzas = chain_stanza_read(text, len, chain_src(name), &spec, err);
 	if (!stanzas)
 		return NULL;
-	struct chain_parser ps = { .name = name, .err = err };
+	struct chain_parser ps = { .rep = { .name = chain_src(name), .domain = CHAIN_POLICY_ERROR,
+					    .code = CHAIN_POLICY_ERROR_SYNTAX, .err = err } };
 	ps.c = g_new0(struct chain_policy, 1);
 	ps.c->source = g_strdup(name);
 	ps.c->steps = g_ptr_array_new_with_free_func(step_free);
 	ps.c->order = g_ptr_array_new();
-	ps.c->notes = g_ptr_array_new_with_free_func(g_free);
+	ps.c->notes = ps.rep.notes = g_ptr_array_new_with_free_func(g_free);
 	ps.by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
-	for (guint i = 0; i < stanzas->len && !ps.failed; i++)
+	for (guint i = 0; i < stanzas->len && !ps.rep.failed; i++)
 		add_step(&ps, &g_array_index(stanzas, struct chain_stanza, i));
-	if (!ps.failed && ps.c->steps->len == 0)
-		chain_fail(&ps, (struct chain_at){ 1, 1 }, "no unicast-step: a routing chain has "
-			   "at least one step");
-	for (guint i = 0; i < ps.c->steps->len && !ps.failed; i++) {
+	if (!ps.rep.failed && ps.c->steps->len == 0)
+		policy_fail(&ps.rep, 1, 1, "no unicast-step: a routing chain has at least one "
+			    "step");
+	for (guint i = 0; i < ps.c->steps->len && !ps.rep.failed; i++) {
 		struct chain_step *st = ps.c->steps->pdata[i];
 		if (st->fallback_to)
 			link_fallback(&ps, st);
 	}
-	if (!ps.failed)
+	if (!ps.rep.failed)
 		order_steps(&ps);
 	g_hash_table_destroy(ps.by_id);
 	g_array_free(stanzas, TRUE);
-	if (ps.failed) {
+	if (ps.rep.failed) {
 		chain_policy_free(ps.c);
 		return NULL;
 	}
@@ -626,16 +345,9 @@ struct chain_policy *chain_policy_parse_text(const char *text, size_t len, const
 
 /* ---- the two files together ------------------------------------------------------------- */
 
-__attribute__((format(printf, 4, 5)))
-static int check_fail(GError **err, const char *name, struct chain_at at, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	policy_error_v(err, CHAIN_POLICY_ERROR, CHAIN_POLICY_ERROR_CHECK, name, at.line, at.col,
-		       fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* The two files do not agree: *err "name:LINE:COL: what" at `at`; -1. */
+#define check_fail(err, name, at, ...) policy_error(err, CHAIN_POLICY_ERROR, \
+	CHAIN_POLICY_ERROR_CHECK, name, (at).line, (at).col, __VA_ARGS__)
 
 /* The smallest LMC whose 2^lmc LID offsets include b. */
 static unsigned lmc_for(unsigned b)

@@ -1,30 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* chain_policy.h - routing chains (NVIDIA's SM, seed 000): the topology policy
+/* chain_policy.h - routing chains (NVIDIA's SM manual, "Routing Chains"): the topology policy
  * (topo_policy_file: numbered topologies, each a switch port group and a CA port group) and the
  * routing chain policy (rch_policy_file: unicast steps, each an engine over a topology, with its
  * own configuration file, fallback and path bit). Part of the policy library: the models, their
  * parsers, the check of the two files against each other and against the port groups; no
  * fabric here and no logging (messages go back to the caller).
- *
- * The grammar both files share (policy/chain_parse.c says why each choice was made):
- *  - a file is stanzas, "topology" ... "end-topology" or "unicast-step" ... "end-unicast-step",
- *    each word alone on its line; inside, one "qualifier: value" per line; '#' starts a
- *    comment anywhere on a line; blank lines are ignored; nothing else is allowed outside a
- *    stanza; stanza words and qualifier names are read without case ("Path-bit:" is path-bit);
- *  - a value is the rest of the line after the first ':', without surrounding blanks; another
- *    ':' in it refuses the file; every qualifier at most once per stanza;
- *  - numbers are decimal only (0x... is refused), leading zeros allowed.
- * Every error refuses the whole file: NULL and *err "NAME:LINE:COL: what". */
+ * The grammar both files share is policy/chain_stanza.h's (struct chain_at too); the choices
+ * within each file are policy/topo_parse.c's and policy/chain_parse.c's. Every error refuses
+ * the whole file: NULL and *err "NAME:LINE:COL: what". */
 #ifndef IBSM_POLICY_CHAIN_POLICY_H
 #define IBSM_POLICY_CHAIN_POLICY_H
 
 #include <glib.h>
 #include <stdint.h>
-
-/* Where a value starts in its file; line 0: the qualifier was not given. */
-struct chain_at {
-	unsigned line, col;
-};
+#include "policy/chain_stanza.h"
 
 /* ---- the topology policy (topo_policy_file) --------------------------------------------- */
 
@@ -115,37 +104,5 @@ int chain_step_key_allowed(const char *key);
 #define CHAIN_POLICY_ERROR chain_policy_error_quark()
 GQuark chain_policy_error_quark(void);
 enum chain_policy_error { CHAIN_POLICY_ERROR_SYNTAX = 1, CHAIN_POLICY_ERROR_CHECK };
-
-/* ---- the stanza reader the two parsers share (chain_parse.c); not for other callers ------ */
-
-#define CHAIN_STANZA_MAX_QUALIFIERS 8
-
-struct chain_stanza_spec {
-	const char *open, *close;          /* "topology", "end-topology" */
-	const char *const *qualifiers;     /* names, lower case; the index is the value's slot */
-	unsigned n_qualifiers;             /* at most CHAIN_STANZA_MAX_QUALIFIERS */
-	unsigned empty_ok;                 /* bit q: qualifier q may have an empty value */
-	GQuark domain;                     /* of the errors */
-	int code;
-};
-
-struct chain_stanza_value {
-	const char *s;             /* into the text read; NULL: not given */
-	size_t n;
-	struct chain_at at;
-};
-
-struct chain_stanza {
-	struct chain_at at;        /* the opening word */
-	struct chain_stanza_value v[CHAIN_STANZA_MAX_QUALIFIERS];
-};
-
-/* The stanzas of text (struct chain_stanza, in file order), or NULL and *err. The values
- * point into text. */
-GArray *chain_stanza_read(const char *text, size_t len, const char *name,
-			  const struct chain_stanza_spec *spec, GError **err);
-
-/* A decimal value no larger than max: 0, -1 not a decimal number, -2 larger than max. */
-int chain_stanza_decimal(const struct chain_stanza_value *v, uint64_t max, uint64_t *out);
 
 #endif

@@ -6,6 +6,8 @@
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
+#include "policy/lines.h"
+#include "policy/numbers.h"
 #include "policy/partitions.h"
 
 G_DEFINE_QUARK(ibsm-partitions-error-quark, part_error)
@@ -24,11 +26,9 @@ struct parser {
 	const char *text;
 	size_t len, pos;
 	unsigned line, col;
-	const char *name;
+	struct policy_report rep;
 	struct token la;    /* lookahead */
 	int have_la;
-	GError **err;
-	int failed;
 	struct part_policy *pol;
 	GPtrArray *auto_parts;  /* partitions without P_Key (never merged) */
 	GHashTable *by_key;     /* pkey -> struct partition * */
@@ -135,74 +135,24 @@ static const char *tok_name(const struct token *k)
 	}
 }
 
-static const char *src_name(const struct parser *ps)
-{
-	return ps->name ? ps->name : "<partitions>";
-}
-
-__attribute__((format(printf, 3, 4)))
-static void fail(struct parser *ps, const struct token *k, const char *fmt, ...)
-{
-	if (ps->failed)
-		return;
-	ps->failed = 1;
-	va_list ap;
-	va_start(ap, fmt);
-	char *m = g_strdup_vprintf(fmt, ap);
-	va_end(ap);
-	g_set_error(ps->err, PART_ERROR, PART_ERROR_SYNTAX, "%s:%u:%u: %s", src_name(ps), k->line,
-		    k->col, m);
-	g_free(m);
-}
-
+/* The file is refused at token k. */
+#define fail(ps, k, ...) policy_fail(&(ps)->rep, (k)->line, (k)->col, __VA_ARGS__)
 /* A bad value: remembered with its place in pol->skipped (the caller logs it), parsing goes on. */
-__attribute__((format(printf, 3, 4)))
-static void skip_msg(struct parser *ps, const struct token *k, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	char *m = g_strdup_vprintf(fmt, ap);
-	va_end(ap);
-	char *full = g_strdup_printf("%s:%u:%u: %s", src_name(ps), k->line, k->col, m);
-	g_ptr_array_add(ps->pol->skipped, full);
-	g_free(m);
-}
+#define skip_msg(ps, k, ...) \
+	policy_message_add((ps)->pol->skipped, (ps)->rep.name, (k)->line, (k)->col, __VA_ARGS__)
 
 static int word_is(const struct token *k, const char *w)
 {
-	return k->t == T_WORD && strlen(w) == k->len && g_ascii_strncasecmp(k->s, w, k->len) == 0;
+	return k->t == T_WORD && policy_word_is_nocase(k->s, k->len, w);
 }
 
-/* Decimal, or hex with 0x; the whole word must be the number. */
+/* Decimal, or hex with 0x; the whole word (up to a NUL byte in it, and at most 40 bytes) must
+ * be the number. */
 static int parse_num(const struct token *k, uint64_t max, uint64_t *out)
 {
-	if (k->t != T_WORD || k->len == 0 || k->len > 40)
-		return -1;
-	char buf[48];
-	memcpy(buf, k->s, k->len);
-	buf[k->len] = 0;
-	const char *p = buf;
-	int base = 10;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-		base = 16;
-		p += 2;
-	}
-	if (!*p)
-		return -1;
-	uint64_t v = 0;
-	for (; *p; p++) {
-		int d;
-		if (*p >= '0' && *p <= '9')
-			d = *p - '0';
-		else if (base == 16 && isxdigit((unsigned char)*p))
-			d = g_ascii_xdigit_value(*p);
-		else
-			return -1;
-		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
-			return -1;
-		v = v * (uint64_t)base + (uint64_t)d;
-	}
-	if (v > max)
+	uint64_t v;
+	if (k->t != T_WORD || k->len > 40 ||
+	    policy_parse_u64(k->s, strnlen(k->s, k->len), &v) < 0 || v > max)
 		return -1;
 	*out = v;
 	return 0;
@@ -290,9 +240,8 @@ static uint8_t membership_of(struct parser *ps, const struct token *v)
 		return PART_LIMITED;
 	if (word_is(v, "both"))
 		return PART_BOTH;
-	g_ptr_array_add(ps->pol->notes, g_strdup_printf("%s:%u:%u: membership '%.*s' not recognized, "
-							 "limited assumed", src_name(ps), v->line, v->col,
-							 (int)v->len, v->s));
+	policy_note(&ps->rep, v->line, v->col, "membership '%.*s' not recognized, limited assumed",
+		    (int)v->len, v->s);
 	return PART_LIMITED;
 }
 
@@ -667,12 +616,14 @@ static struct part_policy *policy_new(const char *source)
 struct part_policy *part_policy_parse_text(const char *text, size_t len, const char *name,
 					   GError **err)
 {
-	struct parser ps = { .text = text ? text : "", .len = text ? len : 0, .line = 1,
-			     .col = 1, .name = name, .err = err };
+	struct parser ps = { .text = text ? text : "", .len = text ? len : 0, .line = 1, .col = 1,
+			     .rep = { .name = name ? name : "<partitions>", .domain = PART_ERROR,
+				      .code = PART_ERROR_SYNTAX, .err = err } };
 	ps.pol = policy_new(name);
+	ps.rep.notes = ps.pol->notes;
 	ps.auto_parts = g_ptr_array_new();
 	ps.by_key = g_hash_table_new(NULL, NULL);
-	while (!ps.failed && peek(&ps)->t != T_EOF) {
+	while (!ps.rep.failed && peek(&ps)->t != T_EOF) {
 		struct def d = { 0 };
 		if (parse_header(&ps, &d) < 0 || parse_body(&ps, &d) < 0) {
 			partition_free(d.p);
@@ -680,7 +631,7 @@ struct part_policy *part_policy_parse_text(const char *text, size_t len, const c
 		}
 		add_definition(&ps, &d);
 	}
-	if (ps.failed) {
+	if (ps.rep.failed) {
 		g_ptr_array_free(ps.auto_parts, TRUE);
 		g_hash_table_destroy(ps.by_key);
 		part_policy_free(ps.pol);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* port_groups.h - the port groups policy file of NVIDIA's SM (pgrp_policy_file, seed 000):
+/* port_groups.h - the port groups policy file of NVIDIA's SM (pgrp_policy_file; NVIDIA's SM manual, "Defining Port Groups"):
  * named groups of ports that routing chains, and later other policy files, refer to. Part of
  * the policy library: the model, its parser, and its resolution against a flat list of ports
  * the caller builds from its fabric (no core types here, and no logging: messages go back to
@@ -18,14 +18,14 @@
  * (continuation lines, blanks, comments, what a match is) are in port_groups_parse.c's and
  * port_groups_resolve.c's top comments.
  *
- * Names and references (the rules the seed's own example needs, where grp3 is defined twice):
+ * Names and references (the rules the manual's own example needs, where grp3 is defined twice):
  *  - The predefined groups ALL, ALL_SWITCHES, ALL_CAS and ALL_ROUTERS may be referred to and
  *    never defined.
  *  - A reference may point forward: names are resolved after the whole file is read. An
  *    unknown name is an error at the reference.
  *  - A stanza whose name was defined before redefines it (with a note). Inside the
  *    redefinition, a reference to its own name means the definition just before it: so the
- *    seed's "grp3 = grp1 - grp2" then "grp3 = grp3 + grp4" gives (grp1 - grp2) + grp4.
+ *    manual's "grp3 = grp1 - grp2" then "grp3 = grp3 + grp4" gives (grp1 - grp2) + grp4.
  *  - Every other reference to a name, from anywhere in the file (before, between or after its
  *    definitions), means its final (last) definition; so does pgrp_policy_find(). A group
  *    defined between the two grp3 stanzas that refers to grp3 sees the final grp3.

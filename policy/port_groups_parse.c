@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* port_groups_parse.c - reads a port groups policy file (NVIDIA's pgrp_policy_file, seed 000)
+/* port_groups_parse.c - reads a port groups policy file (NVIDIA's pgrp_policy_file; the SM manual's "Defining Port Groups")
  * into a struct pgrp_policy, refusing the whole file with "FILE:LINE:COL: what" and noting
  * what it assumes. OpenSM 3.3.23 has no such file; this reader is written from the documents.
  * How it reads (the decisions the documents leave open):
@@ -9,7 +9,7 @@
  *    A qualifier is a word (letters, digits, '-', '_') followed by ':' (blanks may come
  *    between); its value is the rest of the line. Qualifier names are case-sensitive.
  *  - Any other line continues the value of the qualifier before it, joined with one blank:
- *    the seed's examples were wrapped by a PDF ("port-guid: 0x281" / ", 0x282"; "hca_idx=1"
+ *    the manual's examples, as its PDF edition prints them, are wrapped ("port-guid: 0x281" / ", 0x282"; "hca_idx=1"
  *    on a line of its own). Outside a stanza, or before a stanza's first qualifier, such a
  *    line is an error.
  *  - A ':' anywhere in a value is an error (the documents: a colon only ends a qualifier); so
@@ -38,7 +38,7 @@
  *  - Names, redefinitions and references: see port_groups.h. References are resolved after
  *    the whole file: unknown names, then cycles, each reported at the reference. */
 #include <string.h>
-#include "policy/messages.h"
+#include "policy/lines.h"
 #include "policy/numbers.h"
 #include "policy/port_groups.h"
 
@@ -101,9 +101,7 @@ struct value {
 struct parser {
 	const char *text;
 	size_t len;
-	const char *name;
-	GError **err;
-	int failed;
+	struct policy_report rep;
 	struct pgrp_policy *p;
 	struct pgrp_group *g;      /* the stanza open, or NULL */
 	unsigned use_line;         /* where the open stanza's use: was given (0: not yet) */
@@ -117,37 +115,15 @@ struct parser {
 
 /* ---- messages --------------------------------------------------------------------------- */
 
-static const char *src_name(const struct parser *ps)
-{
-	return ps->name ? ps->name : "<port-groups>";
-}
+/* The file is refused (with PGRP_POLICY_ERROR_SYNTAX, or code), or a note taken, at where (a
+ * struct pos). */
+#define fail(ps, where, ...) policy_fail(&(ps)->rep, (where).line, (where).col, __VA_ARGS__)
+#define fail_code(ps, code, where, ...) \
+	policy_fail_code(&(ps)->rep, code, (where).line, (where).col, __VA_ARGS__)
+#define note(ps, where, ...) policy_note(&(ps)->rep, (where).line, (where).col, __VA_ARGS__)
 
-__attribute__((format(printf, 4, 5)))
-static void fail_code(struct parser *ps, int code, struct pos at, const char *fmt, ...)
-{
-	if (ps->failed)
-		return;
-	ps->failed = 1;
-	va_list ap;
-	va_start(ap, fmt);
-	policy_error_v(ps->err, PGRP_POLICY_ERROR, code, src_name(ps), at.line, at.col, fmt, ap);
-	va_end(ap);
-}
-
-#define fail(ps, at, ...) fail_code(ps, PGRP_POLICY_ERROR_SYNTAX, at, __VA_ARGS__)
-
-__attribute__((format(printf, 3, 4)))
-static void note(struct parser *ps, struct pos at, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	g_ptr_array_add(ps->p->notes, policy_message_v(src_name(ps), at.line, at.col, fmt, ap));
-	va_end(ap);
-}
-
-/* Text quoted in a message: at most 60 bytes of it. */
-#define SHOW(s, n) (int)((n) > 60 ? 60 : (n)), (s)
-#define SHOWS(str) SHOW(str, strlen(str))
+/* A whole string quoted in a message (at most 60 bytes of it). */
+#define SHOWS(str) POLICY_SHOW(str, strlen(str))
 
 static struct pos at(unsigned line, unsigned col)
 {
@@ -229,11 +205,6 @@ int pgrp_policy_has(const struct pgrp_policy *p, const char *name)
 
 /* ---- values ----------------------------------------------------------------------------- */
 
-static int is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
 static int is_word(char c)
 {
 	return g_ascii_isalnum(c) || c == '-' || c == '_';
@@ -268,7 +239,7 @@ static void value_append(struct parser *ps, size_t b, size_t e, unsigned line, u
 
 static void skip_vblanks(const struct value *v, size_t *i)
 {
-	while (*i < v->s->len && is_blank(v->s->str[*i]))
+	while (*i < v->s->len && policy_is_blank(v->s->str[*i]))
 		(*i)++;
 }
 
@@ -294,7 +265,7 @@ static void vt_next(const struct value *v, size_t *i, const char *punct, struct 
 		t->e = ++(*i);
 		return;
 	}
-	while (*i < v->s->len && !is_blank(s[*i]) && !strchr(punct, s[*i]))
+	while (*i < v->s->len && !policy_is_blank(s[*i]) && !strchr(punct, s[*i]))
 		(*i)++;
 	t->e = *i;
 }
@@ -313,12 +284,12 @@ static int vnumber(struct parser *ps, size_t b, size_t e, const char *what, uint
 	int r = policy_parse_u64(s, n, out);
 	if (r == -1) {
 		fail(ps, vpos(&ps->v, b), "bad %s '%.*s' (decimal, or hex with 0x)", what,
-		     SHOW(s, n));
+		     POLICY_SHOW(s, n));
 		return -1;
 	}
 	if (r == -2 || *out < min || *out > max) {
-		fail(ps, vpos(&ps->v, b), "%s '%.*s' out of range (%llu-%llu)", what, SHOW(s, n),
-		     (unsigned long long)min, (unsigned long long)max);
+		fail(ps, vpos(&ps->v, b), "%s '%.*s' out of range (%llu-%llu)", what,
+		     POLICY_SHOW(s, n), (unsigned long long)min, (unsigned long long)max);
 		return -1;
 	}
 	return 0;
@@ -331,11 +302,12 @@ static int vguid(struct parser *ps, const struct vtok *t, uint64_t *out)
 	int r = policy_parse_u64(s, n, out);
 	if (r == -1) {
 		fail(ps, vpos(&ps->v, t->b), "bad GUID '%.*s' (hex with 0x, or decimal)",
-		     SHOW(s, n));
+		     POLICY_SHOW(s, n));
 		return -1;
 	}
 	if (r == -2) {
-		fail(ps, vpos(&ps->v, t->b), "GUID '%.*s' has more than 64 bits", SHOW(s, n));
+		fail(ps, vpos(&ps->v, t->b), "GUID '%.*s' has more than 64 bits",
+		     POLICY_SHOW(s, n));
 		return -1;
 	}
 	if (*out == 0) {
@@ -350,13 +322,13 @@ static char *vt_show(const struct value *v, const struct vtok *t)
 {
 	if (vt_end(v, t))
 		return g_strdup("the end of the value");
-	return g_strdup_printf("'%.*s'", SHOW(v->s->str + t->b, t->e - t->b));
+	return g_strdup_printf("'%.*s'", POLICY_SHOW(v->s->str + t->b, t->e - t->b));
 }
 
 __attribute__((format(printf, 3, 4)))
 static void fail_tok(struct parser *ps, const struct vtok *t, const char *fmt, ...)
 {
-	if (ps->failed)
+	if (ps->rep.failed)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
@@ -381,7 +353,7 @@ static int check_group_name(struct parser *ps, size_t b, size_t e, const char *w
 	for (size_t i = b; i < e; i++)
 		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f || s[i] == ',') {
 			fail(ps, vpos(&ps->v, b), "bad port group name '%.*s': one word of visible "
-			     "characters, without ','", SHOW(s + b, e - b));
+			     "characters, without ','", POLICY_SHOW(s + b, e - b));
 			return -1;
 		}
 	return 0;
@@ -581,7 +553,7 @@ out:
 
 static int name_item_end(char c)
 {
-	return is_blank(c) || c == ';' || c == ',' || c == '=';
+	return policy_is_blank(c) || c == ';' || c == ',' || c == '=';
 }
 
 /* One item "key=value" of a port-name entry at *i: 0, or -1 (error set). */
@@ -596,7 +568,7 @@ static int name_item(struct parser *ps, size_t *i, struct pgrp_name *e, unsigned
 	skip_vblanks(v, i);
 	if (kb == ke || *i >= n || s[*i] != '=') {
 		fail(ps, vpos(v, kb), "'%.*s' in port-name: an item is hostname=NAME, port=N or "
-		     "hca_idx=N", SHOW(s + kb, (kb == ke ? 1 : ke - kb)));
+		     "hca_idx=N", POLICY_SHOW(s + kb, (kb == ke ? 1 : ke - kb)));
 		return -1;
 	}
 	(*i)++;
@@ -607,12 +579,11 @@ static int name_item(struct parser *ps, size_t *i, struct pgrp_name *e, unsigned
 	size_t ve = *i;
 	static const char *const keys[] = { "hostname", "port", "hca_idx" };
 	unsigned k = 0;
-	while (k < G_N_ELEMENTS(keys) && !(strlen(keys[k]) == ke - kb &&
-					   memcmp(keys[k], s + kb, ke - kb) == 0))
+	while (k < G_N_ELEMENTS(keys) && !policy_word_is(s + kb, ke - kb, keys[k]))
 		k++;
 	if (k == G_N_ELEMENTS(keys)) {
 		fail(ps, vpos(v, kb), "unknown port-name item '%.*s' (hostname, port or hca_idx)",
-		     SHOW(s + kb, ke - kb));
+		     POLICY_SHOW(s + kb, ke - kb));
 		return -1;
 	}
 	if (*seen & (1u << k)) {
@@ -653,7 +624,7 @@ static void q_port_name(struct parser *ps)
 		struct pgrp_name e = { .port = -1, .hca_idx = -1, .line = ep.line, .col = ep.col };
 		unsigned seen = 0;
 		for (;;) {
-			while (i < n && (is_blank(s[i]) || s[i] == ';'))
+			while (i < n && (policy_is_blank(s[i]) || s[i] == ';'))
 				i++;
 			if (i >= n || s[i] == ',')
 				break;
@@ -711,7 +682,7 @@ static void q_node_name(struct parser *ps)
 				goto out;
 			r->port = (int)port;
 			pe = a;
-			while (pe > 0 && is_blank(s[pe - 1]))
+			while (pe > 0 && policy_is_blank(s[pe - 1]))
 				pe--;
 			if (pe == 0) {
 				fail(ps, vpos(v, 0), "no regular expression before '@'");
@@ -723,7 +694,7 @@ static void q_node_name(struct parser *ps)
 	GError *rerr = NULL;
 	r->regex = g_regex_new(r->pattern, G_REGEX_RAW | G_REGEX_ANCHORED, 0, &rerr);
 	if (!r->regex) {
-		fail(ps, vpos(v, 0), "bad regular expression '%.*s': %s", SHOW(s, pe),
+		fail(ps, vpos(v, 0), "bad regular expression '%.*s': %s", POLICY_SHOW(s, pe),
 		     rerr ? rerr->message : "?");
 		g_clear_error(&rerr);
 		goto out;
@@ -749,7 +720,7 @@ static void q_two_groups(struct parser *ps)
 		while (i < n && s[i] != ',')
 			i++;
 		size_t e = i;
-		while (e > b && is_blank(s[e - 1]))
+		while (e > b && policy_is_blank(s[e - 1]))
 			e--;
 		if (b == e) {
 			fail(ps, vpos(v, b), "'%s:' wants two port groups, 'A, B': %s", ps->q_kw,
@@ -786,7 +757,7 @@ out:
 
 static void finish_qualifier(struct parser *ps)
 {
-	if (!ps->pending || ps->failed)
+	if (!ps->pending || ps->rep.failed)
 		return;
 	ps->pending = 0;
 	const char *colon = memchr(ps->v.s->str, ':', ps->v.s->len);
@@ -879,17 +850,15 @@ static void begin_qualifier(struct parser *ps, unsigned line, size_t b, size_t e
 	const char *t = ps->text + b;
 	size_t n = e - b;
 	struct pos qp = at(line, (unsigned)(b - ls + 1));
-	if ((n == 10 && memcmp(t, "port-group", 10) == 0) ||
-	    (n == 14 && memcmp(t, "end-port-group", 14) == 0)) {
+	if (policy_word_is(t, n, "port-group") || policy_word_is(t, n, "end-port-group")) {
 		fail(ps, qp, "'%.*s' stands alone on its line, without ':'", (int)n, t);
 		return;
 	}
 	size_t k = 0;
-	while (k < G_N_ELEMENTS(qualifiers) &&
-	       !(strlen(qualifiers[k].kw) == n && memcmp(qualifiers[k].kw, t, n) == 0))
+	while (k < G_N_ELEMENTS(qualifiers) && !policy_word_is(t, n, qualifiers[k].kw))
 		k++;
 	if (k == G_N_ELEMENTS(qualifiers)) {
-		fail(ps, qp, "unknown qualifier '%.*s:'", SHOW(t, n));
+		fail(ps, qp, "unknown qualifier '%.*s:'", POLICY_SHOW(t, n));
 		return;
 	}
 	if (!ps->g) {
@@ -914,14 +883,14 @@ static void handle_line(struct parser *ps, unsigned line, size_t ls, size_t b, s
 	while (w < e && is_word(t[w]))
 		w++;
 	k = w;
-	while (k < e && is_blank(t[k]))
+	while (k < e && policy_is_blank(t[k]))
 		k++;
 	int qualifier = w > b && k < e && t[k] == ':';
-	int begin = w - b == 10 && memcmp(t + b, "port-group", 10) == 0;
-	int end = w - b == 14 && memcmp(t + b, "end-port-group", 14) == 0;
+	int begin = policy_word_is(t + b, w - b, "port-group");
+	int end = policy_word_is(t + b, w - b, "end-port-group");
 	if (!qualifier && (begin || end)) {
 		finish_qualifier(ps);
-		if (ps->failed)
+		if (ps->rep.failed)
 			return;
 		if (w < e) {
 			fail(ps, at(line, (unsigned)(k - ls + 1)), "unexpected text after '%s'",
@@ -936,25 +905,25 @@ static void handle_line(struct parser *ps, unsigned line, size_t ls, size_t b, s
 	}
 	if (qualifier) {
 		finish_qualifier(ps);
-		if (ps->failed)
+		if (ps->rep.failed)
 			return;
 		begin_qualifier(ps, line, b, w, k + 1, ls);
-		if (ps->failed)
+		if (ps->rep.failed)
 			return;
 		size_t vb = k + 1;
-		while (vb < e && is_blank(t[vb]))
+		while (vb < e && policy_is_blank(t[vb]))
 			vb++;
 		value_append(ps, vb, e, line, (unsigned)(vb - ls + 1));
 		return;
 	}
 	if (!ps->g) {
 		fail(ps, at(line, (unsigned)(b - ls + 1)), "'%.*s' outside a port-group",
-		     SHOW(t + b, e - b));
+		     POLICY_SHOW(t + b, e - b));
 		return;
 	}
 	if (!ps->pending) {
 		fail(ps, at(line, (unsigned)(b - ls + 1)), "'%.*s' is not a qualifier (want "
-		     "'name: value')", SHOW(t + b, e - b));
+		     "'name: value')", POLICY_SHOW(t + b, e - b));
 		return;
 	}
 	value_append(ps, b, e, line, (unsigned)(b - ls + 1));
@@ -1101,30 +1070,24 @@ static int order_groups(struct parser *ps)
 
 static void read_lines(struct parser *ps)
 {
-	size_t pos = 0;
-	unsigned line = 0;
-	while (!ps->failed && pos < ps->len) {
-		const char *nl = memchr(ps->text + pos, '\n', ps->len - pos);
-		size_t ls = pos, le = nl ? (size_t)(nl - ps->text) : ps->len;
-		line++;
-		pos = nl ? le + 1 : ps->len;
-		const char *nul = memchr(ps->text + ls, '\0', le - ls);
-		if (nul) {
-			fail(ps, at(line, (unsigned)(nul - (ps->text + ls) + 1)),
-			     "NUL byte in the file");
-			return;
-		}
-		const char *hash = memchr(ps->text + ls, '#', le - ls);
-		size_t b = ls, e = hash ? (size_t)(hash - ps->text) : le;
-		while (b < e && is_blank(ps->text[b]))
+	struct policy_line ln = { .next = 0 };
+	int r = 0;
+	while (!ps->rep.failed &&
+	       (r = policy_line_at(&ps->rep, ps->text, ps->len, ln.next, ln.no + 1, &ln)) > 0) {
+		size_t ls = ln.start;
+		const char *hash = memchr(ps->text + ls, '#', ln.end - ls);
+		size_t b = ls, e = hash ? (size_t)(hash - ps->text) : ln.end;
+		while (b < e && policy_is_blank(ps->text[b]))
 			b++;
-		while (e > b && is_blank(ps->text[e - 1]))
+		while (e > b && policy_is_blank(ps->text[e - 1]))
 			e--;
 		if (b < e)
-			handle_line(ps, line, ls, b, e);
+			handle_line(ps, ln.no, ls, b, e);
 	}
+	if (r < 0)
+		return;
 	finish_qualifier(ps);
-	if (!ps->failed && ps->g)
+	if (!ps->rep.failed && ps->g)
 		fail(ps, at(ps->g->line, 1), "port-group not closed: end-port-group is missing "
 		     "before the end of the file");
 }
@@ -1132,28 +1095,30 @@ static void read_lines(struct parser *ps)
 struct pgrp_policy *pgrp_policy_parse_text(const char *text, size_t len, const char *name,
 					   GError **err)
 {
-	struct parser ps = { .text = text ? text : "", .len = text ? len : 0, .name = name,
-			     .err = err };
+	struct parser ps = { .text = text ? text : "", .len = text ? len : 0,
+			     .rep = { .name = name ? name : "<port-groups>",
+				      .domain = PGRP_POLICY_ERROR, .code = PGRP_POLICY_ERROR_SYNTAX,
+				      .err = err } };
 	ps.p = g_new0(struct pgrp_policy, 1);
 	ps.p->source = g_strdup(name);
 	ps.p->groups = g_ptr_array_new_with_free_func(group_free);
 	ps.p->order = g_array_new(FALSE, FALSE, sizeof(int));
-	ps.p->notes = g_ptr_array_new_with_free_func(g_free);
+	ps.p->notes = ps.rep.notes = g_ptr_array_new_with_free_func(g_free);
 	ps.v.s = g_string_new(NULL);
 	ps.v.pos = g_array_new(FALSE, FALSE, sizeof(struct pos));
 	ps.latest = g_hash_table_new(g_str_hash, g_str_equal);
 	read_lines(&ps);
-	if (!ps.failed && ps.p->groups->len == 0)
+	if (!ps.rep.failed && ps.p->groups->len == 0)
 		note(&ps, at(1, 1), "no port group is defined: only the predefined ones exist");
-	if (!ps.failed)
+	if (!ps.rep.failed)
 		resolve_refs(&ps);
-	if (!ps.failed)
+	if (!ps.rep.failed)
 		order_groups(&ps);
 	g_hash_table_destroy(ps.latest);
 	g_string_free(ps.v.s, TRUE);
 	g_array_free(ps.v.pos, TRUE);
 	group_free(ps.g);
-	if (ps.failed) {
+	if (ps.rep.failed) {
 		pgrp_policy_free(ps.p);
 		return NULL;
 	}

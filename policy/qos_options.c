@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* qos_options.c - the qos_* option values (policy/qos_options.h): strict checks with the entry
  * at fault named, and the per-port-type resolution with OpenSM's defaults. */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
+#include "policy/numbers.h"
 #include "policy/qos_options.h"
 
 #define QOS_OPT_ERROR g_quark_from_static_string("ibsm-qos-options")
@@ -12,7 +11,7 @@ static const char *const scope_prefix[QOS_N_SCOPES] = { "qos_", "qos_ca_", "qos_
 							 "qos_swe_" };
 static const char *const param_name[QOS_N_PARAMS] = { "max_vls", "high_limit", "vlarb_high",
 						       "vlarb_low", "sl2vl" };
-/* OpenSM's built-in values (seed 002) */
+/* OpenSM's built-in values (opensm(8), QOS CONFIGURATION) */
 static const char *const defaults[QOS_N_PARAMS] = {
 	"15", "0",
 	"0:4,1:0,2:0,3:0,4:0,5:0,6:0,7:0,8:0,9:0,10:0,11:0,12:0,13:0,14:0",
@@ -28,24 +27,18 @@ const char *qos_option_key(enum qos_scope s, enum qos_param p)
 	return keys[s][p];
 }
 
-/* A whole-string unsigned number (decimal or 0x hex) in [0, max]; -1 otherwise. */
+/* A whole-string unsigned number (a C number, as OpenSM's strtoul reads it: decimal, 0x hex or
+ * 0 octal; blanks around it, at most 31 bytes) in [0, max]; -1 otherwise. */
 static int number(const char *s, size_t len, unsigned long max, unsigned long *out)
 {
-	char buf[32];
+	uint64_t v;
 	while (len && g_ascii_isspace(*s))
 		s++, len--;
 	while (len && g_ascii_isspace(s[len - 1]))
 		len--;
-	if (!len || len >= sizeof(buf) || !g_ascii_isdigit(*s))
+	if (!len || len >= 32 || !g_ascii_isdigit(*s) || policy_parse_c_u64(s, len, max, &v) < 0)
 		return -1;
-	memcpy(buf, s, len);
-	buf[len] = 0;
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(buf, &end, 0);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
+	*out = (unsigned long)v;
 	return 0;
 }
 

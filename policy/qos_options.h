@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* qos_options.h - OpenSM's qos_* options (seed 002, "SL2VL Mapping and VL Arbitration"): the
+/* qos_options.h - OpenSM's qos_* options (opensm(8), QOS CONFIGURATION; OpenSM's doc/QoS_management_in_OpenSM.txt, "SL2VL Mapping and VL Arbitration"): the
  * value grammar of max_vls, high_limit, vlarb_high, vlarb_low and sl2vl, and how a port type's
  * settings are resolved (qos_ca_ / qos_rtr_ / qos_sw0_ / qos_swe_, else qos_, else OpenSM's
  * default). Part of the policy library: pure, no logging. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* qos_parse.c - reads OpenSM's QoS policy file (qos-policy.conf, seeds 000 and 002) into a
+/* qos_parse.c - reads OpenSM's QoS policy file (qos-policy.conf; OpenSM's doc/QoS_management_in_OpenSM.txt, NVIDIA's SM manual "Quality of Service Management in OpenSM") into a
  * struct qos_policy. It exists because OpenSM's own reader is a flex/bison pair with global
  * state that reports "line:col" to a log and half-builds its policy; this one is a small
  * hand-written line reader that refuses the whole file with "FILE:LINE:COL: what" (the
@@ -12,14 +12,14 @@
  * blanks of a name and looks names up with strcasecmp) and resolved at the end of the file,
  * so a rule may name a group defined further down. */
 #include <string.h>
-#include "policy/messages.h"
+#include "policy/lines.h"
 #include "policy/numbers.h"
 #include "policy/qos_policy.h"
 
 G_DEFINE_QUARK(ibsm-qos-policy-error-quark, qos_policy_error)
 
 /* Service IDs of the qos-ulps lines (OpenSM's osm_qos_policy.h). The iSER default port is
- * OpenSM's 0x0CBC (3260); the man page of seed 002 says 0x035C, which OpenSM never used. */
+ * OpenSM's 0x0CBC (3260); the QoS text first added to opensm(8) (2008) says 0x035C, which OpenSM never used. */
 #define ULP_SDP_SID        0x0000000000010000ull
 #define ULP_RDS_SID        0x0000000001060000ull
 #define ULP_RDS_PORT       0x48CAull
@@ -126,14 +126,8 @@ static const struct numspec NS_TCP_PORT = { "TCP port", 0, 0xffff, 0 };
 
 /* ---- the parser's state ----------------------------------------------------------------- */
 
-struct line {
-	size_t start, end;  /* the text of the line, without comment and trailing blanks */
-	size_t next;        /* where the next line starts */
-	unsigned no;
-};
-
 struct cur {            /* a place in a line */
-	struct line ln;
+	struct policy_line ln;  /* its text without comment and trailing blanks */
 	size_t i;
 };
 
@@ -160,11 +154,9 @@ struct rule_src {       /* a rule being read, and what it names */
 struct parser {
 	const char *text;
 	size_t len;
-	const char *name;
+	struct policy_report rep;
 	size_t pos;         /* the next line not read */
 	unsigned line_no;   /* its number */
-	GError **err;
-	int failed;
 	struct qos_policy *pol;
 	struct {
 		enum frame f;
@@ -188,76 +180,39 @@ struct parser {
 
 /* ---- messages --------------------------------------------------------------------------- */
 
-static const char *src_name(const struct parser *ps)
-{
-	return ps->name ? ps->name : "<qos-policy>";
-}
-
-__attribute__((format(printf, 4, 5)))
-static void fail(struct parser *ps, unsigned line, unsigned col, const char *fmt, ...)
-{
-	if (ps->failed)
-		return;
-	ps->failed = 1;
-	va_list ap;
-	va_start(ap, fmt);
-	policy_error_v(ps->err, QOS_POLICY_ERROR, QOS_POLICY_ERROR_SYNTAX, src_name(ps), line, col, fmt, ap);
-	va_end(ap);
-}
-
-__attribute__((format(printf, 4, 5)))
-static void note(struct parser *ps, unsigned line, unsigned col, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	g_ptr_array_add(ps->pol->notes, policy_message_v(src_name(ps), line, col, fmt, ap));
-	va_end(ap);
-}
-
-/* Text quoted in a message: at most 60 bytes of it. */
-#define SHOW(s, n) (int)((n) > 60 ? 60 : (n)), (s)
+/* The file is refused, or a note taken, at line:col. */
+#define fail(ps, line, col, ...) policy_fail(&(ps)->rep, line, col, __VA_ARGS__)
+#define note(ps, line, col, ...) policy_note(&(ps)->rep, line, col, __VA_ARGS__)
 
 /* ---- lines and cursors ------------------------------------------------------------------ */
 
-static int is_blank(char c)
+/* Reads the line at pos (pos < len): its text ends at a '#' outside double quotes. -1 (error
+ * set) on a NUL byte or a quote left open. */
+static int read_line(struct parser *ps, size_t pos, unsigned no, struct policy_line *ln)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-/* Reads the line at pos: its text ends at a '#' outside double quotes. -1 (error set) on a
- * NUL byte or a quote left open. */
-static int read_line(struct parser *ps, size_t pos, unsigned no, struct line *ln)
-{
-	size_t i = pos, cut = SIZE_MAX, quote = SIZE_MAX;
-	for (; i < ps->len && ps->text[i] != '\n'; i++) {
-		char c = ps->text[i];
-		if (c == '\0') {
-			fail(ps, no, (unsigned)(i - pos + 1), "NUL byte in the file");
-			return -1;
-		}
-		if (cut != SIZE_MAX)
-			continue;
-		if (c == '"')
+	if (policy_line_at(&ps->rep, ps->text, ps->len, pos, no, ln) < 0)
+		return -1;
+	size_t cut = SIZE_MAX, quote = SIZE_MAX;
+	for (size_t i = pos; i < ln->end && cut == SIZE_MAX; i++) {
+		if (ps->text[i] == '"')
 			quote = quote == SIZE_MAX ? i : SIZE_MAX;
-		else if (c == '#' && quote == SIZE_MAX)
+		else if (ps->text[i] == '#' && quote == SIZE_MAX)
 			cut = i;
 	}
 	if (quote != SIZE_MAX) {
-		fail(ps, no, (unsigned)(quote - pos + 1), "'\"' not closed on its line");
+		fail(ps, no, policy_col(pos, quote), "'\"' not closed on its line");
 		return -1;
 	}
-	ln->start = pos;
-	ln->end = cut == SIZE_MAX ? i : cut;
-	while (ln->end > pos && is_blank(ps->text[ln->end - 1]))
+	if (cut != SIZE_MAX)
+		ln->end = cut;
+	while (ln->end > pos && policy_is_blank(ps->text[ln->end - 1]))
 		ln->end--;
-	ln->next = i < ps->len ? i + 1 : ps->len;
-	ln->no = no;
 	return 0;
 }
 
 static void skip_blanks(const struct parser *ps, struct cur *c)
 {
-	while (c->i < c->ln.end && is_blank(ps->text[c->i]))
+	while (c->i < c->ln.end && policy_is_blank(ps->text[c->i]))
 		c->i++;
 }
 
@@ -350,7 +305,7 @@ static int read_item(struct parser *ps, struct cur *c, char stop, struct item *i
 		c->i++;
 	}
 	size_t e = c->i;
-	while (e > b && is_blank(t[e - 1]))
+	while (e > b && policy_is_blank(t[e - 1]))
 		e--;
 	it->s = t + b;
 	it->n = e - b;
@@ -417,17 +372,19 @@ static int number(struct parser *ps, const char *s, size_t n, unsigned line, uns
 {
 	int r = n ? policy_parse_u64(s, n, out) : -1;
 	if (r == -1) {
-		fail(ps, line, col, "bad number '%.*s' for %s (decimal, or hex with 0x)", SHOW(s, n),
-		     sp->what);
+		fail(ps, line, col, "bad number '%.*s' for %s (decimal, or hex with 0x)",
+		     POLICY_SHOW(s, n), sp->what);
 		return -1;
 	}
 	if (r == -2 || *out < sp->min || *out > sp->max) {
 		if (sp->hex)
-			fail(ps, line, col, "%s %.*s out of range (0x%llx-0x%llx)", sp->what, SHOW(s, n),
-			     (unsigned long long)sp->min, (unsigned long long)sp->max);
+			fail(ps, line, col, "%s %.*s out of range (0x%llx-0x%llx)", sp->what,
+			     POLICY_SHOW(s, n), (unsigned long long)sp->min,
+			     (unsigned long long)sp->max);
 		else
-			fail(ps, line, col, "%s %.*s out of range (%llu-%llu)", sp->what, SHOW(s, n),
-			     (unsigned long long)sp->min, (unsigned long long)sp->max);
+			fail(ps, line, col, "%s %.*s out of range (%llu-%llu)", sp->what,
+			     POLICY_SHOW(s, n), (unsigned long long)sp->min,
+			     (unsigned long long)sp->max);
 		return -1;
 	}
 	return 0;
@@ -435,12 +392,12 @@ static int number(struct parser *ps, const char *s, size_t n, unsigned line, uns
 
 static void trim(const char **s, size_t *n, unsigned *col)
 {
-	while (*n && is_blank(**s)) {
+	while (*n && policy_is_blank(**s)) {
 		(*s)++;
 		(*n)--;
 		(*col)++;
 	}
-	while (*n && is_blank((*s)[*n - 1]))
+	while (*n && policy_is_blank((*s)[*n - 1]))
 		(*n)--;
 }
 
@@ -449,7 +406,8 @@ static int item_range(struct parser *ps, const struct item *it, const struct num
 		      struct qos_range *r)
 {
 	if (it->quoted) {
-		fail(ps, it->line, it->col, "bad number '\"%.*s\"' for %s", SHOW(it->s, it->n), sp->what);
+		fail(ps, it->line, it->col, "bad number '\"%.*s\"' for %s", POLICY_SHOW(it->s, it->n),
+		     sp->what);
 		return -1;
 	}
 	const char *dash = memchr(it->s, '-', it->n);
@@ -463,7 +421,7 @@ static int item_range(struct parser *ps, const struct item *it, const struct num
 	trim(&b, &bn, &bcol);
 	if (!an || !bn) {       /* "-2", "1-": a negative number, half a range */
 		fail(ps, it->line, it->col, "bad number '%.*s' for %s (decimal, or hex with 0x)",
-		     SHOW(it->s, it->n), sp->what);
+		     POLICY_SHOW(it->s, it->n), sp->what);
 		return -1;
 	}
 	if (number(ps, a, an, it->line, acol, sp, &r->lo) < 0 ||
@@ -471,7 +429,8 @@ static int item_range(struct parser *ps, const struct item *it, const struct num
 		return -1;
 	if (r->lo > r->hi) { /* OpenSM takes it, bounds swapped: so do we, and say so */
 		note(ps, it->line, it->col, "range '%.*s' read as %" G_GUINT64_FORMAT "-%" G_GUINT64_FORMAT
-		     " (the lower bound comes first)", SHOW(it->s, it->n), (guint64)r->hi, (guint64)r->lo);
+		     " (the lower bound comes first)", POLICY_SHOW(it->s, it->n), (guint64)r->hi,
+		     (guint64)r->lo);
 		uint64_t t = r->lo;
 		r->lo = r->hi;
 		r->hi = t;
@@ -645,7 +604,7 @@ static char *name_key(const char *s)
 {
 	GString *k = g_string_new(NULL);
 	for (; *s; s++)
-		if (!is_blank(*s))
+		if (!policy_is_blank(*s))
 			g_string_append_c(k, g_ascii_tolower(*s));
 	return g_string_free(k, FALSE);
 }
@@ -711,7 +670,7 @@ static int port_name(struct parser *ps, const char *s, size_t n, unsigned line, 
 	if (!slash || dn == 0 || n - dn < 3 || (slash[1] != 'P' && slash[1] != 'p')) {
 		if (out)
 			fail(ps, line, c0, "bad port name '%.*s' (node description/P<port number>)",
-			     SHOW(s, n));
+			     POLICY_SHOW(s, n));
 		return 0;
 	}
 	uint64_t port;
@@ -741,7 +700,7 @@ static int quoted_is_list(struct parser *ps, const struct item *it)
 }
 
 /* port-name: a list; an item in quotes keeps its blanks and commas, except that a quoted
- * list of port names (seed 000 writes one) is read as that list. */
+ * list of port names (NVIDIA's manual writes one) is read as that list. */
 static int port_names(struct parser *ps, struct cur *c, GArray *out)
 {
 	GArray *items = g_array_new(FALSE, FALSE, sizeof(struct item));
@@ -783,12 +742,11 @@ static int node_types(struct parser *ps, struct cur *c, unsigned *out)
 		const struct item *it = &g_array_index(items, struct item, i);
 		size_t j;
 		for (j = 0; j < G_N_ELEMENTS(types); j++)
-			if (!it->quoted && strlen(types[j].name) == it->n &&
-			    !g_ascii_strncasecmp(types[j].name, it->s, it->n))
+			if (!it->quoted && policy_word_is_nocase(it->s, it->n, types[j].name))
 				break;
 		if (j == G_N_ELEMENTS(types)) {
 			fail(ps, it->line, it->col, "bad node type '%.*s' (CA, SWITCH, ROUTER, ALL or SELF)",
-			     SHOW(it->s, it->n));
+			     POLICY_SHOW(it->s, it->n));
 			rc = -1;
 		} else {
 			*out |= types[j].flags;
@@ -808,7 +766,7 @@ static int vlarb_pairs(struct parser *ps, struct cur *c)
 		const char *colon = it->quoted ? NULL : memchr(it->s, ':', it->n);
 		if (!colon) {
 			fail(ps, it->line, it->col, "bad VL arbitration entry '%.*s' (VL:weight)",
-			     SHOW(it->s, it->n));
+			     POLICY_SHOW(it->s, it->n));
 			rc = -1;
 			break;
 		}
@@ -1170,7 +1128,7 @@ static const char *const crit_names[] = { "", "port-num", "service-id", "pkey", 
 static enum ulp ulp_of(const char *s, size_t n)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(ulp_names); i++)
-		if (strlen(ulp_names[i]) == n && !g_ascii_strncasecmp(ulp_names[i], s, n))
+		if (policy_word_is_nocase(s, n, ulp_names[i]))
 			return (enum ulp)i;
 	return U_NONE;
 }
@@ -1322,7 +1280,7 @@ static int parse_ulp_line(struct parser *ps, struct cur *c, size_t wn)
 	enum ulp u = ulp_of(text, wn);
 	if (u == U_NONE) {
 		fail(ps, line, col, "bad qos-ulps line: unknown ULP '%.*s' (default, sdp, rds, iser, "
-		     "srp, ipoib or any)", SHOW(text, wn));
+		     "srp, ipoib or any)", POLICY_SHOW(text, wn));
 		return -1;
 	}
 	c->i += wn;
@@ -1338,16 +1296,15 @@ static int parse_ulp_line(struct parser *ps, struct cur *c, size_t wn)
 		skip_blanks(ps, c);
 		size_t b = c->i;
 		unsigned ccol = col_of(c);
-		while (c->i < c->ln.end && !is_blank(ps->text[c->i]) && ps->text[c->i] != ':' &&
-		       ps->text[c->i] != ',')
+		while (c->i < c->ln.end && !policy_is_blank(ps->text[c->i]) &&
+		       ps->text[c->i] != ':' && ps->text[c->i] != ',')
 			c->i++;
 		for (size_t i = 1; i < G_N_ELEMENTS(crit_names); i++)
-			if (strlen(crit_names[i]) == c->i - b &&
-			    !memcmp(crit_names[i], ps->text + b, c->i - b))
+			if (policy_word_is(ps->text + b, c->i - b, crit_names[i]))
 				cr = (enum crit)i;
 		if (cr == C_NONE || !crit_allowed(u, cr)) {
 			fail(ps, line, ccol, "bad qos-ulps line: '%s' takes %s, not '%.*s'", ulp_names[u],
-			     crit_hint(u), SHOW(ps->text + b, c->i - b));
+			     crit_hint(u), POLICY_SHOW(ps->text + b, c->i - b));
 			rc = -1;
 		} else if (cr == C_PKEY) {
 			GArray *raw = g_array_new(FALSE, FALSE, sizeof(struct qos_range));
@@ -1395,11 +1352,6 @@ static int parse_ulp_line(struct parser *ps, struct cur *c, size_t wn)
 
 /* ---- lines ------------------------------------------------------------------------------ */
 
-static int keyword_is(const char *s, size_t n, const char *kw)
-{
-	return strlen(kw) == n && !memcmp(s, kw, n);
-}
-
 static int open_keyword(struct parser *ps, enum frame f, struct cur *c, unsigned kcol)
 {
 	enum frame top = ps->st[ps->depth - 1].f;
@@ -1438,18 +1390,20 @@ static int frame_keyword(struct parser *ps, struct cur *c, size_t wn, unsigned k
 {
 	const char *w = ps->text + c->i;
 	for (int f = 1; f < FR_N; f++) {
-		int close = wn > 4 && !memcmp(w, "end-", 4) && keyword_is(w + 4, wn - 4, frames[f].name);
-		if (!close && !keyword_is(w, wn, frames[f].name))
+		int close = wn > 4 && !memcmp(w, "end-", 4) &&
+			    policy_word_is(w + 4, wn - 4, frames[f].name);
+		if (!close && !policy_word_is(w, wn, frames[f].name))
 			continue;
 		c->i += wn;
 		skip_blanks(ps, c);
 		if (!at_end(c)) {
-			fail(ps, c->ln.no, col_of(c), "unexpected text after '%.*s'", SHOW(w, wn));
+			fail(ps, c->ln.no, col_of(c), "unexpected text after '%.*s'",
+			     POLICY_SHOW(w, wn));
 			return -1;
 		}
 		if (ps->st[ps->depth - 1].f == FR_ULPS && !(close && f == FR_ULPS)) {
 			fail(ps, c->ln.no, kcol, "'%.*s' inside qos-ulps (line %u): 'end-qos-ulps' missing",
-			     SHOW(w, wn), ps->st[ps->depth - 1].line);
+			     POLICY_SHOW(w, wn), ps->st[ps->depth - 1].line);
 			return -1;
 		}
 		return (close ? close_keyword(ps, (enum frame)f, c, kcol)
@@ -1463,7 +1417,7 @@ static int parse_line(struct parser *ps, struct cur *c)
 	const char *t = ps->text;
 	size_t b = c->i;
 	unsigned kcol = col_of(c);
-	while (c->i < c->ln.end && !is_blank(t[c->i]) && t[c->i] != ':' && t[c->i] != ',')
+	while (c->i < c->ln.end && !policy_is_blank(t[c->i]) && t[c->i] != ':' && t[c->i] != ',')
 		c->i++;
 	size_t wn = c->i - b;
 	c->i = b;
@@ -1474,19 +1428,20 @@ static int parse_line(struct parser *ps, struct cur *c)
 		return wn ? parse_ulp_line(ps, c, wn) :
 		       (fail(ps, c->ln.no, kcol, "bad qos-ulps line: no ULP before '%c'", t[b]), -1);
 	for (size_t i = 0; i < G_N_ELEMENTS(fields); i++)
-		if (keyword_is(t + b, wn, fields[i].kw)) {
+		if (policy_word_is(t + b, wn, fields[i].kw)) {
 			c->i += wn;
 			return parse_field(ps, i, c, kcol);
 		}
 	if (wn && ulp_of(t + b, wn) != U_NONE) {
-		fail(ps, c->ln.no, kcol, "'%.*s' is a qos-ulps line outside of qos-ulps", SHOW(t + b, wn));
+		fail(ps, c->ln.no, kcol, "'%.*s' is a qos-ulps line outside of qos-ulps",
+		     POLICY_SHOW(t + b, wn));
 		return -1;
 	}
 	if (!wn) {
 		fail(ps, c->ln.no, kcol, "unexpected '%c' at the start of a line", t[b]);
 		return -1;
 	}
-	fail(ps, c->ln.no, kcol, "unknown keyword '%.*s'%s", SHOW(t + b, wn),
+	fail(ps, c->ln.no, kcol, "unknown keyword '%.*s'%s", POLICY_SHOW(t + b, wn),
 	     g_ascii_isupper(t[b]) ? " (keywords are lower case, as in OpenSM)" : "");
 	return -1;
 }
@@ -1654,16 +1609,20 @@ static void parser_done(struct parser *ps)
 struct qos_policy *qos_policy_parse_text(const char *text, size_t len, const char *name,
 					 GError **err)
 {
-	struct parser ps = { .text = text ? text : "", .len = text ? len : 0, .name = name,
-			     .line_no = 1, .err = err, .depth = 1, .ulps_default = -1 };
+	struct parser ps = { .text = text ? text : "", .len = text ? len : 0,
+			     .rep = { .name = name ? name : "<qos-policy>",
+				      .domain = QOS_POLICY_ERROR, .code = QOS_POLICY_ERROR_SYNTAX,
+				      .err = err },
+			     .line_no = 1, .depth = 1, .ulps_default = -1 };
 	ps.st[0].f = FR_TOP;
 	ps.pol = policy_new(name);
+	ps.rep.notes = ps.pol->notes;
 	ps.gen_groups = g_ptr_array_new_with_free_func(group_free);
 	ps.rules = g_ptr_array_new_with_free_func(rule_src_free);
 	ps.ulps_rules = g_ptr_array_new_with_free_func(rule_src_free);
 	ps.group_names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	ps.level_names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	while (!ps.failed) {
+	while (!ps.rep.failed) {
 		struct cur c;
 		int r = peek_content_line(&ps, &c);
 		if (r <= 0)
@@ -1672,14 +1631,14 @@ struct qos_policy *qos_policy_parse_text(const char *text, size_t len, const cha
 		if (parse_line(&ps, &c) < 0)
 			break;
 		skip_blanks(&ps, &c);
-		if (!ps.failed && !at_end(&c))
+		if (!ps.rep.failed && !at_end(&c))
 			fail(&ps, c.ln.no, col_of(&c), "unexpected text '%.*s'",
-			     SHOW(ps.text + c.i, c.ln.end - c.i));
+			     POLICY_SHOW(ps.text + c.i, c.ln.end - c.i));
 	}
-	if (!ps.failed)
+	if (!ps.rep.failed)
 		finish(&ps);
 	parser_done(&ps);
-	if (ps.failed) {
+	if (ps.rep.failed) {
 		qos_policy_free(ps.pol);
 		return NULL;
 	}

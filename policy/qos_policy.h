@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* qos_policy.h - the QoS policy file (OpenSM's qos-policy.conf, seeds 000 and 002): port
+/* qos_policy.h - the QoS policy file (OpenSM's qos-policy.conf; doc/QoS_management_in_OpenSM.txt, NVIDIA's SM manual "Quality of Service Management in OpenSM"): port
  * groups, QoS levels and match rules (full syntax), the qos-ulps section (simplified syntax)
  * turned into match rules and SL-only levels, qos-setup read and reported as not applied.
  * Part of the policy library: the model and its parser only; no fabric here (the core resolves

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* topo_parse.c - reads NVIDIA's topology policy (topo_policy_file, seed 000) into a struct
+/* topo_parse.c - reads NVIDIA's topology policy (topo_policy_file; NVIDIA's SM manual, "Defining Topology Policy") into a struct
  * topo_policy: the parts of the fabric a routing chain's steps may route, each named by a
- * number and made of a switch port group and a CA port group. The stanza grammar is the one
- * chain_parse.c reads for both files. Choices where the documents leave room:
+ * number and made of a switch port group and a CA port group. Its stanzas are read by
+ * policy/chain_stanza.c, as the routing chain policy's. Choices where the documents leave room:
  *  - id: 1 to 2^32-1 ("any positive value", unique). "id: 0" is an error, not a no-op: topology
  *    0 is the whole fabric, predefined and implicit, and a file that defines it again would
  *    make a step's "topology: 0" mean two things;
@@ -16,8 +16,6 @@
 
 G_DEFINE_QUARK(ibsm-topo-policy-error-quark, topo_policy_error)
 
-#define SHOW(p, n) (int)((n) > 60 ? 60 : (n)), (p)
-
 _Static_assert(TOPO_Q_N <= CHAIN_STANZA_MAX_QUALIFIERS, "a stanza holds every qualifier");
 
 static const char *const topo_qualifiers[TOPO_Q_N] = {
@@ -29,16 +27,9 @@ static const char *topo_src(const char *name)
 	return name ? name : "<topo_policy_file>";
 }
 
-__attribute__((format(printf, 4, 5)))
-static int topo_fail(GError **err, const char *name, struct chain_at at, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	policy_error_v(err, TOPO_POLICY_ERROR, TOPO_POLICY_ERROR_SYNTAX, topo_src(name), at.line,
-		       at.col, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* The file (named name) is refused at `at` (a struct chain_at): -1. */
+#define topo_fail(err, name, at, ...) policy_error(err, TOPO_POLICY_ERROR, \
+	TOPO_POLICY_ERROR_SYNTAX, topo_src(name), (at).line, (at).col, __VA_ARGS__)
 
 static void topo_def_free(gpointer p)
 {
@@ -76,10 +67,10 @@ static int topo_id(const struct topo_policy *t, struct topo_def *d,
 	int r = chain_stanza_decimal(v, G_MAXUINT32, &x);
 	if (r == -1)
 		return topo_fail(err, src, v->at, "topology id '%.*s' is not a decimal number",
-				 SHOW(v->s, v->n));
+				 POLICY_SHOW(v->s, v->n));
 	if (r == -2)
 		return topo_fail(err, src, v->at, "topology id %.*s is out of range (1 to %u)",
-				 SHOW(v->s, v->n), G_MAXUINT32);
+				 POLICY_SHOW(v->s, v->n), G_MAXUINT32);
 	if (x == 0)
 		return topo_fail(err, src, v->at, "topology id 0 is the whole fabric, which is "
 				 "predefined: a topology of this file has an id from 1");
@@ -99,7 +90,7 @@ static int topo_group(const struct topo_policy *t, char **out, const struct chai
 		struct chain_at at = { v->at.line, v->at.col + (unsigned)(comma - v->s) };
 		return topo_fail(err, t->source, at, "%s names one port group ('%.*s' holds a "
 				 "','); for several, define a union-rule group in the port group "
-				 "policy", what, SHOW(v->s, v->n));
+				 "policy", what, POLICY_SHOW(v->s, v->n));
 	}
 	*out = g_strndup(v->s, v->n);
 	return 0;
@@ -153,8 +144,7 @@ struct topo_policy *topo_policy_parse_text(const char *text, size_t len, const c
 		return NULL;
 	}
 	if (t->topologies->len == 0)
-		g_ptr_array_add(t->notes, g_strdup_printf("%s:1:1: no topology in the file: only "
-							  "topology 0, the whole fabric, exists",
-							  topo_src(name)));
+		policy_message_add(t->notes, topo_src(name), 1, 1, "no topology in the file: only "
+				   "topology 0, the whole fabric, exists");
 	return t;
 }

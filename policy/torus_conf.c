@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* torus_conf.c - reads torus-2QoS.conf (seed 000; OpenSM 3.3.23's torus.c for the facts) into
+/* torus_conf.c - reads torus-2QoS.conf (torus-2QoS.conf(5); OpenSM 3.3.23's opensm/osm_torus.c for the facts) into
  * a struct torus_conf. It exists because the torus-2QoS engine needs its topology and seeds
  * before it can discover anything, and because OpenSM's own reader (strtok and strtoul inside
  * the engine, messages to its log, half a configuration kept on error) reads "0x2g" as 0x2 and
@@ -17,7 +17,8 @@
  * against - only in a radix-4 torus dimension), and a '#' token ends a port_order list (OpenSM
  * would read each of its words as port 0). */
 #include <string.h>
-#include "policy/messages.h"
+#include "policy/lines.h"
+#include "policy/numbers.h"
 #include "policy/torus_conf.h"
 
 G_DEFINE_QUARK(ibsm-torus-conf-error-quark, torus_conf_error)
@@ -59,9 +60,7 @@ struct tok {
 struct parser {
 	const char *text;
 	size_t len;
-	const char *name;
-	GError **err;
-	int failed;
+	struct policy_report rep;
 	struct torus_conf *c;
 	unsigned line;             /* the line being read: its number, */
 	size_t ls, le, cur;        /* start, end (before '\n') and cursor */
@@ -71,35 +70,12 @@ struct parser {
 
 /* ---- messages --------------------------------------------------------------------------- */
 
-static const char *src_name(const struct parser *ps)
-{
-	return ps->name ? ps->name : "<torus-2QoS.conf>";
-}
+/* The file is refused, or a note taken, at column col of the line being read. */
+#define fail(ps, col, ...) policy_fail(&(ps)->rep, (ps)->line, col, __VA_ARGS__)
+#define note(ps, col, ...) policy_note(&(ps)->rep, (ps)->line, col, __VA_ARGS__)
 
-__attribute__((format(printf, 3, 4)))
-static void fail(struct parser *ps, unsigned col, const char *fmt, ...)
-{
-	if (ps->failed)
-		return;
-	ps->failed = 1;
-	va_list ap;
-	va_start(ap, fmt);
-	policy_error_v(ps->err, TORUS_CONF_ERROR, TORUS_CONF_ERROR_SYNTAX, src_name(ps), ps->line, col,
-		       fmt, ap);
-	va_end(ap);
-}
-
-__attribute__((format(printf, 3, 4)))
-static void note(struct parser *ps, unsigned col, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	g_ptr_array_add(ps->c->notes, policy_message_v(src_name(ps), ps->line, col, fmt, ap));
-	va_end(ap);
-}
-
-/* Text quoted in a message: at most 60 bytes of it. */
-#define SHOW(t) (int)((t)->n > 60 ? 60 : (t)->n), (t)->s
+/* A token quoted in a message. */
+#define SHOW(t) POLICY_SHOW((t)->s, (t)->n)
 
 /* ---- tokens and numbers ----------------------------------------------------------------- */
 
@@ -130,57 +106,6 @@ static unsigned end_col(const struct parser *ps)
 	while (e > ps->ls && is_sep(ps->text[e - 1]))
 		e--;
 	return (unsigned)(e - ps->ls + 1);
-}
-
-static int digit_val(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
-}
-
-/* A C number at the start of s (strtoull base 0, without sign or blanks): 0 and *used, -1 no
- * digits, -2 more than 64 bits. */
-static int scan_u64(const char *s, size_t n, uint64_t *v, size_t *used, unsigned *base)
-{
-	size_t i = 0;
-	unsigned b = 10;
-	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && digit_val(s[2]) < 16) {
-		b = 16;
-		i = 2;
-	} else if (n > 0 && s[0] == '0') {
-		b = 8;
-	}
-	size_t start = i;
-	uint64_t x = 0;
-	for (; i < n; i++) {
-		int d = digit_val(s[i]);
-		if (d >= (int)b)
-			break;
-		if (x > (UINT64_MAX - (uint64_t)d) / b)
-			return -2;
-		x = x * b + (uint64_t)d;
-	}
-	if (i == start)
-		return -1;
-	*v = x;
-	*used = i;
-	*base = b;
-	return 0;
-}
-
-/* The whole token as an unsigned number no larger than max: 0, or -1. */
-static int whole_unsigned(const struct tok *t, uint64_t max, uint64_t *v)
-{
-	size_t used;
-	unsigned base;
-	if (scan_u64(t->s, t->n, v, &used, &base) < 0 || used != t->n || *v > max)
-		return -1;
-	return 0;
 }
 
 /* ---- the model -------------------------------------------------------------------------- */
@@ -231,7 +156,7 @@ static int radix_arg(struct parser *ps, const struct tok *t, int d, unsigned *ra
 	uint64_t v;
 	size_t used;
 	unsigned base;
-	int r = scan_u64(t->s, t->n, &v, &used, &base);
+	int r = policy_scan_c_u64(t->s, t->n, &v, &used, &base);
 	if (r < 0 || t->n - used > 1 || (used < t->n && !strchr("mMtT", t->s[used]))) {
 		fail(ps, t->col, "bad %c radix '%.*s': a number, optionally followed by m or M "
 		     "(mesh) or t or T (torus)", dim_name[d], SHOW(t));
@@ -307,7 +232,7 @@ static int guid_arg(struct parser *ps, const struct tok *kw, const char *which, 
 	size_t used;
 	unsigned base;
 	*col = t.col;
-	int r = scan_u64(t.s, t.n, v, &used, &base);
+	int r = policy_scan_c_u64(t.s, t.n, v, &used, &base);
 	if (r == -2) {
 		fail(ps, t.col, "switch GUID '%.*s' has more than 64 bits", SHOW(&t));
 		return -1;
@@ -390,7 +315,7 @@ static void kw_dateline(struct parser *ps, const struct tok *kw, int dim)
 	uint64_t v;
 	size_t used;
 	unsigned base;
-	int r = scan_u64(t.s + skip, t.n - skip, &v, &used, &base);
+	int r = policy_scan_c_u64(t.s + skip, t.n - skip, &v, &used, &base);
 	if (r < 0 || used != t.n - skip) {
 		fail(ps, t.col, "bad dateline '%.*s': a signed integer", SHOW(&t));
 		return;
@@ -417,7 +342,7 @@ static void kw_portgroup(struct parser *ps, const struct tok *kw)
 		fail(ps, end_col(ps), "'%.*s' wants a number of ports", SHOW(kw));
 		return;
 	}
-	if (whole_unsigned(&t, UINT64_MAX, &v) < 0) {
+	if (policy_parse_c_u64(t.s, t.n, UINT64_MAX, &v) < 0) {
 		fail(ps, t.col, "bad port count '%.*s': a number from 1", SHOW(&t));
 		return;
 	}
@@ -457,7 +382,7 @@ static void kw_port_order(struct parser *ps, const struct tok *kw)
 			     "(OpenSM would read its words as port 0)");
 			break;
 		}
-		if (whole_unsigned(&t, TORUS_CONF_MAX_PORT, &v) < 0) {
+		if (policy_parse_c_u64(t.s, t.n, TORUS_CONF_MAX_PORT, &v) < 0) {
 			fail(ps, t.col, "bad port '%.*s' in port_order: a port number from 0 to %u",
 			     SHOW(&t), TORUS_CONF_MAX_PORT);
 			g_array_free(order, TRUE);
@@ -487,7 +412,7 @@ static void kw_max_changes(struct parser *ps, const struct tok *kw)
 		fail(ps, end_col(ps), "'%.*s' wants a number", SHOW(kw));
 		return;
 	}
-	if (whole_unsigned(&t, G_MAXUINT, &v) < 0) {
+	if (policy_parse_c_u64(t.s, t.n, G_MAXUINT, &v) < 0) {
 		fail(ps, t.col, "bad max_changes '%.*s': a number", SHOW(&t));
 		return;
 	}
@@ -503,8 +428,7 @@ static void parse_line(struct parser *ps)
 	if (!next_tok(ps, &kw) || kw.s[0] == '#')
 		return;
 	size_t k = 0;
-	while (k < G_N_ELEMENTS(keywords) &&
-	       !(strlen(keywords[k].name) == kw.n && memcmp(keywords[k].name, kw.s, kw.n) == 0))
+	while (k < G_N_ELEMENTS(keywords) && !policy_word_is(kw.s, kw.n, keywords[k].name))
 		k++;
 	if (k == G_N_ELEMENTS(keywords)) {
 		fail(ps, kw.col, "unknown keyword '%.*s'", SHOW(&kw));
@@ -546,35 +470,31 @@ static void note_unused_links(struct parser *ps)
 		for (int d = 0; d < TORUS_NDIMS; d++)
 			for (int r = 0; r < TORUS_NDIRS; r++)
 				if (c->topology_given && c->radix[d] == 1 && s->link[d][r].given)
-					g_ptr_array_add(c->notes, g_strdup_printf(
-						"%s:%u:1: %c%c_link of seed %u: dimension %c has "
-						"radix 1, the link is not used", src_name(ps),
-						s->link[d][r].line, dim_name[d], dir_name[r], i + 1,
-						dim_name[d]));
+					policy_note(&ps->rep, s->link[d][r].line, 1, "%c%c_link "
+						    "of seed %u: dimension %c has radix 1, the "
+						    "link is not used", dim_name[d], dir_name[r],
+						    i + 1, dim_name[d]);
 	}
 }
 
 struct torus_conf *torus_conf_parse_text(const char *text, size_t len, const char *name,
 					 GError **err)
 {
-	struct parser ps = { .text = text ? text : "", .len = text ? len : 0, .name = name,
-			     .err = err };
+	struct parser ps = { .text = text ? text : "", .len = text ? len : 0,
+			     .rep = { .name = name ? name : "<torus-2QoS.conf>",
+				      .domain = TORUS_CONF_ERROR, .code = TORUS_CONF_ERROR_SYNTAX,
+				      .err = err } };
 	ps.c = conf_new(name);
-	size_t pos = 0;
-	while (!ps.failed && pos < ps.len) {
-		const char *nl = memchr(ps.text + pos, '\n', ps.len - pos);
-		ps.line++;
-		ps.ls = ps.cur = pos;
-		ps.le = nl ? (size_t)(nl - ps.text) : ps.len;
-		pos = nl ? ps.le + 1 : ps.len;
-		const char *nul = memchr(ps.text + ps.ls, '\0', ps.le - ps.ls);
-		if (nul) {
-			fail(&ps, (unsigned)(nul - (ps.text + ps.ls) + 1), "NUL byte in the file");
-			break;
-		}
+	ps.rep.notes = ps.c->notes;
+	struct policy_line ln = { .next = 0 };
+	while (!ps.rep.failed &&
+	       policy_line_at(&ps.rep, ps.text, ps.len, ln.next, ps.line + 1, &ln) > 0) {
+		ps.line = ln.no;
+		ps.ls = ps.cur = ln.start;
+		ps.le = ln.end;
 		parse_line(&ps);
 	}
-	if (ps.failed) {
+	if (ps.rep.failed) {
 		torus_conf_free(ps.c);
 		return NULL;
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* torus_conf.h - the configuration file of the torus-2QoS routing engine (OpenSM's
- * torus-2QoS.conf, seed 000): the topology (torus or mesh, a radix per dimension), the seeds
+ * torus-2QoS.conf(5)): the topology (torus or mesh, a radix per dimension), the seeds
  * that give topology discovery its coordinate directions and datelines, the port group size
  * and the CA port order. Part of the policy library: the model, its parser and the check that
  * the seeds suffice; no fabric here (the engine finds the seed switches) and no logging

@@ -12,6 +12,8 @@
 # Exit status: 0 when the SM reached SUBNET UP, non-zero otherwise.
 # shellcheck disable=SC2317 # stop_pid and cleanup run from traps
 set -u
+# infiniband-diags live in /usr/sbin, which a Debian user's PATH lacks
+PATH=$PATH:/usr/sbin:/sbin
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 net=${IBSM_DEMO_NET:-$root/etc/fabrics/demo.net}
@@ -216,4 +218,6 @@ if [ "$with_lid" -ne $((switches + caports)) ] || [ "$duplicates" -gt 0 ]; then
 	echo "demo: some ports have no LID or share one" >&2
 	exit 1
 fi
+echo
+echo "By hand, the same fabric: README.md, \"Running it\"."
 exit 0

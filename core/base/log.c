@@ -332,6 +332,23 @@ static int syslog_priority(int level)
 }
 void log_set_quiet(int quiet) { log_quiet = quiet; }
 
+int log_reaches_stderr(int level)
+{
+	if (!log_enabled(level))
+		return 0;
+	pthread_mutex_lock(&log_lock);
+	int fd = log_fd, quiet = log_quiet;
+	pthread_mutex_unlock(&log_lock);
+	if (fd < 0)
+		return !quiet;
+	if (fd != STDOUT_FILENO)
+		return 0;
+	struct stat out, err;
+	if (fstat(STDOUT_FILENO, &out) < 0 || fstat(STDERR_FILENO, &err) < 0)
+		return 0;
+	return out.st_dev == err.st_dev && out.st_ino == err.st_ino;
+}
+
 static const char *level_name(int level)
 {
 	switch (level) {

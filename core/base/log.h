@@ -39,6 +39,10 @@ void log_set_syslog(unsigned flags, const char *ident);
 /* The log file is emptied when a line would take it past MB megabytes (0: no limit). */
 void log_set_max_size(int mb);
 void log_set_quiet(int quiet); /* no copy to stderr */
+/* Lines of LEVEL are written where stderr goes: the log is stderr ("-", "stderr"), or "stdout"
+ * while stdout and stderr are the same open file (one terminal, one pipe); 0 when LEVEL is not
+ * logged. --progress leaves out what the log shows there already. */
+int log_reaches_stderr(int level);
 void log_msg(int level, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Every message is escaped before it is written: bytes below 0x20 and from 0x7f up become
  * \xNN, so text from input files cannot split a line or reach a terminal raw. */

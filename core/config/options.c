@@ -6,6 +6,7 @@
 #include <string.h>
 #include <ibsm/routing.h>
 #include "config/options.h"
+#include "ibsm_paths.h"         /* IBSM_SYSCONFDIR: written by make for this build */
 
 
 const char *config_sysconfdir(void)

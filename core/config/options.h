@@ -7,11 +7,10 @@
 
 #include <glib.h>
 #include <stdint.h>
-#include "ibsm_paths.h"
 #include "base/log.h"
 #include "policy/qos_options.h"
 
-#define DEFAULT_SMP_WINDOW 64 /* SMPs in flight (DESIGN.md: 64; at most 128 under ibsim) */
+#define DEFAULT_SMP_WINDOW 64 /* SMPs in flight (doc/design.md "Transport": <= 128 under ibsim) */
 
 /* A key of the configuration file that is not in the core's table: an engine's own key, or
  * an OpenSM key ibsm does not use. Kept with where it was written, for the error message. */

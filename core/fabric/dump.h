@@ -29,10 +29,11 @@
 #define DUMP_LFTS       "opensm-lfts.dump"
 #define DUMP_LID_MATRIX "opensm-lid-matrix.dump"
 
-/* A part of the fabric, for a routing chain step's own files (seed 000): tag "ID.ENGINE" goes
- * into the file name (opensm-lfts.2.ftree.dump, opensm.fdbs.2.ftree, opensm-subnet.2.ftree.lst)
- * and only the scope's switches, usable ports and routed LIDs are written. NULL: the whole
- * fabric under OpenSM's names. */
+/* A part of the fabric, for a routing chain step's own files (NVIDIA's SM manual, "Routing
+ * Chains", "Dump Files per Routing Engine"): tag "ID.ENGINE" goes into the file name
+ * (opensm-lfts.2.ftree.dump, opensm.fdbs.2.ftree, opensm-subnet.2.ftree.lst) and only the
+ * scope's switches, usable ports and routed LIDs are written. NULL: the whole fabric under
+ * OpenSM's names. */
 struct dump_part {
 	const char *tag;
 	const struct ibsm_scope *scope;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* phase.c - phase accounting for the sweep log and --progress. */
+/* phase.c - phase accounting for the sweep log and --progress (one line per phase wherever
+ * the user looks: the progress line is left out when the log itself is on stderr). */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -49,7 +50,8 @@ void phase_end(struct phase_log *pl, const char *fmt, ...)
 		va_end(ap);
 	}
 	LOG_I("PHS-0001", "phase %s: %s, %" PRIu64 " SMPs, %.3f s", p->name, detail, p->smps, p->seconds);
-	if (pl->progress)
+	/* --progress: the same on stderr, unless the log line above went there already (-f -) */
+	if (pl->progress && !log_reaches_stderr(IBSM_LOG_INFO))
 		fprintf(stderr, "  %-10s %-44s %8" PRIu64 " SMPs %8.3f s\n", p->name, detail, p->smps,
 			p->seconds);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* phase.h - what each phase of a sweep cost: SMPs the transport sent and seconds, logged as it
- * ends (and on stderr with --progress), kept for the STATS lines at the end of a sweep. */
+ * ends (and on stderr with --progress, unless the log line is shown there: log_reaches_stderr),
+ * kept for the STATS lines at the end of a sweep. */
 #ifndef IBSM_MAD_PHASE_H
 #define IBSM_MAD_PHASE_H
 
@@ -17,7 +18,7 @@ struct phase_stat {
 
 struct phase_log {
 	const struct transport *t; /* NULL offline: 0 SMPs */
-	int progress;              /* also print each phase on stderr */
+	int progress;              /* also print each phase on stderr (once: see phase_end) */
 	struct phase_stat phases[PHASE_MAX];
 	int n;
 	double t0;                 /* of the phase in progress */

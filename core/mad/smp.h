@@ -5,6 +5,7 @@
 #ifndef IBSM_MAD_SMP_H
 #define IBSM_MAD_SMP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "mad/transport.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* pkey.c - P_Key table programming (DESIGN.md step 6): expands the partition policy in force
- * into one table per end port, gives the switch port facing a CA port the same table, knows
- * what every port holds (from its own writes across sweeps, else by reading it), lays the keys
- * out by the index rules and writes only the 32-entry blocks that differ. The GetResp of each
- * Set is the read-back; a mismatch is logged once and remembered, so a fabric that does not
+/* pkey.c - P_Key table programming (doc/design.md, bring-up step 8): expands the partition policy
+ * in force into one table per end port, gives the switch port facing a CA port the same table,
+ * knows what every port holds (from its own writes across sweeps, else by reading it), lays the
+ * keys out by the index rules and writes only the 32-entry blocks that differ. The GetResp of
+ * each Set is the read-back; a mismatch is logged once and remembered, so a fabric that does not
  * store some bit is not rewritten every sweep. */
 #include <errno.h>
 #include <inttypes.h>

@@ -178,8 +178,8 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 	phase_end(pl, "%u P_Key blocks written, %u read, %u tables known", pks.blocks_written,
 		  pks.blocks_read, pks.trusted);
 
-	/* SL2VL and VL arbitration under -Q, after OperVLs (DESIGN.md); without -Q what the tables
-	 * hold is not followed, so it is forgotten (a later -Q reads them again) */
+	/* SL2VL and VL arbitration under -Q, after OperVLs (doc/design.md); without -Q what the
+	 * tables hold is not followed, so it is forgotten (a later -Q reads them again) */
 	if (!o->qos)
 		qos_memory_forget(p->qos);
 	if (o->qos) {

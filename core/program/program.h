@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* program.h - writing a routed generation into the fabric, in the order that works on real
- * switches and on ibsim (DESIGN.md "bring-up order"), by the master SM. The programmer keeps
+ * switches and on ibsim (doc/design.md, "Bring-up order"), by the master SM. The programmer keeps
  * what it knows the fabric holds (LFT and P_Key blocks) from sweep to sweep, so a sweep reads
  * only what it cannot know and writes only what differs. */
 #ifndef IBSM_PROGRAM_PROGRAM_H

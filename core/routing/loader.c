@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "base/log.h"
 #include "routing/loader.h"
+#include "ibsm_paths.h"         /* IBSM_PLUGIN_DIR: written by make for this build */
 
 G_DEFINE_QUARK(ibsm-engine-error-quark, engine_error)
 
@@ -211,7 +212,7 @@ static struct engine *engine_open(const char *name, const char *path, GError **e
 	}
 	/* Never unmapped once taken: a plugin built with GLib registers static strings with it
 	 * (G_DEFINE_QUARK's error domains in the policy parsers chain.so and torus2qos.so carry),
-	 * and GLib keeps those pointers for the life of the process; a chain refused on SIGHUP
+	 * and GLib keeps those pointers for the life of the process; a -R list refused on SIGHUP
 	 * would otherwise leave them pointing into an unmapped plugin for the next lookup. */
 	g_module_make_resident(m);
 	struct engine *e = g_new0(struct engine, 1);

@@ -12,7 +12,6 @@
 #include <ibsm/orchestrator.h>
 #include <ibsm/routing.h>
 #include "config/template.h"
-#include "ibsm_paths.h"
 
 #define ENGINE_NAME_MAX 64 /* an engine name is shorter (it fits routing_result.engine) */
 
@@ -28,8 +27,8 @@ enum engine_error {
 	ENGINE_ERROR_NOT_FOUND = 1,  /* no NAME.so in any search directory */
 	ENGINE_ERROR_OPEN,           /* dlopen failed (missing symbol, bad ELF, ...) */
 	ENGINE_ERROR_ABI,            /* not an engine, or an incompatible one */
-	ENGINE_ERROR_INVALID,        /* bad name or chain */
-	ENGINE_ERROR_ROUTE,          /* every engine of the chain declined */
+	ENGINE_ERROR_INVALID,        /* bad name, -R list or orchestrator set-up */
+	ENGINE_ERROR_ROUTE,          /* the -R list's every engine, or the orchestrator, declined */
 	ENGINE_ERROR_CANCELLED,      /* stopped by SIGTERM or a newer sweep request */
 	ENGINE_ERROR_UNTRUSTED,      /* the file or its directory may be written by others */
 };

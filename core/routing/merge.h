@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* merge.h - the core merges routes, not the engine (DESIGN.md). */
+/* merge.h - the core merges routes, not the engine (doc/design.md, "The routing-engine ABI"). */
 #ifndef IBSM_ROUTING_MERGE_H
 #define IBSM_ROUTING_MERGE_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* run.c - one routing run: try the chain's engines in order, merge the winner under its scope,
+/* run.c - one routing run: try the fallback list's engines in order, merge the winner under its scope,
  * keep its result with the generation; and the routing thread that runs it. */
 #include <errno.h>
 #include <string.h>

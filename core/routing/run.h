@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* run.h - routing one generation with a chain, on the caller's thread or on the routing thread
- * while the main thread keeps serving MADs (SMInfo, traps, later the SA). */
+/* run.h - routing one generation with a fallback list, on the caller's thread or on the routing
+ * thread while the main thread keeps serving MADs (SMInfo, traps, later the SA). */
 #ifndef IBSM_ROUTING_RUN_H
 #define IBSM_ROUTING_RUN_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* step.c - a routing engine instance: set up with its services, torn down and closed with the
- * last reference (the chain's, or a result's). */
+ * last reference (the fallback list's, or a result's). */
 #include <errno.h>
 #include "base/log.h"
 #include "routing/services.h"

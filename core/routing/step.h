@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* step.h - one routing engine set up as a step of a chain: its instance, its services (with
- * the step's own configuration) and its reference count, shared by the -R list, the
- * orchestrator's steps and the results they computed. */
+/* step.h - one routing engine set up as a step (of the -R list or of a routing chain): its
+ * instance, its services (with the step's own configuration) and its reference count, shared by
+ * the -R list, the orchestrator's steps and the results they computed. */
 #ifndef IBSM_ROUTING_STEP_H
 #define IBSM_ROUTING_STEP_H
 
@@ -10,7 +10,7 @@
 #include "config/options.h"
 #include "routing/loader.h"
 
-/* One engine instance. Reference-counted: the chain holds one, and so does every result the
+/* One engine instance. Reference-counted: the fallback list holds one, and so does every result the
  * instance computed; the last reference tears the instance down and closes the plugin. */
 struct routing_step {
 	gint refs;

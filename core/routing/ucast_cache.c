@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* ucast_cache.c - keeps the last routes and checks them against a new generation: a CA, router
  * or leaf switch going down or coming back leaves every route that still matters intact, so
- * a large fabric is not re-routed for it (the seed's unicast routing cache). */
+ * a large fabric is not re-routed for it (OpenSM's unicast routing cache, -A/--ucast_cache in
+ * opensm(8); opensm/osm_ucast_cache.c). */
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>

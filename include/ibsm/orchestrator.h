@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* ibsm/orchestrator.h - ABI 1.2: the routing orchestrator, the plugin that decides which
- * engines route which part of the fabric (routing chains, seed 000). It is a shared object
- * exporting one symbol, "ibsm_orchestrator", a const struct ibsm_orchestrator; it is chosen
- * with -R NAME (alone, or with ",no_fallback") or, when rch_policy_file is set and -R names no
- * orchestrator, the default one, "chain". Like an engine it never sends a MAD: it opens
- * engines as chain steps and runs them on scopes through the services below, and the core
- * merges, checks and programs what they route.
+/* ibsm/orchestrator.h - ABI 1.2: the routing orchestrator, the plugin that decides which engines
+ * route which part of the fabric (routing chains: NVIDIA's SM manual, "Routing Chains"). It is a
+ * shared object exporting one symbol, "ibsm_orchestrator", a const struct ibsm_orchestrator; it is
+ * chosen with -R NAME (alone, or with ",no_fallback") or, when rch_policy_file is set and -R names
+ * no orchestrator, the default one, "chain". Like an engine it never sends a MAD: it opens engines
+ * as chain steps and runs them on scopes through the services below, and the core merges, checks
+ * and programs what they route.
  *
  * Lifetime and threads:
  *  - setup() runs on the main thread when the routing chain is built (start-up and every

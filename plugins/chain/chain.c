@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* chain.c - the default routing orchestrator, "chain": runs the unicast steps of
  * rch_policy_file in ascending id order, each on its topology's part of the fabric, a later
- * step's routes replacing an earlier one's where their parts overlap (seed 000, 路由链).
+ * step's routes replacing an earlier one's where their parts overlap (NVIDIA's SM manual,
+ * "Routing Chains").
  *
  * When a step fails (its engine declines, or its tables leave holes in its part):
  *  - its fallback-to step, if it has one, routes the same part (its own topology and path

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* chain.h - the default routing orchestrator (routing chains, seed 000): what setup() keeps
+/* chain.h - the default routing orchestrator (NVIDIA's routing chains): what setup() keeps
  * (the three policies and a step handle per unicast step) and how a topology becomes a scope. */
 #ifndef CHAIN_ORCH_H
 #define CHAIN_ORCH_H

@@ -6,8 +6,8 @@
  *    engine sees a link only when both ends are usable),
  *  - the destinations are the hca-grp's CA and router ports and the port 0 of every switch
  *    whose port 0 is in the sw-grp,
- * as seed 000 describes sw-grp ("all switches and switch ports used in this topology") and
- * hca-grp ("all HCAs used in this topology"). */
+ * as NVIDIA's SM manual ("Defining Topology Policy") describes sw-grp ("all switches and switch
+ * ports used in this topology") and hca-grp ("all HCAs used in this topology"). */
 #include <string.h>
 #include "chain.h"
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* topo.c - the fat tree as the engine sees it: the scope's switches and usable links grouped
- * per neighbour, ranked from the roots (given with -a, or else the switches farthest from the
- * compute nodes), checked against the seed's fat-tree rules, and the leaf switches put in index
- * order (subtrees contiguous, each ordered by the smallest compute-node port GUID under it). */
+/* topo.c - the fat tree as the engine sees it: the scope's switches and usable links grouped per
+ * neighbour, ranked from the roots (given with -a, or else the switches farthest from the compute
+ * nodes), checked against OpenSM's fat-tree rules (doc/current-routing.txt, "Fat-tree Routing
+ * Algorithm"), and the leaf switches put in index order (subtrees contiguous, each ordered by the
+ * smallest compute-node port GUID under it). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -184,7 +185,7 @@ static int check_rank_down(const struct ibsm_fabric *f, const struct ftree_topo 
 /* The pure rules, rank by rank from the leaves up (up groups, then down groups, of each
  * rank). A group's size is seen from both ends: a size mismatch between ranks r and r + 1 is
  * always reported by the up-group check of rank r + 1, checked first; the down-group size
- * check is kept as the seed states it but cannot fire first. */
+ * check is kept as OpenSM's rules state it but cannot fire first. */
 static int check_pure_rules(const struct ibsm_fabric *f, const struct ftree_topo *t, char *why,
 			    size_t whylen)
 {

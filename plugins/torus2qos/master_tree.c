@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* master_tree.c - torus-2QoS multicast (seed 000, MULTICAST ROUTING). Multicast shares the VLs of
- * unicast, so its routes must not close credit loops with unicast ones: one master spanning
- * tree, rooted at the switch in the middle of the torus (coordinate radix/2 in each dimension,
- * or the nearest switch there when that one failed), whose branches leave the root along x,
- * then y, then z, so every turn from the root towards a tip is a legal DOR turn, and no
- * branch crosses the dateline of a whole ring (on a broken ring the branch follows the
- * segment, which cannot close a loop). A group's tree is the part of the master tree that
- * joins its members' switches to the root. Switches the rule cannot reach (a mesh line cut
- * by a failure) are attached breadth-first to the tree, with a log line. */
+/* master_tree.c - torus-2QoS multicast (torus-2QoS(8), MULTICAST ROUTING). Multicast shares the
+ * VLs of unicast, so its routes must not close credit loops with unicast ones: one master
+ * spanning tree, rooted at the switch in the middle of the torus (coordinate radix/2 in each
+ * dimension, or the nearest switch there when that one failed), whose branches leave the root
+ * along x, then y, then z, so every turn from the root towards a tip is a legal DOR turn, and no
+ * branch crosses the dateline of a whole ring (on a broken ring the branch follows the segment,
+ * which cannot close a loop). A group's tree is the part of the master tree that joins its
+ * members' switches to the root. Switches the rule cannot reach (a mesh line cut by a failure)
+ * are attached breadth-first to the tree, with a log line. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "torus2qos.h"
+#include "master_tree.h"
+#include "route.h"
 
 /* The direction from p along dimension d to coordinate tc on the way to the root: the way
  * that does not cross the dateline on a whole line, the segment's way on a broken one;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* route.c - torus-2QoS unicast: dimension-order routes (x, then y, then z) on the placed torus,
  * the shorter way round an intact ring (on a tie the way that does not cross the dateline, so
- * the path SL says which way). Around failures, as the seed describes:
+ * the path SL says which way). Around failures, as torus-2QoS(8) describes:
  *  - a ring broken by failed links or a failed switch is one segment: the route goes along it,
  *    the long way round if it must, with the same SL (a broken ring cannot close a credit loop);
  *  - when the later dimensions cannot reach the destination from the coordinate a dimension
@@ -26,7 +26,7 @@
 #include <string.h>
 #include "engine_dests.h"
 #include "engine_glue.h"
-#include "torus2qos.h"
+#include "route.h"
 
 #define NO_SEG 0xFFFF
 

@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* sl.c - what torus-2QoS answers after route(): the path SL (bit d: the shorter way between
  * the two switches' coordinates in ring d crosses its dateline; bit 3: the QoS level asked
- * for) and the SL2VL tables the core programs under -Q (seed 000, UNICAST ROUTING):
+ * for) and the SL2VL tables the core programs under -Q (torus-2QoS(8), UNICAST ROUTING):
  *   switch port towards a torus link: VL bit 0 = SL bit (the dimension the output points in),
  *     VL bit 1 = a y-x, z-x or z-y turn (input dimension above the output's), VL bit 2 = SL
  *     bit 3 (VLs 0-3 one QoS level, 4-7 the other);
  *   any other port (CA ports, switch ports to CAs, port 0): VL = SL bit 3.
  * The core fits every VL to the port's OperVLs afterwards (fewer VLs drop the upper bits, as
- * OpenSM's data-VL checks do). Also the warnings of the seed's QoS section. */
+ * OpenSM's data-VL checks do). Also the warnings of torus-2QoS(8), QUALITY OF SERVICE
+ * CONFIGURATION. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "policy/qos_options.h"
-#include "torus2qos.h"
+#include "sl.h"
 
 int torus2qos_result_fill(struct torus2qos_result *r, const struct ibsm_fabric *f, const struct torus2qos_topo *t)
 {

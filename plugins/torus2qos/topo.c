@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* topo.c - finds the torus in the cabling, as the seed's TOPOLOGY DISCOVERY describes: the
- * switches of one seed of torus-2QoS.conf get their coordinates (the seed's common switch at
+/* topo.c - finds the torus in the cabling, as torus-2QoS(8), TORUS TOPOLOGY DISCOVERY, describes:
+ * the switches of one seed of torus-2QoS.conf get their coordinates (the seed's common switch at
  * -dateline in every dimension), and placement grows from them over 4-cycles of inter-switch
  * links. Three rules place a switch, each only when exactly one switch qualifies and its
  * placed neighbours all sit next to the position:
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine_glue.h"
-#include "torus2qos.h"
+#include "topo.h"
 
 #define MAX_NB 64 /* neighbour switches looked at per switch */
 

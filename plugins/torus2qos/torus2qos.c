@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* torus2qos.c - the torus-2QoS routing engine (seed 000): deadlock-free dimension-order routes
- * on 2D/3D tori and meshes with two QoS levels, that survive failed links and one failed switch
- * without changing any path SL. This file is the engine's table and its route(): read
- * torus-2QoS.conf (torus_config, through the core's reader), find the torus (topo.c), check its rings and fill the rows
- * (route.c), keep what path_sl and sl2vl answer later (sl.c). A torus it cannot route is
- * refused with the reason, so the chain's next engine (or no_fallback's previous routes)
- * takes over. */
+/* torus2qos.c - the torus-2QoS routing engine (torus-2QoS(8)): deadlock-free dimension-order
+ * routes on 2D/3D tori and meshes with two QoS levels, that survive failed links and one failed
+ * switch without changing any path SL. This file is the engine's table and its route(): read
+ * torus-2QoS.conf (torus_config, through the core's reader), find the torus (topo.c), check its
+ * rings and fill the rows (route.c), keep what path_sl and sl2vl answer later (sl.c). A torus it
+ * cannot route is refused with the reason, so the chain's next engine (or no_fallback's previous
+ * routes) takes over. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine_glue.h"
-#include "torus2qos.h"
+#include "master_tree.h"
+#include "route.h"
+#include "sl.h"
+#include "topo.h"
 
 static void result_free(void *r)
 {

@@ -128,24 +128,18 @@ def forbidden(edges):
     return bad
 
 
-def cycles(edges):
-    """Every strongly connected set of two or more modules, as one example cycle each."""
-    g = {}
-    for src, out in edges.items():
-        g.setdefault(module(src), set())
-        for _, dst in out:
-            if module(dst) != module(src):
-                g[module(src)].add(module(dst))
-                g.setdefault(module(dst), set())
+def strong_sets(g):
+    """Every strongly connected set of two or more nodes of g ({node: nodes it reaches}), each
+    sorted (Tarjan's algorithm)."""
     index, low, stack, on, comps = {}, {}, [], set(), []
     counter = [0]
 
-    def strong(v):  # Tarjan, iterative enough for this tree's depth
+    def strong(v):  # recursive: deep enough for this tree
         index[v] = low[v] = counter[0]
         counter[0] += 1
         stack.append(v)
         on.add(v)
-        for w in sorted(g[v]):
+        for w in sorted(g.get(v, ())):
             if w not in index:
                 strong(w)
                 low[v] = min(low[v], low[w])
@@ -166,6 +160,19 @@ def cycles(edges):
     for v in sorted(g):
         if v not in index:
             strong(v)
+    return comps
+
+
+def cycles(edges):
+    """Every strongly connected set of two or more modules, as one example cycle each."""
+    g = {}
+    for src, out in edges.items():
+        g.setdefault(module(src), set())
+        for _, dst in out:
+            if module(dst) != module(src):
+                g[module(src)].add(module(dst))
+                g.setdefault(module(dst), set())
+    comps = strong_sets(g)
     out = []
     for comp in comps:
         members = set(comp)

@@ -20,7 +20,7 @@ static struct fabric *fuzz_part_fabric(void)
 	if (f)
 		return f;
 	struct model_builder *b = model_builder_new();
-	/* CA port GUIDs: port1 (and port1 + 1 for port 2), as in the seed's examples */
+	/* CA port GUIDs: port1 (and port1 + 1 for port 2), as in the examples of OpenSM's doc/partition-config.txt */
 	static const struct { uint64_t guid, port1; uint8_t type, nports; } nodes[] = {
 		{ 0x10, 0x10, IBSM_SWITCH, 4 }, { 0x20, 0x20, IBSM_SWITCH, 4 },
 		{ 0x1000, 0x123456, IBSM_CA, 1 }, { 0x2000, 0x123457, IBSM_CA, 2 },

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""18-partitions.t - issue 6's simulated acceptance test: partitions.conf (-P) on ftree-small.
+"""18-partitions.t - partitions.conf (-P) on ibsim, end to end: ftree-small.
 A policy with the default partition and three more (full, limited and both members, a keyword
 group ALL_CAS, an indx0 partition, defmember=full); ibsm runs as a daemon until SUBNET UP, then
 `smpquery pkeys` reads the P_Key table of every CA port, of every switch port facing a CA
@@ -99,7 +99,7 @@ def expand(policy, ca_guids, sm_guid, n_switches_port0):
                 targets = [sel] if sel in want else []
             for t in targets:
                 old = memb.get(t)
-                # a port listed twice: the stronger membership (seed: "ALL, SELF=full" = SM full)
+                # a port listed twice: the stronger membership (partition-config.txt: "ALL, SELF=full" = SM full)
                 rank = {"limited": 1, "full": 2, "both": 3}
                 memb[t] = m if old is None or rank[m] > rank[old] else old
         for t, m in memb.items():

@@ -3,7 +3,7 @@
 port 1 x+, 2 x-, 3 y+, 4 y-, 5 the host), judged by the diags and the SA, not by ibsm's log:
 the standard fabric checks; every host pair's PathRecord SL (saquery GetTable) is the
 dateline crossings of its coordinates (bit 0 x, bit 1 y: the shorter way round a ring of 4
-crosses between 3 and 0, a tie does not); every switch's SL2VL (smpquery) is the seed's map
+crosses between 3 and 0, a tie does not); every switch's SL2VL (smpquery) is torus-2QoS(8)'s map
 (VL bit 0 the SL bit of the output's dimension, bit 1 after a y-x turn, bit 2 the QoS bit);
 and the channel dependency graph of all host pairs over (link, VL), built from the LFTs, those
 SL2VL tables and those SLs, has no cycle. Then a link fails (Unlink t11[1]) and a switch
@@ -129,7 +129,7 @@ def check_sl2vl(snap, tabs):
             want = [want_vl(i, o, sl) for sl in range(16)]
             if vls != want:
                 bad.append("%s in %d out %d: %s, want %s" % (sw.desc, i, o, vls, want))
-    return n > 0 and not bad, "%d (in, out) tables as the seed's map" % n if not bad else \
+    return n > 0 and not bad, "%d (in, out) tables as torus-2QoS(8) maps them" % n if not bad else \
         "%d of %d differ: %s" % (len(bad), n, "; ".join(bad[:3]))
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""42-sa-partitions.t - issue 32 item 2: what the SA shows a host follows its partitions, as on
+"""42-sa-partitions.t - what the SA shows a host follows its partitions, as on
 OpenSM 3.3.23 (doc/sa-partitions.md). ftree-small, the SM on h1, one partitions.conf for both
 SMs: A = h5 and h10 full members of 0x8001, B = h6 and h14 full members of 0x8002, every end
 port a limited member of the default partition (the SM's port a full one, as OpenSM always

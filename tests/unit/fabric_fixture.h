@@ -137,9 +137,10 @@ struct fx_walk_stats {
 void fx_walk_all(const struct ibsm_fabric *f, const uint8_t *lft, uint32_t stride,
 		 struct fx_walk_stats *st);
 
-/* Routes of all CA-port pairs (base LIDs) per directed switch-to-switch link, as fabcheck
- * counts them: load[port id of the sending switch port] (array [n_ports], zeroed here; may be
- * NULL). Returns max / mean over all directed switch-to-switch links, *max the maximum. */
+/* Routes of all CA-port pairs (base LIDs) per directed switch-to-switch link, the link load of
+ * the routing comparisons in bench/results/: load[port id of the sending switch port] (array
+ * [n_ports], zeroed here; may be NULL). Returns max / mean over all directed switch-to-switch
+ * links, *max the maximum. */
 double fx_switch_link_load(const struct ibsm_fabric *f, const uint8_t *lft, uint32_t stride,
 			   uint32_t *load, uint32_t *max);
 

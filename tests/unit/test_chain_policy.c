@@ -1,9 +1,9 @@
 /* test_chain_policy.c - the routing chain policy parsers (policy/topo_parse.c,
- * policy/chain_parse.c): the topology and chain examples of seed 000 and the Mellanox/NVIDIA
- * manuals with the meaning they give, the grammar's choices (comments, case, defaults, id order,
- * fallbacks named before they are defined), one test per error class with its exact
- * FILE:LINE:COL message, the check of the two files against port groups and the LMC, and the
- * keys a step's configuration file may set. */
+ * policy/chain_parse.c): the topology and chain examples of the Mellanox/NVIDIA manuals ("Routing
+ * Chains") with the meaning they give, the grammar's choices (comments, case, defaults, id order,
+ * fallbacks named before they are defined), one test per error class with its exact FILE:LINE:COL
+ * message, the check of the two files against port groups and the LMC, and the keys a step's
+ * configuration file may set. */
 #include <glib.h>
 #include <string.h>
 #include "policy/chain_policy.h"
@@ -77,7 +77,7 @@ static void check_notes(const GPtrArray *notes, const char *const *want)
 
 /* ---- the manuals' examples -------------------------------------------------------------- */
 
-/* Seed 000 and the manuals' topology example: id 1, sw-grp ys_switches, hca-grp ys_hosts. */
+/* The manuals' topology example: id 1, sw-grp ys_switches, hca-grp ys_hosts. */
 static void test_topo_example(void)
 {
 	struct topo_policy *t = topo_ok("topology\n"
@@ -104,7 +104,7 @@ static void test_topo_example(void)
 	topo_policy_free(t);
 }
 
-/* The manuals' qualifier examples put together, with the seed's fallback example (engine 2
+/* The manuals' qualifier examples put together, with NVIDIA's fallback example (engine 2
  * runs ftree, engine 3 running minhop is its fallback): step 1 routes the whole fabric (no
  * topology given), step 2 topology 1 at LID offset 1 ("Path-bit: 1", as the manual writes it). */
 static void test_chain_example(void)
@@ -384,7 +384,7 @@ static void test_err_qualifier(void)
 		    "t.rch:4:8: 'config:' wants a value");
 }
 
-/* A ':' inside a value fails the policy (seed 000). */
+/* A ':' inside a value fails the policy (NVIDIA's manual). */
 static void test_err_colon(void)
 {
 	topo_error("topology\nid: 1\nsw-grp: a:b\n", "t.topo:3:10: ':' inside the value of "
@@ -518,7 +518,7 @@ static void test_err_fallback(void)
 		    "step has at most one");
 }
 
-/* The first step routes the whole fabric at path bit 0 (seed 000). */
+/* The first step routes the whole fabric at path bit 0 (NVIDIA's manual). */
 static void test_err_first_step(void)
 {
 	chain_error(STEP(1, "topology: 2\n"), "t.rch:4:11: step 1 has the lowest id, so it routes "

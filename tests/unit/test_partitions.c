@@ -1,6 +1,7 @@
 /* test_partitions.c - the partitions.conf parser and its expansion to per-port P_Keys: every
- * example of the OpenSM partition documentation (seed 000), one test per error class, merging
- * of split definitions, keyword expansion on a small fabric, the default partition, "both". */
+ * example of the OpenSM partition documentation (doc/partition-config.txt, NVIDIA's manual
+ * "Partitions"), one test per error class, merging of split definitions, keyword expansion on a
+ * small fabric, the default partition, "both". */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -87,7 +88,7 @@ static void check_default_head(const struct partition *d)
 	check_member(d, 1, PART_SEL_SELF, 0, PART_FULL);
 }
 
-/* ---- the seed's examples ---------------------------------------------------------------- */
+/* ---- the documents' examples ----------------------------------------------------------- */
 
 static void test_ex_default(void)
 {
@@ -167,7 +168,7 @@ static void test_ex_shareio(void)
 		check_member(s, i, PART_SEL_GUID, want[i].guid, want[i].m);
 	part_policy_free(p);
 
-	/* the seed's text as printed has its comments broken over lines: ", 0x123454" and
+	/* NVIDIA's manual as printed has its comments broken over lines: ", 0x123454" and
 	 * "will be limited" are then not comments, and the file is refused */
 	char *path = g_strconcat(EX_DIR, "ex5_shareio_verbatim", NULL);
 	GError *err = NULL;
@@ -694,7 +695,7 @@ static void test_expand_guids_both(void)
 
 static void test_all_examples_together(void)
 {
-	/* every example of the seed in one file (comments rejoined) */
+	/* every example of the documents in one file (comments rejoined) */
 	const char *files[] = { "ex1_default", "ex2_default_switches", "ex3_newpartition",
 				"ex4_split", "ex5_shareio", "ex6_mgid", "ex7_all_full" };
 	GString *all = g_string_new(NULL);

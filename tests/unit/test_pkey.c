@@ -1,4 +1,4 @@
-/* test_pkey.c - P_Key programming (issue 6): the index rules, block diffing, which ports get a
+/* test_pkey.c - P_Key programming: the index rules, block diffing, which ports get a
  * table and whose, the PKeyTable attribute modifier, the enforcement bits of the switch-port
  * PortInfo Set payload, capacity limits and the policy reload rules. */
 #include <string.h>

@@ -1,5 +1,5 @@
 /* test_port_groups.c - the port groups policy file (policy/port_groups_parse.c and
- * port_groups_resolve.c): the seed's example and every example of NVIDIA's documents, each
+ * port_groups_resolve.c): every example of NVIDIA's documents ("Defining Port Groups"), each
  * resolved over a small hand-built fabric to the ports the documents say; the reading rules
  * (wrapped lines, comments, blanks, redefinitions, forward references, which definition a
  * reference means); the predefined groups; and one test per error class with its exact
@@ -14,9 +14,9 @@
 #define CA PGRP_NODE_CA
 #define RT PGRP_NODE_ROUTER
 
-/* The fabric of the seed's example: two switches, CAs on both sides of 0x282-0x286, hosts
+/* The fabric of the manual's example: two switches, CAs on both sides of 0x282-0x286, hosts
  * server1 and kika, a router, a CA whose port GUID (not node GUID) is in the range. */
-static const struct pgrp_port seed_ports[] = {
+static const struct pgrp_port manual_ports[] = {
 	/* 0 */ { 0x281, 0x281, 0, SW, "SW-A" },
 	/* 1 */ { 0x281, 0x281, 1, SW, "SW-A" },
 	/* 2 */ { 0x281, 0x281, 2, SW, "SW-A" },
@@ -156,10 +156,10 @@ static const struct pgrp_rule *rule(const struct pgrp_group *g, guint i)
 	return g->rules->pdata[i];
 }
 
-/* ---- the seed's example ----------------------------------------------------------------- */
+/* ---- the manual's example --------------------------------------------------------------- */
 
-/* Seed 000's example as the PDF left it: lines wrapped inside values. */
-static const char seed_example[] =
+/* NVIDIA's example as the manual's PDF edition prints it: lines wrapped inside values. */
+static const char manual_example[] =
 	"port-group\n"
 	"name: grp3\n"
 	"use: Subtract of groups grp1 and grp2\n"
@@ -187,9 +187,9 @@ static const char seed_example[] =
 	"union-rule: grp3, grp4\n"
 	"end-port-group\n";
 
-static void test_seed_example_model(void)
+static void test_manual_example_model(void)
 {
-	struct pgrp_policy *p = parse_ok(seed_example);
+	struct pgrp_policy *p = parse_ok(manual_example);
 	g_assert_cmpuint(p->groups->len, ==, 5);
 	const struct pgrp_group *g3a = group(p, 0), *g1 = group(p, 1), *g2 = group(p, 2),
 				*g4 = group(p, 3), *g3 = group(p, 4);
@@ -262,11 +262,11 @@ static void test_seed_example_model(void)
 	pgrp_policy_free(p);
 }
 
-static void test_seed_example_ports(void)
+static void test_manual_example_ports(void)
 {
-	size_t n = G_N_ELEMENTS(seed_ports);
-	struct pgrp_policy *p = parse_ok(seed_example);
-	struct pgrp_resolved *r = pgrp_policy_resolve(p, seed_ports, n);
+	size_t n = G_N_ELEMENTS(manual_ports);
+	struct pgrp_policy *p = parse_ok(manual_example);
+	struct pgrp_resolved *r = pgrp_policy_resolve(p, manual_ports, n);
 	/* grp1: switch 0x281 (all its ports), CA 0x282 (both ports), CA 0x283 */
 	check_group(r, "grp1", n, "0,1,2,3,7,8,9");
 	/* grp2: node GUIDs 0x282-0x286, the CA whose port GUID is 0x286, server1 port 1 */
@@ -291,7 +291,7 @@ static void test_seed_example_ports(void)
 
 /* The same example with its lines joined again (as the English manuals print it) means the
  * same: the wrapped lines really are continuations. */
-static void test_seed_example_unwrapped(void)
+static void test_manual_example_unwrapped(void)
 {
 	static const char joined[] =
 		"port-group\nname: grp3\nuse: Subtract of groups grp1 and grp2\n"
@@ -302,10 +302,10 @@ static void test_seed_example_unwrapped(void)
 		"port-group\nname: grp4\nport-name: hostname=kika port=1 hca_idx=1\n"
 		"end-port-group\n"
 		"port-group\nname: grp3\nunion-rule: grp3, grp4\nend-port-group\n";
-	size_t n = G_N_ELEMENTS(seed_ports);
-	struct pgrp_policy *a = parse_ok(seed_example), *b = parse_ok(joined);
-	struct pgrp_resolved *ra = pgrp_policy_resolve(a, seed_ports, n);
-	struct pgrp_resolved *rb = pgrp_policy_resolve(b, seed_ports, n);
+	size_t n = G_N_ELEMENTS(manual_ports);
+	struct pgrp_policy *a = parse_ok(manual_example), *b = parse_ok(joined);
+	struct pgrp_resolved *ra = pgrp_policy_resolve(a, manual_ports, n);
+	struct pgrp_resolved *rb = pgrp_policy_resolve(b, manual_ports, n);
 	static const char *const names[] = { "grp1", "grp2", "grp3", "grp4" };
 	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
 		char *x = set_str(ra, pgrp_resolved_group(ra, names[i]), n);
@@ -556,7 +556,7 @@ static void test_redefinition(void)
 		"port-group\nname: other\nport-guid: 0x282\nend-port-group\n"       /* 4 */
 		"port-group\nname: x\nsubtract-rule: x, y\nend-port-group\n"        /* 5 */
 		"port-group\nname: y\nport-guid: 0x282@2\nend-port-group\n";        /* 6 */
-	size_t n = G_N_ELEMENTS(seed_ports);
+	size_t n = G_N_ELEMENTS(manual_ports);
 	struct pgrp_policy *p = parse_ok(s);
 	g_assert_cmpint(group(p, 1)->previous, ==, -1);
 	g_assert_cmpint(group(p, 3)->previous, ==, 1);
@@ -571,7 +571,7 @@ static void test_redefinition(void)
 	g_assert_cmpuint(p->notes->len, ==, 2);
 	check_note(p, 1, "pg.conf:22:7: port group 'x' defined again (before on line 13): this "
 		   "definition replaces it, and 'x' inside it means the one before");
-	struct pgrp_resolved *r = pgrp_policy_resolve(p, seed_ports, n);
+	struct pgrp_resolved *r = pgrp_policy_resolve(p, manual_ports, n);
 	/* x = ((0x281) + (0x282)) - (0x282 port 2) */
 	check_group(r, "x", n, "0,1,2,3,7");
 	check_group(r, "early", n, "0,1,2,3,7");
@@ -796,9 +796,9 @@ static void test_long_chain(void)
 		g_string_append_printf(s, "port-group\nname: g%d\nunion-rule: g%d, ALL_ROUTERS\n"
 				       "end-port-group\n", i, i + 1);
 	g_string_append(s, "port-group\nname: g20000\nport-guid: 0x281@1\nend-port-group\n");
-	size_t n = G_N_ELEMENTS(seed_ports);
+	size_t n = G_N_ELEMENTS(manual_ports);
 	struct pgrp_policy *p = parse_ok(s->str);
-	struct pgrp_resolved *r = pgrp_policy_resolve(p, seed_ports, n);
+	struct pgrp_resolved *r = pgrp_policy_resolve(p, manual_ports, n);
 	check_group(r, "g0", n, "1,12");
 	pgrp_resolved_free(r);
 	pgrp_policy_free(p);
@@ -815,9 +815,9 @@ int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	build_doc_fabric();
-	g_test_add_func("/port_groups/seed_example/model", test_seed_example_model);
-	g_test_add_func("/port_groups/seed_example/ports", test_seed_example_ports);
-	g_test_add_func("/port_groups/seed_example/unwrapped", test_seed_example_unwrapped);
+	g_test_add_func("/port_groups/manual_example/model", test_manual_example_model);
+	g_test_add_func("/port_groups/manual_example/ports", test_manual_example_ports);
+	g_test_add_func("/port_groups/manual_example/unwrapped", test_manual_example_unwrapped);
 	g_test_add_func("/port_groups/doc/port_guid", test_doc_port_guid);
 	g_test_add_func("/port_groups/doc/port_guid_merge", test_doc_port_guid_merge);
 	g_test_add_func("/port_groups/doc/guid_range", test_doc_guid_range);

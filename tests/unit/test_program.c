@@ -1,5 +1,5 @@
 /* test_program.c - the programmer (core/program) against a fake fabric of SMAs: the bring-up
- * order of DESIGN.md, LFT blocks written only where they differ, P_Key tables by the index rules
+ * order of doc/design.md, LFT blocks written only where they differ, P_Key tables by the index rules
  * and the memory across sweeps, reset switches and programmer_forget(). Judged only from what the
  * fake fabric received (its request log) and holds afterwards. */
 #include <string.h>

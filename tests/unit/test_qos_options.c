@@ -1,7 +1,7 @@
-/* test_qos_options.c - the qos_* options (seed 002): OpenSM's defaults, per-port-type values
- * over qos_ values, partial lists padded, every error class with the entry named and, through
- * the configuration files, the key and file:line:column; VLs fitted to OperVLs as OpenSM masks
- * them. */
+/* test_qos_options.c - the qos_* options (opensm(8), QOS CONFIGURATION): OpenSM's defaults,
+ * per-port-type values over qos_ values, partial lists padded, every error class with the entry
+ * named and, through the configuration files, the key and file:line:column; VLs fitted to OperVLs
+ * as OpenSM masks them. */
 #include <glib.h>
 #include <string.h>
 #include "base/log.h"
@@ -31,8 +31,9 @@ static void test_defaults(void)
 	}
 }
 
-/* The seed's examples: qos_sw0_max_vls=2, qos_ca_sl2vl=0,1,2,3,5,5,5,12,12,0, (ten values and a
- * trailing comma), qos_swe_high_limit=0; and the 8-VL example (vlarb_high=0:4,
+/* The examples of opensm(8): qos_sw0_max_vls=2, qos_ca_sl2vl=0,1,2,3,5,5,5,12,12,0, (ten values
+ * and a trailing comma), qos_swe_high_limit=0; and the 8-VL example of
+ * OpenSM's doc/QoS_management_in_OpenSM.txt (vlarb_high=0:4,
  * vlarb_low=0:0,1:64,2:128,3:192,4:0,5:64,6:64,7:64, high_limit 6). */
 static void test_per_type(void)
 {

@@ -1,6 +1,7 @@
 /* test_qos_policy.c - the QoS policy file parser (policy/qos_parse.c): every QoS policy
- * example of seeds 002 (man page) and 000 (its later Chinese edition: the same examples, the
- * deployment examples with real GUIDs for OST / MDS / SRPT), the equivalences the seeds state,
+ * example of OpenSM's doc/QoS_management_in_OpenSM.txt (the QoS text of opensm(8)) and of
+ * NVIDIA's SM manual, "Quality of Service Management in OpenSM" (the same examples, and the
+ * deployment examples, here with real GUIDs for OST / MDS / SRPT), the equivalences they state,
  * OpenSM's reading rules (names, order, DEFAULT, qos-setup), and one test per error class
  * with its exact FILE:LINE:COL message. */
 #include <glib.h>
@@ -84,7 +85,7 @@ static void check_level(const struct qos_level *l, const char *name, int sl, int
 	g_assert_cmpint(l->packet_life, ==, life);
 }
 
-/* ---- seed 002: full policy file --------------------------------------------------------- */
+/* ---- OpenSM's document: full policy file ------------------------------------------------ */
 
 static const char shortest[] =
 	"    qos-levels\n"
@@ -107,8 +108,8 @@ static void test_ex_shortest(void)
 	qos_policy_free(p);
 }
 
-/* Seed 002's "all the possible options and keywords", verbatim. */
-static const char full_002[] =
+/* OpenSM's "all the possible options and keywords" example, verbatim. */
+static const char full_opensm[] =
 	"    #\n"
 	"    # See the comments in the following example.\n"
 	"    # They explain different keywords and their meaning.\n"
@@ -216,7 +217,7 @@ static const char full_002[] =
 	"\n"
 	"    end-qos-match-rules\n";
 
-/* What the full example means, in both seeds. */
+/* What the full example means, in both editions. */
 static void check_full(const struct qos_policy *p)
 {
 	g_assert_cmpuint(p->groups->len, ==, 4);
@@ -281,7 +282,7 @@ static void check_full(const struct qos_policy *p)
 
 static void test_ex_full(void)
 {
-	struct qos_policy *p = parse_ok(full_002);
+	struct qos_policy *p = parse_ok(full_opensm);
 	check_full(p);
 	g_assert_cmpuint(group(p, 0)->line, ==, 6);
 	g_assert_cmpuint(rule(p, 0)->line, ==, 75);
@@ -292,11 +293,11 @@ static void test_ex_full(void)
 	qos_policy_free(p);
 }
 
-/* Seed 000's edition of the same example (line breaks mended): a comment after "port-group",
+/* NVIDIA's edition of the same example (line breaks mended): a comment after "port-group",
  * the port names as one quoted list. */
-static void test_ex_full_seed000(void)
+static void test_ex_full_nvidia(void)
 {
-	GString *s = g_string_new(full_002);
+	GString *s = g_string_new(full_opensm);
 	g_assert_cmpuint(g_string_replace(s, "        port-group\n            name: Storage",
 					  "        port-group # using port GUIDs\n            name: Storage",
 					  1), ==, 1);
@@ -311,7 +312,7 @@ static void test_ex_full_seed000(void)
 	g_string_free(s, TRUE);
 }
 
-/* ---- seed 002: simplified policy (qos-ulps) --------------------------------------------- */
+/* ---- OpenSM's document: simplified policy (qos-ulps) ------------------------------------ */
 
 static void test_ex_ulps_shortest(void)
 {
@@ -395,7 +396,7 @@ static void test_ex_ulps_full(void)
 	qos_policy_free(p);
 }
 
-/* ---- seed 000: deployment examples (OST*, MDS*, SRPT* given real GUIDs) ----------------- */
+/* ---- NVIDIA's deployment examples (OST*, MDS*, SRPT* given real GUIDs) ------------------ */
 
 static void test_ex_hpc_lustre(void)
 {
@@ -469,7 +470,7 @@ static void test_ex_edc_three_tier(void)
 	qos_policy_free(p);
 }
 
-/* ---- the equivalences the seeds state --------------------------------------------------- */
+/* ---- the equivalences the documents state ----------------------------------------------- */
 
 static struct qos_policy *one_ulp(const char *line)
 {
@@ -528,9 +529,9 @@ static void test_equiv_rds(void)
 	check_same_rule("rds, port-num 0x48CA : 2", "rds : 2");
 }
 
-/* Seed 002 gives iSER's default port as 0x035C (Service ID 0x106035C); OpenSM (every version,
- * OSM_QOS_POLICY_ULP_ISER_PORT) uses 0x0CBC (3260, iSCSI): a bare "iser" is 0x1060CBC there
- * and here. The seed's Service ID is "iser, port-num 0x035C". */
+/* The QoS text first added to opensm(8) (2008) gives iSER's default port as 0x035C (Service ID
+ * 0x106035C); OpenSM (every version, OSM_QOS_POLICY_ULP_ISER_PORT) uses 0x0CBC (3260, iSCSI): a
+ * bare "iser" is 0x1060CBC there and here. That text's Service ID is "iser, port-num 0x035C". */
 static void test_equiv_iser(void)
 {
 	check_same_rule("iser : 4", "any, service-id 0x0000000001060CBC : 4");
@@ -925,7 +926,7 @@ static void test_err_bytes(void)
 	g_assert_null(qos_policy_parse_text(NULL, 0, NULL, NULL));   /* no name, no error wanted */
 }
 
-/* the fuzz corpus holds the seed examples: they parse */
+/* the fuzz corpus holds the documents' examples: they parse */
 static void test_corpus_examples(void)
 {
 	const char *dir = TEST_SRCDIR "/tests/fuzz/corpus/qos_policy";
@@ -955,7 +956,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/qos-policy/example/shortest", test_ex_shortest);
 	g_test_add_func("/qos-policy/example/full", test_ex_full);
-	g_test_add_func("/qos-policy/example/full_seed000", test_ex_full_seed000);
+	g_test_add_func("/qos-policy/example/full_nvidia", test_ex_full_nvidia);
 	g_test_add_func("/qos-policy/example/ulps_shortest", test_ex_ulps_shortest);
 	g_test_add_func("/qos-policy/example/ulps_full", test_ex_ulps_full);
 	g_test_add_func("/qos-policy/example/hpc_lustre", test_ex_hpc_lustre);

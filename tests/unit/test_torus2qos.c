@@ -780,8 +780,8 @@ static void mcast_case(unsigned X, unsigned Y, unsigned Z, int dead, unsigned ro
 			       X, Y, Z, dead, mc, uc);
 	g_assert_cmpuint(uc, ==, 0);
 	/* Known limit: with a failed switch, unicast's turns around it and the tree's tip-to-root
-	 * turns together close loops (in this model, for every root tried), so the seed's claim
-	 * is checked on whole tori only. */
+	 * turns together close loops (in this model, for every root tried), so torus-2QoS(8)'s
+	 * claim is checked on whole tori only. */
 	if (dead < 0)
 		g_assert_cmpuint(mc, ==, 0);
 	/* three members: a subtree */
@@ -831,12 +831,12 @@ static void test_mcast_crossed(void)
 
 static void test_mcast(void)
 {
-	mcast_case(6, 5, 1, -1, 3 + 6 * 2);     /* the seed's 6x5 example: root (3,2) */
+	mcast_case(6, 5, 1, -1, 3 + 6 * 2);     /* torus-2QoS(8)'s 6x5 example: root (3,2) */
 	mcast_case(4, 4, 4, -1, 2 + 4 * (2 + 4 * 2));
 	mcast_case(6, 5, 1, 3 + 6 * 2, 3 + 6 * 1); /* the root failed: the nearest switch */
 }
 
-/* The seed's QoS warnings: none for a fitting configuration; VL arbitration that does not
+/* torus-2QoS(8)'s QoS warnings: none for a fitting configuration; VL arbitration that does not
  * fit, a qos_*sl2vl that is overridden, QoS off. */
 static void test_qos_warnings(void)
 {

@@ -1,8 +1,8 @@
-/* test_torus_conf.c - the torus-2QoS.conf parser (policy/torus_conf.c): the example of seed 000
- * with the meaning the seed gives it, the equivalence the seed states, OpenSM's reading rules
- * (next_seed, last-wins, duplicates, trailing tokens, radix 2, keywords before the topology),
- * the seed sufficiency check, and one test per error class with its exact FILE:LINE:COL
- * message. */
+/* test_torus_conf.c - the torus-2QoS.conf parser (policy/torus_conf.c): the example of
+ * torus-2QoS.conf(5) with the meaning it gives it, the equivalence it states, OpenSM's reading
+ * rules (next_seed, last-wins, duplicates, trailing tokens, radix 2, keywords before the
+ * topology), the seed sufficiency check, and one test per error class with its exact
+ * FILE:LINE:COL message. */
 #include <glib.h>
 #include <string.h>
 #include "policy/torus_conf.h"
@@ -84,10 +84,10 @@ static void check_note(const struct torus_conf *c, guint i, const char *msg)
 	g_assert_cmpstr(c->notes->pdata[i], ==, msg);
 }
 
-/* ---- the seed's example ----------------------------------------------------------------- */
+/* ---- the man page's example ------------------------------------------------------------- */
 
-/* Seed 000's example, its broken lines joined again. */
-static const char seed_example[] =
+/* The example of torus-2QoS.conf(5) (and of NVIDIA's manual, whose lines are joined again). */
+static const char man_example[] =
 	"# Look for a 2D (since x radix is one) 4x5 torus.\n"
 	"torus 1 4 5\n"
 	"\n"
@@ -120,7 +120,7 @@ static const char seed_example[] =
 	"# chosen for routing.\n"
 	"port_order 7 10 8 11 9 12 25 28 26 29 27 30\n";
 
-static void check_seed_example(const struct torus_conf *c)
+static void check_man_example(const struct torus_conf *c)
 {
 	check_topology(c, 1, 4, 5, 0, 0, 0);
 	g_assert_cmpuint(c->topology_line, ==, 2);
@@ -162,10 +162,10 @@ static void check_seed_example(const struct torus_conf *c)
 	g_assert_no_error(err);
 }
 
-static void test_seed_example(void)
+static void test_man_example(void)
 {
-	struct torus_conf *c = parse_ok(seed_example);
-	check_seed_example(c);
+	struct torus_conf *c = parse_ok(man_example);
+	check_man_example(c);
 	torus_conf_free(c);
 }
 
@@ -173,17 +173,17 @@ static void test_seed_example(void)
 static void test_crlf_no_final_newline(void)
 {
 	GString *s = g_string_new(NULL);
-	for (const char *p = seed_example; *p; p++) {
+	for (const char *p = man_example; *p; p++) {
 		if (*p == '\n')
 			g_string_append_c(s, '\r');
 		g_string_append_c(s, *p);
 	}
 	struct torus_conf *c = parse_ok(s->str);
-	check_seed_example(c);
+	check_man_example(c);
 	torus_conf_free(c);
 	g_string_truncate(s, s->len - 2);
 	c = parse_ok(s->str);
-	check_seed_example(c);
+	check_man_example(c);
 	torus_conf_free(c);
 	g_string_free(s, TRUE);
 	c = parse_ok("\ttorus\t1 4 5   ");
@@ -191,7 +191,7 @@ static void test_crlf_no_final_newline(void)
 	torus_conf_free(c);
 }
 
-/* "mesh 3T 4 5" and "torus 3 4M 5M" specify the same topology (the seed); suffixes per
+/* "mesh 3T 4 5" and "torus 3 4M 5M" specify the same topology (torus-2QoS.conf(5)); suffixes per
  * dimension either way; radix 2 is always a mesh (OpenSM). */
 static void test_equivalence(void)
 {
@@ -356,7 +356,7 @@ static void test_notes(void)
 
 static void test_check_seeds(void)
 {
-	expect_seeds(seed_example, NULL);
+	expect_seeds(man_example, NULL);
 	/* a radix-4 torus dimension with one direction only */
 	expect_seeds("torus 1 4 5\n\nyp_link 0x1 0x2\nzp_link 0x1 0x3\n", "t.conf:3: seed 1: torus "
 		     "dimension y of radix 4 needs both yp_link and ym_link (discovery cannot place "
@@ -593,7 +593,7 @@ static void test_corpus_examples(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
-	g_test_add_func("/torus-conf/example/seed", test_seed_example);
+	g_test_add_func("/torus-conf/example/man", test_man_example);
 	g_test_add_func("/torus-conf/example/crlf_no_final_newline", test_crlf_no_final_newline);
 	g_test_add_func("/torus-conf/equivalence", test_equivalence);
 	g_test_add_func("/torus-conf/next_seed", test_next_seed);
