@@ -52,16 +52,22 @@ CORE_CFLAGS = -std=gnu11 -g $(WARN) $(DEPFL) -D_GNU_SOURCE -Iinclude -Icore -I. 
 # and glib only.
 POLICY_CFLAGS = -std=gnu11 -g $(WARN) $(DEPFL) -D_GNU_SOURCE -fPIC -fvisibility=hidden \
                 -Iinclude -I. $(GLIB_CFLAGS)
-# engines see the SDK and their shared helpers only
-PLUGIN_CFLAGS = -std=gnu11 -g $(WARN) $(DEPFL) -fPIC -fvisibility=hidden -Iinclude -Iplugins/common
+# the graph library (graph/: channel dependency graphs), the same way: the core and the
+# engines that give routes virtual lanes link it; it sees nothing but itself and libc.
+GRAPH_CFLAGS = -std=gnu11 -g $(WARN) $(DEPFL) -D_GNU_SOURCE -fPIC -fvisibility=hidden -I.
+# engines see the SDK, their shared helpers, and the policy and graph libraries
+PLUGIN_CFLAGS = -std=gnu11 -g $(WARN) $(DEPFL) -fPIC -fvisibility=hidden -Iinclude -Iplugins/common -I.
 PLUGIN_LDFLAGS = -shared -Wl,--no-undefined
 
 CORE_SRC   = $(filter-out core/sm/main.c,$(wildcard core/*/*.c))
 CORE_OBJ   = $(patsubst %.c,$(B)/obj/%.o,$(CORE_SRC))
 POLICY_SRC = $(wildcard policy/*.c)
 POLICY_OBJ = $(patsubst %.c,$(B)/pic/%.o,$(POLICY_SRC))
+GRAPH_SRC  = $(wildcard graph/*.c)
+GRAPH_OBJ  = $(patsubst %.c,$(B)/pic/%.o,$(GRAPH_SRC))
 CORE_LIB   = $(B)/libibsmcore.a
 POLICY_LIB = $(B)/libibsmpolicy.a
+GRAPH_LIB  = $(B)/libibsmgraph.a
 PLUGINS    = $(filter-out common,$(notdir $(wildcard plugins/*)))
 PLUGIN_SO  = $(patsubst %,$(B)/plugins/%.so,$(PLUGINS)) $(B)/plugins/torus-2QoS.so
 plugin_objs = $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/$(1)/*.c))
@@ -106,13 +112,18 @@ $(B)/obj/core/%.o: core/%.c | $(PATHS_H)
 $(B)/pic/policy/%.o: policy/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(POLICY_CFLAGS) $(OPT) $(CFLAGS) -c $< -o $@
+$(B)/pic/graph/%.o: graph/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(GRAPH_CFLAGS) $(OPT) $(CFLAGS) -c $< -o $@
 
 $(CORE_LIB): $(CORE_OBJ)
 	@rm -f $@; ar rcs $@ $^
 $(POLICY_LIB): $(POLICY_OBJ)
 	@rm -f $@; ar rcs $@ $^
+$(GRAPH_LIB): $(GRAPH_OBJ)
+	@rm -f $@; ar rcs $@ $^
 
-$(B)/ibsm: $(B)/obj/core/sm/main.o $(CORE_LIB) $(POLICY_LIB)
+$(B)/ibsm: $(B)/obj/core/sm/main.o $(CORE_LIB) $(POLICY_LIB) $(GRAPH_LIB)
 	$(CC) $(OPT) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDFLAGS)
 
 # ---- engines: plugins/NAME/*.c, and from plugins/common (an archive) what they use; one rule
@@ -126,8 +137,8 @@ $(COMMON_LIB): $(COMMON_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
 .SECONDEXPANSION:
-plugin_link = $(filter %.o,$^) $(COMMON_LIB) $(filter $(POLICY_LIB),$^)
-$(B)/plugins/%.so: $$(call plugin_objs,$$*) $(COMMON_LIB)
+plugin_link = $(filter %.o,$^) $(COMMON_LIB) $(filter $(POLICY_LIB),$^) $(GRAPH_LIB)
+$(B)/plugins/%.so: $$(call plugin_objs,$$*) $(COMMON_LIB) $(GRAPH_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(OPT) $(CFLAGS) $(PLUGIN_LDFLAGS) -o $@ $(plugin_link) $(PLUGIN_LIBS) -lpthread $(LDFLAGS)
 
@@ -162,12 +173,12 @@ test-plugins: $(TPLUGIN_SO) $(TTOOL_SO) $(TCLIENT)
 # ---- unit tests (GTest, TAP), built in whatever tree B is (make check: the sanitized one) ----
 # UNIT_EXTRA_<test>: sources outside the core a test links (a test tool's engine).
 UNIT_EXTRA_test_rmpp = tests/tools/rmpp/rmpp_engine.c tests/tools/rmpp/tail_stash.c
-$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $$(UNIT_EXTRA_$$*) $(CORE_LIB) $(POLICY_LIB)
+$(B)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $$(UNIT_EXTRA_$$*) $(CORE_LIB) $(POLICY_LIB) $(GRAPH_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -Itests/unit $(OPT) $(PKG_CFLAGS) $(CFLAGS) \
 	  -DTEST_SRCDIR='"$(CURDIR)"' -DTEST_PLUGIN_DIR='"$(CURDIR)/$(B)/plugins"' \
 	  -DTEST_TPLUGIN_DIR='"$(CURDIR)/$(B)/tests/plugins"' \
-	  -o $@ $< $(UNIT_EXTRA_$*) $(UNIT_HELPERS) $(CORE_LIB) $(POLICY_LIB) $(PKG_LIBS) $(LDFLAGS)
+	  -o $@ $< $(UNIT_EXTRA_$*) $(UNIT_HELPERS) $(CORE_LIB) $(POLICY_LIB) $(GRAPH_LIB) $(PKG_LIBS) $(LDFLAGS)
 units: $(UNIT_BIN) $(PLUGIN_SO) test-plugins
 
 # ---- set-up, tests, demo, bench ----
@@ -216,11 +227,11 @@ FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 deps-fuzz:
 	@sh tools/deps.sh $(DEPS_PKGS) clang libclang-rt-14-dev
 
-$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) $(POLICY_SRC) | $(PATHS_H)
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(CORE_SRC) $(POLICY_SRC) $(GRAPH_SRC) | $(PATHS_H)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=gnu11 -g -O1 $(WARN) -Wno-unknown-warning-option -fsanitize=fuzzer,address,undefined \
 	  -DIBSM_LIBFUZZER -D_GNU_SOURCE -Iinclude -Icore -I. -I$(B)/gen $(shell pkg-config --cflags $(PKGS)) \
-	  -o $@ $< $(CORE_SRC) $(POLICY_SRC) $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+	  -o $@ $< $(CORE_SRC) $(POLICY_SRC) $(GRAPH_SRC) $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
 fuzz: deps-fuzz
 	$(MAKE) $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))

@@ -19,7 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from tap import Tap  # noqa: E402
 
-TREES = ("core", "policy", "plugins", "include/ibsm")
+TREES = ("core", "policy", "graph", "plugins", "include/ibsm")
 CORE_PKGS = ["libibumad", "libibmad", "glib-2.0", "gmodule-2.0", "yaml-0.1"]
 POLICY_PLUGINS = ("chain", "torus2qos")   # the engines that link the policy library
 
@@ -35,9 +35,11 @@ def flags(rel, core, glib):
         return ["-D_GNU_SOURCE", "-Iinclude", "-Icore", "-I."] + core
     if rel.startswith("policy/"):
         return ["-D_GNU_SOURCE", "-Iinclude", "-I."] + glib
+    if rel.startswith("graph/"):
+        return ["-D_GNU_SOURCE", "-I."]
     if rel.startswith("plugins/"):
-        extra = ["-I."] + glib if rel.split("/")[1] in POLICY_PLUGINS else []
-        return ["-Iinclude", "-Iplugins/common"] + extra
+        extra = glib if rel.split("/")[1] in POLICY_PLUGINS else []
+        return ["-Iinclude", "-Iplugins/common", "-I."] + extra
     return ["-Iinclude"]                  # the SDK sees only itself
 
 

@@ -4,9 +4,11 @@
 The rule (doc/architecture.md):
   * core/ is in layers, bottom up: base, config, mad, fabric, routing, program, sa, sm. A file
     may include headers of its own layer and of layers below it, never above.
-  * core/ may include the SDK (include/ibsm) and the policy library (policy/).
+  * core/ may include the SDK (include/ibsm), the policy library (policy/) and the graph
+    library (graph/).
   * policy/ includes only policy/ and the SDK: nothing of core/ or plugins/.
-  * plugins/NAME includes only its own folder, plugins/common, the SDK and policy/.
+  * graph/ includes only graph/: algorithms with no knowledge of the SM.
+  * plugins/NAME includes only its own folder, plugins/common, the SDK, policy/ and graph/.
   * include/ibsm (the SDK) and examples/ include only the SDK.
   * no cycle anywhere between modules (a module is NAME.c with NAME.h).
 Only quoted includes and <ibsm/...> are part of the graph; system headers are not.
@@ -18,7 +20,7 @@ import re
 import sys
 
 LAYERS = ["base", "config", "mad", "fabric", "routing", "program", "sa", "sm"]
-TREES = ("core", "policy", "plugins", "include/ibsm", "examples")
+TREES = ("core", "policy", "graph", "plugins", "include/ibsm", "examples")
 GENERATED = {"ibsm_paths.h"}  # written by make into $(B)/gen
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
@@ -35,10 +37,10 @@ def source_files(root):
 
 def search_path(rel):
     """The -I directories the Makefile gives a file, in order (after the file's own dir)."""
-    if rel.startswith(("core/", "policy/")):
+    if rel.startswith(("core/", "policy/", "graph/")):
         return ["include", "core", "."]
     if rel.startswith("plugins/"):
-        return ["include", "plugins/common", "."]  # "." for policy/ (torus-2QoS)
+        return ["include", "plugins/common", "."]  # "." for policy/ and graph/
     return ["include"]  # include/ibsm, examples
 
 
@@ -63,7 +65,7 @@ def module(path):
 
 
 def area(path):
-    """('core', layer) | ('policy',) | ('plugins', name) | ('sdk',) | ('examples',)."""
+    """('core', layer) | ('policy',) | ('graph',) | ('plugins', name) | ('sdk',) | ('examples',)."""
     parts = path.split("/")
     if parts[0] == "core":
         return ("core", parts[1] if len(parts) > 2 else "")
@@ -82,7 +84,7 @@ def edge_allowed(src, dst):
     if a[0] == "core":
         if a[1] not in LAYERS:
             return "core/%s is not a known layer (%s)" % (a[1], ", ".join(LAYERS))
-        if b[0] == "policy":
+        if b[0] in ("policy", "graph"):
             return None
         if b[0] != "core":
             return "core includes %s" % dst
@@ -93,8 +95,10 @@ def edge_allowed(src, dst):
         return None
     if a[0] == "policy":
         return None if b[0] == "policy" else "policy/ includes %s" % dst
+    if a[0] == "graph":
+        return None if b[0] == "graph" else "graph/ includes %s" % dst
     if a[0] == "plugins":
-        if b[0] == "policy" or (b[0] == "plugins" and b[1] in (a[1], "common")):
+        if b[0] in ("policy", "graph") or (b[0] == "plugins" and b[1] in (a[1], "common")):
             return None
         return "plugin %s includes %s" % (a[1], dst)
     return "%s includes %s (only the SDK is allowed)" % (src, dst)

@@ -34,14 +34,15 @@ def sources(root, tree):
 
 
 def object_of(build, src):
-    """Where the Makefile puts the object of src (policy/: the position-independent pic/)."""
-    folder = "pic" if src.startswith("policy/") else "obj"
+    """Where the Makefile puts the object of src (policy/, graph/: the position-independent
+    pic/)."""
+    folder = "pic" if src.startswith(("policy/", "graph/")) else "obj"
     return os.path.join(build, folder, src[:-2] + ".o")
 
 
 def units(root, build):
     """{what is linked: [source files]}, as the Makefile links them."""
-    policy = sources(root, "policy")
+    policy = sources(root, "policy") + sources(root, "graph")
     out = {"ibsm": sources(root, "core/*") + policy}
     common = sources(root, "plugins/common")
     for name in sorted(os.listdir(os.path.join(root, "plugins"))):
