@@ -12,9 +12,13 @@ out, and said here:
 - PKTR: ibsm knows the tables of the ports it programs (end ports and the switch ports facing
   CAs); OpenSM reads every switch port's: ibsm's records must all be among OpenSM's, and
   every end port's equal;
-- CPI: the capability masks (each SA claims what it does: OpenSM multicast and more).
+- CPI: the capability masks (each SA claims what it does: OpenSM multicast and more);
+- PIR: LocalPort, the port the SM's own SMP entered the switch by (IBA 14.2.5.6, LocalPortNum):
+  it names the path each SM's discovery first reached a switch on, and with several reads in
+  flight either SM may reach a spine switch through any of its leaves first.
 ibsm's LFTR entries are also judged on their own: they equal what dump_fts reads from the switches."""
 import collections
+import difflib
 import os
 import re
 import sys
@@ -79,6 +83,8 @@ def normalize(text, lids, query):
             if query == "SMIR" and "ActCount" in line:
                 continue
             if query == "CPI" and "Capability mask" in line:
+                continue
+            if query == "PIR" and line.strip().startswith("LocalPort:"):
                 continue
             nb.append(line.strip())
         out.append("\n".join(nb))
@@ -152,9 +158,12 @@ for q in QUERIES:
         detail = "%d records not among OpenSM's, e.g.\n%s" % (len(extra), "\n".join(extra[:2]))
     else:
         same = o[q].rc == i[q].rc and no == ni
-        diff = [x for x in ni if x not in no][:2] + ["--- OpenSM:"] + [x for x in no if x not in ni][:2]
-        detail = "rc %s/%s, %d/%d records; ibsm only:\n%s" % (o[q].rc, i[q].rc, len(no), len(ni),
-                                                                 "\n".join(diff))
+        only_i, only_o = [x for x in ni if x not in no], [x for x in no if x not in ni]
+        diff = "\n".join(difflib.unified_diff(only_o[0].splitlines(), only_i[0].splitlines(), "OpenSM", "ibsm",
+                                              lineterm="", n=2)) if only_i and only_o else \
+            "\n".join(only_i[:2] + ["--- OpenSM:"] + only_o[:2])
+        detail = "rc %s/%s, %d/%d records, %d only from ibsm, %d only from OpenSM; the first pair:\n%s" % (
+            o[q].rc, i[q].rc, len(no), len(ni), len(only_i), len(only_o), diff)
     tap.ok(same, "saquery %s: the same answer from ibsm as from OpenSM (%d records)" % (q, len(ni)),
            detail[-3000:])
 tap.done()
