@@ -69,7 +69,11 @@ CORE_LIB   = $(B)/libibsmcore.a
 POLICY_LIB = $(B)/libibsmpolicy.a
 GRAPH_LIB  = $(B)/libibsmgraph.a
 PLUGINS    = $(filter-out common,$(notdir $(wildcard plugins/*)))
-PLUGIN_SO  = $(patsubst %,$(B)/plugins/%.so,$(PLUGINS)) $(B)/plugins/torus-2QoS.so
+# plugins/NAME/ALIASES: more engines built from one folder (ALIAS@NAME; see ALIAS_RULES)
+PLUGIN_ALIASES = $(foreach p,$(PLUGINS),$(foreach a,$(if $(wildcard plugins/$(p)/ALIASES),\
+                 $(file < plugins/$(p)/ALIASES)),$(a)@$(p)))
+PLUGIN_SO  = $(patsubst %,$(B)/plugins/%.so,$(PLUGINS)) $(B)/plugins/torus-2QoS.so \
+             $(foreach x,$(PLUGIN_ALIASES),$(B)/plugins/$(firstword $(subst @, ,$(x))).so)
 plugin_objs = $(patsubst %.c,$(B)/obj/%.o,$(wildcard plugins/$(1)/*.c))
 PLUGIN_OBJ = $(foreach p,$(PLUGINS),$(call plugin_objs,$(p)))
 COMMON_OBJ = $(call plugin_objs,common)
@@ -130,7 +134,7 @@ $(B)/ibsm: $(B)/obj/core/sm/main.o $(CORE_LIB) $(POLICY_LIB) $(GRAPH_LIB)
 #      for all. Their objects are kept (.SECONDARY), so a second make has nothing to do ----
 $(B)/obj/plugins/%.o: plugins/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(PLUGIN_CFLAGS) $(OPT) $(CFLAGS) -c $< -o $@
+	$(CC) $(PLUGIN_CFLAGS) $(OPT) $(CFLAGS) -DIBSM_PLUGIN_NAME='"$(firstword $(subst /, ,$*))"' -c $< -o $@
 .SECONDARY: $(PLUGIN_OBJ)
 
 $(COMMON_LIB): $(COMMON_OBJ)
@@ -152,6 +156,22 @@ $(POLICY_PLUGINS): $(POLICY_LIB)
 $(POLICY_PLUGINS): PLUGIN_LIBS = $(GLIB_LIBS)
 $(B)/plugins/torus-2QoS.so: $(B)/plugins/torus2qos.so
 	@ln -sf torus2qos.so $@
+
+# One folder, several engines: plugins/NAME/ALIASES lists further .so names (words only). Each
+# ALIAS.so is the folder's sources compiled again (into obj/alias/ALIAS/) and linked as NAME.so
+# is; every plugin object is compiled with -DIBSM_PLUGIN_NAME='"the .so name"', so one source
+# tells its names apart (plugins/sssp: sssp.so and dfsssp.so; plugins/updn: dnup.so).
+alias_objs = $(patsubst %.c,$(B)/obj/alias/$(1)/%.o,$(wildcard plugins/$(2)/*.c))
+define ALIAS_RULES
+$(B)/obj/alias/$(1)/plugins/$(2)/%.o: plugins/$(2)/%.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(PLUGIN_CFLAGS) $$(OPT) $$(CFLAGS) -DIBSM_PLUGIN_NAME='"$(1)"' -c $$< -o $$@
+$(B)/plugins/$(1).so: $(call alias_objs,$(1),$(2)) $$(COMMON_LIB) $$(GRAPH_LIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(OPT) $$(CFLAGS) $$(PLUGIN_LDFLAGS) -o $$@ $$(plugin_link) $$(PLUGIN_LIBS) -lpthread $$(LDFLAGS)
+.SECONDARY: $(call alias_objs,$(1),$(2))
+endef
+$(foreach x,$(PLUGIN_ALIASES),$(eval $(call ALIAS_RULES,$(firstword $(subst @, ,$(x))),$(lastword $(subst @, ,$(x))))))
 
 # Test engines (tests/plugins/NAME.c). abi10_*.c are built against the frozen ABI 1.0 headers.
 $(B)/tests/plugins/%.so: tests/plugins/%.c
@@ -216,6 +236,7 @@ bench: deps
 	python3 bench/mcast_bench.py $(MCAST_BENCH_ARGS)
 	python3 bench/qos_bench.py $(QOS_BENCH_ARGS)
 	python3 bench/torus_bench.py $(TORUS_BENCH_ARGS)
+	python3 bench/engines_bench.py $(ENGINES_BENCH_ARGS)
 
 # libFuzzer targets (clang): tests/fuzz/fuzz_<target>.c over the core and policy sources
 # (compiled again by clang, instrumented for coverage, not from the archives). Findings go to

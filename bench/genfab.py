@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""genfab.py - writes large XGFT fat trees as ibsim net files for `make bench`.
+"""genfab.py - writes large XGFT fat trees and random irregular fabrics as ibsim net files for
+`make bench`.
 
 The node names are "H-<guid>" / "S-<guid>" where <guid> is the node GUID ibsim 0.10 itself
 gives the node (ibsim ignores the names and counts in file order): the k-th switch of the
@@ -99,6 +100,53 @@ def xgft(m, w):
             for x in range(w[lvl - 1]):
                 fab.connect(child, levels[lvl][high + (x,) + low])
     return fab, list(levels[h].values())
+
+
+def irregular(switches, hosts, degree, seed):
+    """A random connected irregular fabric: SWITCHES switches of radix HOSTS + DEGREE, HOSTS
+    hosts on each; a random spanning tree first, then random switch-to-switch links (no
+    parallel ones) until every switch has DEGREE links or no pair is left. Same SEED, same
+    fabric (Python's random.Random)."""
+    import random
+    rnd = random.Random(seed)
+    fab = NetFile()
+    hs = []
+    for _ in range(switches * hosts):
+        hs.append(fab.new_ca())
+    sw = [fab.new_switch(hosts + degree) for _ in range(switches)]
+    for i, name in enumerate(sw):
+        for k in range(hosts):
+            fab.connect(hs[i * hosts + k], name)
+    links = {i: set() for i in range(switches)}
+    order = list(range(switches))
+    rnd.shuffle(order)
+    for k in range(1, switches):
+        a, b = order[k], order[rnd.randrange(k)]
+        links[a].add(b)
+        links[b].add(a)
+    pairs = [(a, b) for a in range(switches) for b in range(a + 1, switches)]
+    rnd.shuffle(pairs)
+    for a, b in pairs:
+        if len(links[a]) < degree and len(links[b]) < degree and b not in links[a]:
+            links[a].add(b)
+            links[b].add(a)
+    for a in range(switches):
+        for b in sorted(links[a]):
+            if a < b:
+                fab.connect(sw[a], sw[b])
+    return fab
+
+
+def irregular_name(switches, hosts, degree, seed):
+    return "irregular-s%d-h%d-d%d-seed%d" % (switches, hosts, degree, seed)
+
+
+def write_irregular(path, switches, hosts, degree, seed):
+    fab = irregular(switches, hosts, degree, seed)
+    with open(path, "w") as out:
+        out.write("# %s (bench/genfab.py)\n" % irregular_name(switches, hosts, degree, seed))
+        fab.write(out)
+    return fab.summary()
 
 
 def xgft_name(m, w):

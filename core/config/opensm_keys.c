@@ -10,8 +10,6 @@
 #define NE OSK_NO_EFFECT
 #define NO_CC "congestion control is not implemented"
 #define NO_PERFMGR "ibsm has no performance manager (perfquery and ibqueryerrors read the counters)"
-#define NO_LASH "the lash engine is not part of ibsm"
-#define NO_NUE "the nue engine is not part of ibsm"
 #define NO_CONSOLE "ibsm has no console: SIGHUP re-reads the configuration, SIGUSR1 reopens the log"
 
 static const struct opensm_key table[] = {
@@ -35,15 +33,9 @@ static const struct opensm_key table[] = {
 	{ "hop_weights_file", NULL, NE, "no engine of ibsm reads hop weights" },
 	{ "port_search_ordering_file", NULL, NE, "dor finds the dimensions from the cabling; it reads no port order" },
 	{ "avoid_throttled_links", "FALSE", NE, "ibsm reads no vendor link-throttling attribute" },
-	{ "lid_matrix_dump_file", NULL, NE, "the 'file' engine is not part of ibsm: LID matrices are dumped, never loaded" },
-	{ "lfts_file", NULL, NE, "the 'file' engine is not part of ibsm: LFTs are dumped, never loaded" },
 	{ "quasi_ftree_indexing", "FALSE", NE, "ftree has no quasi fat-tree indexing" },
 	{ "ids_guid_file", NULL, NE, "updn ranks switches from the roots; it reads no IDs file" },
 	{ "guid_routing_order_file", NULL, NE, "engines route destinations in LID order; no routing order file is read" },
-	{ "do_mesh_analysis", "FALSE", NE, NO_LASH },
-	{ "lash_start_vl", "0", NE, NO_LASH },
-	{ "nue_max_num_vls", "1", NE, NO_NUE },
-	{ "nue_include_switches", "FALSE", NE, NO_NUE },
 	{ "port_shifting", "FALSE", NE, "no engine shifts ports (ftree spreads routes by its own order)" },
 	{ "scatter_ports", "0", NE, "no engine picks ports at random: routes are deterministic" },
 	{ "guid_routing_order_no_scatter", "FALSE", NE, "there is no routing order file and no scattering" },

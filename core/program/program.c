@@ -178,16 +178,15 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 	phase_end(pl, "%u P_Key blocks written, %u read, %u tables known", pks.blocks_written,
 		  pks.blocks_read, pks.trusted);
 
-	/* SL2VL and VL arbitration under -Q, after OperVLs (doc/design.md); without -Q what the
-	 * tables hold is not followed, so it is forgotten (a later -Q reads them again) */
-	if (!o->qos)
-		qos_memory_forget(p->qos);
-	if (o->qos) {
+	/* SL2VL and VL arbitration after OperVLs (doc/design.md): under -Q every port's; without
+	 * -Q those the routing engine gives (its VLs), and what nobody wants is forgotten (a later
+	 * -Q reads them again) */
+	{
 		phase_begin(pl, "qos");
 		struct vlt_stats qs;
 		rep->qos_writes = qos_program(&g, p->qos, r, &qs);
-		phase_end(pl, "%u SL2VL/VLArb tables, %u read, %u written, %u known", qs.tables, qs.read,
-			  qs.written, qs.trusted);
+		phase_end(pl, "%u SL2VL/VLArb tables%s, %u read, %u written, %u known", qs.tables,
+			  o->qos ? "" : " (the routing engine's, no -Q)", qs.read, qs.written, qs.trusted);
 	}
 
 	/* 4. LFT blocks that differ, with ARMED on INIT ports streaming beside them */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* qos.c - which SL2VL and VLArb tables each port must hold under -Q (program/qos.h), and its
- * VLHighLimit. */
+/* qos.c - which SL2VL and VLArb tables each port must hold (program/qos.h): under -Q every
+ * port's, and its VLHighLimit; without -Q those the routing engine gives (its VLs need them). */
 #include <inttypes.h>
 #include <string.h>
 #include <infiniband/mad.h>
@@ -78,6 +78,7 @@ struct build {
 	struct qos_port_config cfg[QOS_N_SCOPES];
 	GArray *want;              /* struct vlt_want */
 	uint32_t engine_sl2vl, engine_vlarb;
+	int engine_only;           /* without -Q: only the tables the engine gives */
 };
 
 static uint32_t pi_field(const struct fabric *f, uint32_t port, enum MAD_FIELDS fld)
@@ -101,6 +102,8 @@ static void add_sl2vl(struct build *b, uint32_t port, uint32_t smp_port, uint32_
 	memcpy(vl, c->sl2vl, sizeof(vl));
 	if (b->r && routing_sl2vl(b->r, in_id, out_id, vl) == 0)
 		b->engine_sl2vl++;
+	else if (b->engine_only)
+		return;
 	qos_sl2vl_bytes(vl, usable_vls(b, port, c), w.data);
 	g_array_append_val(b->want, w);
 }
@@ -124,6 +127,8 @@ static void add_vlarb(struct build *b, uint32_t port, uint32_t smp_port, uint8_t
 		memcpy(table[1], high, sizeof(high));
 		memcpy(table[0], low, sizeof(low));
 		b->engine_vlarb++;
+	} else if (b->engine_only) {
+		return;
 	}
 	unsigned count = usable_vls(b, port, c);
 	for (int hi = 0; hi < 2; hi++) {
@@ -260,9 +265,15 @@ uint32_t qos_program(struct pass *g, struct qos_memory *m, const struct routing_
 {
 	memset(st, 0, sizeof(*st));
 	const struct fabric *f = g->f;
-	if (!g->o->qos || f->pub.sm_port == IBSM_NONE)
+	/* without -Q: only an engine that gives SL2VL or VLArb tables (its VLs: dfsssp, nue, lash,
+	 * torus-2QoS) has them written, and nothing is followed otherwise */
+	int engine_only = !g->o->qos;
+	if (f->pub.sm_port == IBSM_NONE || (engine_only && !routing_vl_hooks(r))) {
+		qos_memory_forget(m);
 		return 0;
-	struct build b = { .g = g, .r = r, .want = g_array_new(FALSE, TRUE, sizeof(struct vlt_want)) };
+	}
+	struct build b = { .g = g, .r = r, .want = g_array_new(FALSE, TRUE, sizeof(struct vlt_want)),
+			   .engine_only = engine_only };
 	for (int s = 0; s < QOS_N_SCOPES; s++)
 		qos_config_resolve(g->o->qos_opt, (enum qos_scope)s, &b.cfg[s]);
 	for (uint32_t n = 0; n < f->pub.n_nodes; n++) {
@@ -272,10 +283,11 @@ uint32_t qos_program(struct pass *g, struct qos_memory *m, const struct routing_
 		else
 			end_node(&b, node);
 	}
-	uint32_t sets = high_limits(&b, m);
+	uint32_t sets = engine_only ? 0 : high_limits(&b, m); /* VLHighLimit is -Q's */
 	sets += vlt_program(g, m->vlt, (const struct vlt_want *)(void *)b.want->data, b.want->len, st);
-	LOG_V("QOS-0002", "QoS tables: %u wanted (%u SL2VL and %u VLArb from the routing engine), %u "
-	      "known from earlier sweeps, %u read, %u written, %u failed", st->tables, b.engine_sl2vl,
+	LOG_V("QOS-0002", "%s tables: %u wanted (%u SL2VL and %u VLArb from the routing engine), %u "
+	      "known from earlier sweeps, %u read, %u written, %u failed",
+	      engine_only ? "the routing engine's VL (no -Q)" : "QoS", st->tables, b.engine_sl2vl,
 	      b.engine_vlarb, st->trusted, st->read, st->written, st->failed);
 	g_array_free(b.want, TRUE);
 	return sets;

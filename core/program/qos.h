@@ -2,8 +2,11 @@
 /* qos.h - QoS programming (-Q): the SL2VL mapping tables and VL arbitration tables every port
  * must hold, from the qos_* options of its port type (CA, router, switch port 0, switch
  * external port) or from the routing engine when it supplies them (torus-2QoS), every SL
- * mapped to a VL the port operates; VLHighLimit in PortInfo. Without -Q nothing is written,
- * as OpenSM: the tables keep what the ports hold. */
+ * mapped to a VL the port operates; VLHighLimit in PortInfo. Without -Q only the tables the
+ * routing engine supplies are written (an engine that gives its routes virtual lanes - dfsssp,
+ * nue, lash, torus-2QoS - needs them to be deadlock-free; OpenSM writes none without -Q and
+ * asks for `-R dfsssp -Q`, opensm(8)), and no VLHighLimit; with an engine that supplies none,
+ * nothing is written, as OpenSM: the tables keep what the ports hold. */
 #ifndef IBSM_PROGRAM_QOS_H
 #define IBSM_PROGRAM_QOS_H
 
@@ -28,8 +31,9 @@ uint8_t qos_fit_vl(uint8_t vl, unsigned count);
 /* The SL2VL table bytes (SL 2i high nibble of byte i) of a 16-entry map fitted to count. */
 void qos_sl2vl_bytes(const uint8_t vl[16], unsigned count, uint8_t out[8]);
 
-/* The programming step of a pass (g->o->qos on): every table wanted, then vlt_program. r: the
- * routes in force (engine sl2vl/vlarb hooks), may be NULL. Returns the number of Sets. */
+/* The programming step of a pass: every table wanted (g->o->qos on), or those the engine
+ * gives (off), then vlt_program; what nobody wants is forgotten (a later -Q reads it again).
+ * r: the routes in force (engine sl2vl/vlarb hooks), may be NULL. Returns the number of Sets. */
 uint32_t qos_program(struct pass *g, struct qos_memory *m, const struct routing_result *r,
 		     struct vlt_stats *st);
 

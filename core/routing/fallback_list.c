@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* fallback_list.c - building the fallback list: parse -R, load, set up one instance per
- * engine (or the orchestrator that routes in its place). */
+ * engine (or the orchestrator that routes in its place); an engine that does not load is
+ * logged and skipped, never a failed start. */
 #include <errno.h>
 #include <string.h>
 #include "base/log.h"
@@ -43,6 +44,19 @@ static void unload_all(GPtrArray *engines)
 	g_ptr_array_free(engines, TRUE);
 }
 
+/* An engine of the list that cannot be used: said loudly (at start and on every reload, which
+ * build the list again), remembered for the run's reasons, and skipped. */
+static void skip_engine(struct fallback_list *c, const char *text, const char *name, const GError *e,
+			int more, int no_fallback)
+{
+	LOG_E("CHN-0003", "routing_engine '%s': engine %s cannot be used: %s; skipped (%s)", text,
+	      name, e->message, more ? "the next engine of the list is tried" :
+	      no_fallback ? "no_fallback: nothing else is tried" : "minhop is tried instead");
+	g_string_append_printf(c->skipped, "%s%s: %s", c->skipped->len ? "; " : "", name, e->message);
+	g_string_append_printf(c->skipped_names, "%s%s", c->skipped_names->len ? ", " : "", name);
+	c->n_skipped++;
+}
+
 struct fallback_list *fallback_list_new(const char *spec, const struct sm_options *o, GError **err)
 {
 	const char *text = spec && *spec ? spec : ROUTING_FALLBACK;
@@ -55,26 +69,34 @@ struct fallback_list *fallback_list_new(const char *spec, const struct sm_option
 	}
 	struct fallback_list *c = g_new0(struct fallback_list, 1);
 	c->spec = g_strdup(text);
+	c->no_fallback = no_fallback;
+	c->skipped = g_string_new(NULL);
+	c->skipped_names = g_string_new(NULL);
 	c->candidates = g_ptr_array_new_with_free_func((GDestroyNotify)routing_step_unref);
-	/* every named engine first: a typo in -R fails loudly instead of falling back */
+	/* every named engine first; one that does not load is a failed engine, never a failed
+	 * start: logged and skipped, as OpenSM skips an engine it cannot set up */
 	int has_fallback = 0;
 	GPtrArray *engines = g_ptr_array_new();
 	struct engine *orch = NULL;
 	for (guint i = 0; i < names->len; i++) {
-		struct engine *e = engine_load(g_ptr_array_index(names, i), plugin_dir, err);
+		GError *lerr = NULL;
+		const char *name = g_ptr_array_index(names, i);
+		struct engine *e = engine_load(name, plugin_dir, &lerr);
 		if (e && e->orch && (orch || names->len > 1)) {
 			g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_INVALID, "routing engine list '%s': "
 				    "%s is an orchestrator; it routes alone (only no_fallback may "
 				    "follow it)", text, e->name);
 			engine_unload(e);
-			e = NULL;
-		}
-		if (!e) {
 			unload_all(engines);
 			engine_unload(orch);
 			g_ptr_array_free(names, TRUE);
 			fallback_list_free(c);
 			return NULL;
+		}
+		if (!e) {
+			skip_engine(c, text, name, lerr, i + 1 < names->len, no_fallback);
+			g_error_free(lerr);
+			continue;
 		}
 		if (e->orch)
 			orch = e;
@@ -82,23 +104,27 @@ struct fallback_list *fallback_list_new(const char *spec, const struct sm_option
 			g_ptr_array_add(engines, e);
 	}
 	if (!orch && o && o->rch_policy_file && *o->rch_policy_file) {
-		orch = engine_load(ROUTING_ORCHESTRATOR, plugin_dir, err);
+		GError *lerr = NULL;
+		orch = engine_load(ROUTING_ORCHESTRATOR, plugin_dir, &lerr);
 		if (orch && !orch->orch) {
-			g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_ABI, "%s: not a routing orchestrator",
+			g_set_error(&lerr, ENGINE_ERROR, ENGINE_ERROR_ABI, "%s: not a routing orchestrator",
 				    orch->path);
 			engine_unload(orch);
 			orch = NULL;
 		}
 		if (!orch) {
-			g_prefix_error(err, "rch_policy_file %s: ", o->rch_policy_file);
-			unload_all(engines);
-			g_ptr_array_free(names, TRUE);
-			fallback_list_free(c);
-			return NULL;
+			/* a missing orchestrator is a failed engine too: the -R list routes */
+			LOG_E("CHN-0004", "rch_policy_file %s: the routing chain's orchestrator %s cannot "
+			      "be used: %s; routing_engine '%s' routes instead", o->rch_policy_file,
+			      ROUTING_ORCHESTRATOR, lerr->message, text);
+			g_string_append_printf(c->skipped, "%s%s: %s", c->skipped->len ? "; " : "",
+					       ROUTING_ORCHESTRATOR, lerr->message);
+			g_clear_error(&lerr);
+		} else {
+			LOG_I("CHN-0002", "rch_policy_file %s: routing chain by orchestrator %s; "
+			      "routing_engine '%s' is not used%s", o->rch_policy_file, orch->name, text,
+			      no_fallback ? " (but for its no_fallback)" : "");
 		}
-		LOG_I("CHN-0002", "rch_policy_file %s: routing chain by orchestrator %s; routing_engine "
-		      "'%s' is not used%s", o->rch_policy_file, orch->name, text,
-		      no_fallback ? " (but for its no_fallback)" : "");
 	}
 	if (orch) {
 		unload_all(engines);
@@ -129,6 +155,12 @@ struct fallback_list *fallback_list_new(const char *spec, const struct sm_option
 			g_clear_error(&lerr);
 		}
 	}
+	if (!c->candidates->len)
+		LOG_E("CHN-0005", "routing_engine '%s': no engine can route (%s%s%s): every sweep fails "
+		      "to route and the switches keep the routes in force until the configuration is "
+		      "fixed and reloaded (SIGHUP)", text, c->skipped->str,
+		      c->fallback_error ? "; " ROUTING_FALLBACK ": " : "",
+		      c->fallback_error ? c->fallback_error : no_fallback ? "; no_fallback" : "");
 	return c;
 }
 
@@ -139,6 +171,10 @@ void fallback_list_free(struct fallback_list *c)
 	orch_free(c->orch); /* before its steps: teardown() may still name them */
 	g_ptr_array_free(c->candidates, TRUE);
 	g_free(c->fallback_error);
+	if (c->skipped)
+		g_string_free(c->skipped, TRUE);
+	if (c->skipped_names)
+		g_string_free(c->skipped_names, TRUE);
 	g_free(c->spec);
 	g_free(c);
 }

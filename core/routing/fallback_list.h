@@ -25,14 +25,26 @@ struct fallback_list {
 	struct orch *orch;           /* the orchestrator that routes, or NULL: the -R list does */
 	guint n_named;               /* candidates named by spec; the rest is the fallback */
 	char *fallback_error;        /* why the fallback could not be loaded, or NULL */
+	int no_fallback;             /* spec says no_fallback */
+	guint n_skipped;             /* named engines that could not be loaded */
+	GString *skipped;            /* "name: why; ..." of those (and of a missing orchestrator) */
+	GString *skipped_names;      /* "name, ..." */
 };
 
-/* Parses spec "a,b,c[,no_fallback]" (NULL or "": minhop), loads every named engine (a name that
- * does not load fails the whole list, loudly: no silent fallback on a typo), then the fallback,
- * and sets up one instance of each with its services (configuration from o). A spec naming an
- * orchestrator (ABI 1.2; alone, or with no_fallback), or o->rch_policy_file set (the default
- * orchestrator "chain" unless the spec names one), builds an orchestrator list instead: its
- * setup() reads its policy and opens its steps. NULL with *err. */
+/* Parses spec "a,b,c[,no_fallback]" (NULL or "": minhop), loads every named engine, then the
+ * fallback, and sets up one instance of each with its services (configuration from o). A name
+ * that does not load (missing, refused, another ABI) is a failed engine, never a failed start:
+ * loudly, but not fatally: an ERROR naming it, why and the directories searched (CHN-0003, at
+ * start and on every reload, which call this again), and it is skipped, as OpenSM skips an
+ * engine it cannot set up (osm_opensm.c) and falls back to minhop unless no_fallback
+ * (osm_ucast_mgr.c). When no engine is left (no_fallback, or minhop missing too) the list is
+ * empty (CHN-0005): every routing run fails with the reasons, and the SM keeps running
+ * without routing, as OpenSM does. A spec naming an orchestrator (ABI 1.2; alone, or with
+ * no_fallback), or o->rch_policy_file set (the default orchestrator "chain" unless the spec
+ * names one), builds an orchestrator list instead: its setup() reads its policy and opens its
+ * steps (the default one missing: CHN-0004, and the -R list routes). NULL with *err only for
+ * what is the configuration's fault: a list naming no engine, an orchestrator not alone, an
+ * orchestrator that refuses its policy. */
 struct fallback_list *fallback_list_new(const char *spec, const struct sm_options *o, GError **err);
 void fallback_list_free(struct fallback_list *c);
 /* What every step's cancelled() reports from now on (any thread). */

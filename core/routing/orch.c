@@ -8,6 +8,8 @@
 #include "config/config_file.h"
 #include "config/keys.h"
 #include "config/opensm_keys.h"
+#include "routing/deadlock.h"
+#include "routing/joins.h"
 #include "routing/orch.h"
 #include "routing/services.h"
 #include "routing/step_run.h"
@@ -21,6 +23,7 @@ struct orch_run {
 	struct ibsm_routes routes;
 	uint8_t *scratch;
 	unsigned ok, failed;
+	struct chain_parts *parts;      /* the scopes of the steps that merged, in order */
 };
 
 struct orch {
@@ -174,6 +177,7 @@ static int o_step_route(const struct ibsm_orch_core *c, int handle, const struct
 		run->failed++;
 	} else {
 		run->ok++;
+		chain_parts_add(run->parts, &scope, s->id);
 		LOG_V("RCH-0003", "step %u: routing engine %s routed", s->id, s->engine->name);
 	}
 	return rc < 0 ? rc : 0;
@@ -238,10 +242,75 @@ const char *orch_name(const struct orch *o)
 	return o->e->name;
 }
 
+/* The routes into the chain's parts over every link that joins them (routing/joins.h), unless
+ * rch_balance_joins is false; kept only if the whole table still delivers. */
+static void balance_joins(struct orch *o, struct fabric *f, struct routing_result *r,
+			  const struct chain_parts *parts)
+{
+	if (!ibsm_config_bool(o->svc, "rch_balance_joins", 1) || chain_parts_count(parts) < 2)
+		return;
+	size_t bytes = (size_t)r->n_switches * r->stride;
+	uint8_t *before = g_memdup2(r->lft, bytes ? bytes : 1);
+	struct join_part_report rep[16];
+	guint n = joins_balance(f, parts, r->lid_part, r->lft, r->stride, rep, G_N_ELEMENTS(rep));
+	struct ibsm_scope all = { .size = sizeof(all) };
+	struct routing_holes h;
+	if (n && routing_verify(f, &all, r->lft, r->stride, &h)) {
+		char text[320];
+		routing_hole_text(f, &h, text, sizeof(text));
+		LOG_E("RCH-0008", "routes between the chain's parts not balanced: spread over the "
+		      "joining links they leave %" G_GUINT64_FORMAT " (switch, LID) pairs undelivered "
+		      "(%s); the steps' own routes are kept", h.holes, text);
+		memcpy(r->lft, before, bytes);
+		n = 0;
+	}
+	g_free(before);
+	for (guint i = 0; i < MIN(n, (guint)G_N_ELEMENTS(rep)); i++)
+		LOG_I("RCH-0007", "step %u's part: its %u LIDs reached from outside over its %u "
+		      "joining links, %u to %u LIDs each (%" G_GUINT64_FORMAT " entries of the "
+		      "whole-fabric steps rewritten)", rep[i].step, rep[i].lids, rep[i].links,
+		      rep[i].min_lids, rep[i].max_lids, rep[i].entries);
+}
+
+static uint8_t check_path_sl(const void *ctx, uint16_t slid, uint16_t dlid)
+{
+	return routing_path_sl(ctx, 0, slid, dlid);
+}
+
+static int check_sl2vl(const void *ctx, uint32_t in_port, uint32_t out_port, uint8_t vl[16])
+{
+	return routing_sl2vl(ctx, in_port, out_port, vl);
+}
+
+/* The chain's final tables checked for credit loops: the routes between CA ports (the data
+ * traffic; switch port 0 carries management traffic) with their SLs (path_sl of the engine of
+ * each destination's part, hint 0) and the SL2VL tables the engines give (identity where none
+ * does). Logged, never refused. */
+static void check_credit_loops(struct orch *o, struct fabric *f, struct routing_result *r)
+{
+	struct deadlock_report dr;
+	uint32_t n = deadlock_check_flags(f, r->lft, r->stride, check_path_sl, check_sl2vl, r,
+					  DEADLOCK_CA_ROUTES, &dr);
+	char vls[64] = "";
+	for (unsigned v = 0, len = 0; v < 16; v++)
+		if (dr.vl_mask & (1u << v))
+			len += (unsigned)g_snprintf(vls + len, sizeof(vls) - len, "%s%u",
+						    len ? "," : "", v);
+	if (n)
+		LOG_E("RCH-0006", "routing chain %s: credit loops in the final tables: %u of %u "
+		      "channels (link, VL) lie on cycles of the routes' dependencies (%" G_GUINT64_FORMAT
+		      " routes between CA ports, VLs %s), e.g. %s", o->e->name,
+		      n == UINT32_MAX ? 0 : n, dr.channels, dr.routes, vls[0] ? vls : "none", dr.cycle);
+	else
+		LOG_I("RCH-0009", "routing chain %s: final tables free of credit loops (%" G_GUINT64_FORMAT
+		      " routes between CA ports, %u channels (link, VL), VLs %s; %.3f s)", o->e->name,
+		      dr.routes, dr.channels, vls[0] ? vls : "none", dr.seconds);
+}
+
 struct routing_result *orch_run(struct orch *o, struct fabric *f, GError **err)
 {
 	gint64 t0 = g_get_monotonic_time();
-	struct orch_run run = { .f = f };
+	struct orch_run run = { .f = f, .parts = chain_parts_new() };
 	run.r = routing_result_new(f);
 	run.routes.size = sizeof(run.routes);
 	run.routes.stride = run.r->stride;
@@ -259,6 +328,9 @@ struct routing_result *orch_run(struct orch *o, struct fabric *f, GError **err)
 		rc = -EINVAL;
 		g_snprintf(why, sizeof(why), "no step routed (%u failed)", run.failed);
 	}
+	if (rc >= 0 && !orch_cancelled(o))
+		balance_joins(o, f, r, run.parts);
+	chain_parts_free(run.parts);
 	if (rc >= 0 && !orch_cancelled(o)) {
 		/* the steps' scopes need not cover the fabric: the whole table must deliver */
 		struct ibsm_scope all = { .size = sizeof(all) };
@@ -281,6 +353,7 @@ struct routing_result *orch_run(struct orch *o, struct fabric *f, GError **err)
 		return NULL;
 	}
 	g_strlcpy(r->engine, o->e->name, sizeof(r->engine));
+	check_credit_loops(o, f, r);
 	r->seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
 	LOG_I("RCH-0005", "routed by %s in %.3f s (%u step%s routed, %u failed; %u switches, LIDs "
 	      "up to %u)", r->engine, r->seconds, run.ok, run.ok == 1 ? "" : "s", run.failed,

@@ -144,6 +144,16 @@ int routing_sl2vl(const struct routing_result *r, uint32_t in_port, uint32_t out
 	return -1;
 }
 
+unsigned routing_vl_hooks(const struct routing_result *r)
+{
+	unsigned hooks = 0;
+	for (guint i = 0; r && i < r->parts->len; i++) {
+		const struct ibsm_engine *ops = part_at(r, i)->step->engine->ops;
+		hooks |= (ops->sl2vl ? 1u : 0) | (ops->vlarb ? 2u : 0);
+	}
+	return hooks;
+}
+
 int routing_vlarb(const struct routing_result *r, uint32_t port, uint8_t high[64][2], uint8_t low[64][2])
 {
 	for (guint i = 0; i < r->parts->len; i++) {

@@ -65,6 +65,8 @@ void routing_result_add_step_dump(struct routing_result *r, const struct routing
 uint8_t routing_path_sl(const struct routing_result *r, uint8_t sl_hint, uint16_t slid, uint16_t dlid);
 /* SL2VL of (in port, out port) ids: the first engine that has one; < 0 when none does. */
 int routing_sl2vl(const struct routing_result *r, uint32_t in_port, uint32_t out_port, uint8_t vl[16]);
+/* Which of the VL hooks some part's engine has: bit 0 sl2vl, bit 1 vlarb (0: none; r NULL: 0). */
+unsigned routing_vl_hooks(const struct routing_result *r);
 /* VL arbitration of port id: the first engine that has one; < 0 when none does. */
 int routing_vlarb(const struct routing_result *r, uint32_t port, uint8_t high[64][2], uint8_t low[64][2]);
 /* Multicast tree of mlid over member port ids: the first engine that builds one; < 0 if none. */

@@ -34,9 +34,10 @@ struct routing_result *routing_run(struct fallback_list *c, struct fabric *f, GE
 	GString *whys = g_string_new(NULL);
 	int routed = 0;
 	for (guint i = 0; i < c->candidates->len && !routed && !cancelled(c); i++) {
-		if (i == c->n_named && i > 0)
-			LOG_I("RTE-0002", "no engine of '%s' could route; falling back to %s", c->spec,
-			      ROUTING_FALLBACK);
+		if (i == c->n_named && (i > 0 || c->n_skipped))
+			LOG_I("RTE-0002", "no engine of '%s' could route%s%s%s; falling back to %s", c->spec,
+			      c->n_skipped ? " (not loaded: " : "", c->skipped_names->str,
+			      c->n_skipped ? ")" : "", ROUTING_FALLBACK);
 		struct routing_step *s = g_ptr_array_index(c->candidates, i);
 		char why[512];
 		routed = routing_step_try(s, f, &scope, &routes, r, scratch, why, sizeof(why)) == 0;
@@ -47,6 +48,11 @@ struct routing_result *routing_run(struct fallback_list *c, struct fabric *f, GE
 	}
 	if (!routed && c->fallback_error)
 		append_why(whys, ROUTING_FALLBACK, c->fallback_error);
+	if (!routed && c->n_skipped) {
+		char *pre = g_strdup_printf("%s%s", c->skipped->str, whys->len ? "; " : "");
+		g_string_prepend(whys, pre);
+		g_free(pre);
+	}
 	g_free(routes.lft);
 	g_free(scratch);
 	if (!routed) {
@@ -63,8 +69,9 @@ struct routing_result *routing_run(struct fallback_list *c, struct fabric *f, GE
 	}
 	g_string_free(whys, TRUE);
 	r->seconds = (double)(g_get_monotonic_time() - t0) / 1e6;
-	LOG_I("RTE-0003", "routed by %s in %.3f s (%u switches, LIDs up to %u)", r->engine, r->seconds,
-	      r->n_switches, f->pub.max_lid);
+	LOG_I("RTE-0003", "routed by %s in %.3f s (%u switches, LIDs up to %u)%s%s%s", r->engine,
+	      r->seconds, r->n_switches, f->pub.max_lid, c->n_skipped ? "; not loaded, skipped: " : "",
+	      c->skipped_names->str, c->n_skipped ? " (CHN-0003)" : "");
 	return r;
 }
 

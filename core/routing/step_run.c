@@ -10,7 +10,8 @@
 #include "routing/verify.h"
 
 /* The step's rows merged over what earlier steps left (r->lft) into scratch, then walked:
- * holes make the step a failure whatever route() returned. 0, or -EHOSTUNREACH with why. */
+ * holes make the step a failure whatever route() returned (but for an engine whose tables are
+ * loaded as given, IBSM_CAP_AS_LOADED: logged). 0, or -EHOSTUNREACH with why. */
 static int merge_and_verify(struct routing_step *s, struct fabric *f, const struct ibsm_scope *scope,
 			    const struct ibsm_routes *routes, struct routing_result *r, uint8_t *scratch,
 			    char *why, size_t why_len)
@@ -28,6 +29,11 @@ static int merge_and_verify(struct routing_step *s, struct fabric *f, const stru
 	if (holes) {
 		char text[320];
 		routing_hole_text(f, &h, text, sizeof(text));
+		if (s->engine->ops->caps & IBSM_CAP_AS_LOADED) {
+			LOG_W("SRN-0002", "the tables %s loaded leave holes, programmed as loaded (topology "
+			      "changes are not followed): %s", s->engine->name, text);
+			return 0;
+		}
 		if (r->rejected)
 			g_snprintf(why, why_len, "its tables leave holes: %s; %u of its entries name ports "
 				   "the switches do not have", text, r->rejected);

@@ -212,6 +212,10 @@ static inline int ibsm_config_bool(const struct ibsm_core *core, const char *key
 }
 
 #define IBSM_CAP_LMC 0x1 /* can spread 2^LMC paths over several path bits */
+/* The tables are the administrator's, loaded as given (OpenSM's file engine ignores topology
+ * changes): the core programs them even where its walk finds routes not delivered, and logs
+ * those (SRN-0002, a WARN) instead of failing the step. A core older than 1.3 ignores it. */
+#define IBSM_CAP_AS_LOADED 0x2
 
 struct ibsm_engine {
 	uint16_t abi_major, abi_minor;

@@ -22,11 +22,13 @@ static int chain_setup(const struct ibsm_orch_core *core, void **inst, char *why
 	struct chain_inst *ci = g_new0(struct chain_inst, 1);
 	ci->core = core;
 	ci->handles = g_hash_table_new(g_direct_hash, g_direct_equal);
+	ci->unloaded = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	ci->last_resort = -1;
 	int rc = chain_policies_load(ci, why, why_len);
 	if (rc < 0) {
 		chain_policies_free(ci);
 		g_hash_table_destroy(ci->handles);
+		g_hash_table_destroy(ci->unloaded);
 		g_free(ci);
 		return rc;
 	}
@@ -39,6 +41,7 @@ static void chain_teardown(void *inst)
 	struct chain_inst *ci = inst;
 	chain_policies_free(ci);
 	g_hash_table_destroy(ci->handles);
+	g_hash_table_destroy(ci->unloaded);
 	g_free(ci);
 }
 
@@ -52,6 +55,13 @@ static int route_one(struct chain_inst *ci, struct chain_scopes *cs, const struc
 	if (!chain_scope_of(cs, topology, path_from, first, &s)) {
 		snprintf(why, why_len, "topology %u has no switch in this fabric", topology);
 		return -ENOENT;
+	}
+	if (ci->ran)
+		g_hash_table_add(ci->ran, GUINT_TO_POINTER(st->id));
+	const char *unloaded = g_hash_table_lookup(ci->unloaded, GUINT_TO_POINTER(st->id));
+	if (unloaded) {
+		snprintf(why, why_len, "skipped: its engine cannot be used (%s)", unloaded);
+		return -ENOEXEC;
 	}
 	int h = GPOINTER_TO_INT(g_hash_table_lookup(ci->handles, GUINT_TO_POINTER(st->id))) - 1;
 	return ci->core->step_route(ci->core, h, &s, why, why_len);
@@ -73,8 +83,12 @@ static int run_step(struct chain_inst *ci, struct chain_scopes *cs, const struct
 			  st->engine, ewhy);
 		return 0;
 	}
-	core->log(core, IBSM_LOG_ERROR, "step %u (%s, topology %u) failed: %s", st->id, st->engine,
-		  st->topology, ewhy);
+	if (rc == -ENOEXEC)
+		core->log(core, IBSM_LOG_ERROR, "step %u (%s, topology %u) %s", st->id, st->engine,
+			  st->topology, ewhy);
+	else
+		core->log(core, IBSM_LOG_ERROR, "step %u (%s, topology %u) failed: %s", st->id,
+			  st->engine, st->topology, ewhy);
 	const struct chain_step *fb = st->fallback;
 	if (fb) {
 		uint32_t topo = fb->at[CHAIN_Q_TOPOLOGY].line ? fb->topology : st->topology;
@@ -112,10 +126,25 @@ static int run_step(struct chain_inst *ci, struct chain_scopes *cs, const struct
 	return 0;
 }
 
+/* The fallback-to steps this run did not need, named (their step routed, or did not run). */
+static void log_unused_fallbacks(const struct chain_inst *ci)
+{
+	for (guint i = 0; i < ci->chain->steps->len; i++) {
+		const struct chain_step *st = g_ptr_array_index(ci->chain->steps, i);
+		if (!st->fallback_to || g_hash_table_contains(ci->ran, GUINT_TO_POINTER(st->id)))
+			continue;
+		ci->core->log(ci->core, IBSM_LOG_INFO, "step %u (%s): the fallback-to of step %u, not "
+			      "run (step %u %s)", st->id, st->engine, st->fallback_to, st->fallback_to,
+			      g_hash_table_contains(ci->ran, GUINT_TO_POINTER(st->fallback_to)) ?
+			      "routed its part" : "did not run");
+	}
+}
+
 static int chain_run(void *inst, const struct ibsm_fabric *f, char *why, size_t why_len)
 {
 	struct chain_inst *ci = inst;
 	struct chain_scopes *cs = chain_scopes_new(ci, f);
+	ci->ran = g_hash_table_new(g_direct_hash, g_direct_equal);
 	int rc = 0;
 	for (guint i = 0; i < ci->chain->order->len && rc == 0; i++) {
 		if (ci->core->cancelled(ci->core)) {
@@ -125,6 +154,10 @@ static int chain_run(void *inst, const struct ibsm_fabric *f, char *why, size_t 
 		}
 		rc = run_step(ci, cs, g_ptr_array_index(ci->chain->order, i), i == 0, why, why_len);
 	}
+	if (rc == 0)
+		log_unused_fallbacks(ci);
+	g_hash_table_destroy(ci->ran);
+	ci->ran = NULL;
 	chain_scopes_free(cs);
 	return rc;
 }
@@ -133,6 +166,8 @@ static const struct ibsm_config_key chain_keys[] = {
 	{ "rch_policy_file", NULL, "the unicast steps (required)" },
 	{ "topo_policy_file", NULL, "the topologies the steps name" },
 	{ "pgrp_policy_file", NULL, "the port groups the topologies name" },
+	{ "rch_balance_joins", "TRUE", "routes into a part from outside spread over every link "
+	  "joining it (the core rewrites the whole-fabric steps' entries)" },
 	{ NULL, NULL, NULL },
 };
 

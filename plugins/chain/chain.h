@@ -15,6 +15,9 @@ struct chain_inst {
 	struct topo_policy *topos;      /* NULL: no topo_policy_file (topology 0 only) */
 	struct chain_policy *chain;
 	GHashTable *handles;            /* step id -> handle + 1 (GUINT_TO_POINTER) */
+	GHashTable *unloaded;           /* step id -> why its engine cannot be used (char *): the
+					 * step is skipped like one that failed, its fallback used */
+	GHashTable *ran;                /* during run(): ids of the steps tried (a set) */
 	int last_resort;                /* handle of minhop over everything, or -1 (no_fallback) */
 	uint32_t last_resort_id;
 	int no_fallback;                /* routing_engine says no_fallback */

@@ -97,12 +97,24 @@ int chain_policies_load(struct chain_inst *ci, char *why, size_t why_len)
 	if (chain_policy_check(ci->chain, ci->topos, group_exists, ci->groups, lmc, &err) < 0)
 		return fail(why, why_len, err);
 	ci->no_fallback = says_no_fallback(core->config(core, "routing_engine"));
-	/* every step, fallbacks too: an engine that is missing fails the policy now, not later */
+	/* every step, fallbacks too. An engine that cannot be loaded is a failed engine, not a
+	 * failed policy: said now (at start and on every reload), and the step is skipped at each
+	 * run like one that failed (its fallback-to step routes its part). A step's configuration
+	 * file that is wrong refuses the policy. */
 	uint32_t max_id = 0;
 	for (guint i = 0; i < ci->chain->steps->len; i++) {
 		const struct chain_step *st = g_ptr_array_index(ci->chain->steps, i);
 		char ewhy[400] = "";
 		int h = core->step_open(core, st->id, st->engine, st->config, ewhy, sizeof(ewhy));
+		max_id = MAX(max_id, st->id);
+		if (h == -ENOENT) {
+			const struct chain_at *at = &st->at[CHAIN_Q_ENGINE];
+			core->log(core, IBSM_LOG_ERROR, "%s:%u:%u: step %u: engine %s cannot be used: %s; "
+				  "the step is skipped%s", rch, at->line, at->col, st->id, st->engine,
+				  ewhy, st->fallback ? " and its fallback-to step routes its part" : "");
+			g_hash_table_insert(ci->unloaded, GUINT_TO_POINTER(st->id), g_strdup(ewhy));
+			continue;
+		}
 		if (h < 0) {
 			const struct chain_at *at = &st->at[st->config && strstr(ewhy, st->config) == ewhy ?
 							    CHAIN_Q_CONFIG : CHAIN_Q_ENGINE];
@@ -111,7 +123,6 @@ int chain_policies_load(struct chain_inst *ci, char *why, size_t why_len)
 			return -EINVAL;
 		}
 		g_hash_table_insert(ci->handles, GUINT_TO_POINTER(st->id), GINT_TO_POINTER(h + 1));
-		max_id = MAX(max_id, st->id);
 	}
 	/* the last resort when the first step and its fallback both fail, as minhop is for -R */
 	ci->last_resort = -1;

@@ -19,6 +19,7 @@
 #include "engine_dests.h"
 #include "engine_glue.h"
 #include "mhc.h"
+#include "switch_links.h"
 
 #define MAX_THREADS 64
 #define FILL_THREADS_WORK 1000000 /* (row, destination) pairs worth a second thread */
@@ -218,8 +219,7 @@ static void row_links(struct worker *w, uint32_t s)
 	w->nlinks = 0;
 	for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj && a < f->n_adj; a++) {
 		const struct ibsm_adj *adj = ibsm_adj_at(f, a);
-		if (adj->peer_sw >= pl->S || adj->peer_sw == s || adj->port == 0 ||
-		    adj->port == IBSM_NO_PORT || !ibsm_scope_link(f, pl->scope, s, adj))
+		if (adj->peer_sw >= pl->S || !engine_switch_link(f, pl->scope, s, adj))
 			continue;
 		w->links[w->nlinks].peer_sw = adj->peer_sw;
 		w->links[w->nlinks].port = adj->port;

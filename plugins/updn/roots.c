@@ -3,7 +3,9 @@
  * per line, bad lines reported with file:line and skipped; the lines are read by
  * plugins/common/guid_file.c), OpenSM's hop-histogram root detection, and the deterministic
  * fall-back for fabrics where the histogram finds nothing (tori, meshes, irregular graphs):
- * the most central switch, never "give up". */
+ * the most central switches as candidates, and the search that picks one or several of them
+ * by the balance of the routes they give (updn_search_roots; the routing itself is the
+ * caller's, through a callback), never "give up". */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -156,19 +158,23 @@ static uint8_t histogram_roots(const struct ibsm_core *core, const struct updn_g
 	return UPDN_ROOT_HISTOGRAM;
 }
 
-/* The fall-back root of component c: least eccentricity toward the CA switches (all
- * switches when the component has no CA), then least total CA distance, then GUID; the
- * best max_centre candidates go to centre[] if it is still empty. Returns UPDN_ROOT_CENTRE,
- * or 0 without memory. */
-static uint8_t centre_root(const struct ibsm_core *core, const struct updn_graph *g,
-			   const uint8_t *hops, uint32_t c, uint64_t cas, uint32_t members,
-			   uint8_t *is_root, uint32_t *centre, uint32_t *ncentre,
-			   uint32_t max_centre, int centre_only)
+/* The switches of component c by centrality: least eccentricity toward the CA switches (all
+ * switches when the component has no CA), then least total CA distance, then GUID. Returns
+ * the sorted keys (malloc'd, *nk of them), NULL without memory. */
+static struct centre_key *central_keys(const struct updn_graph *g, const uint8_t *hops,
+				       uint32_t c, uint32_t *nk)
 {
-	uint32_t S = g->S, nk = 0;
-	struct centre_key *k = malloc((size_t)members * sizeof(*k));
+	uint32_t S = g->S, n = 0;
+	uint64_t cas = 0;
+	for (uint32_t t = 0; t < S; t++)
+		if (g->comp[t] == c) {
+			cas += g->ca_src[t];
+			n++;
+		}
+	struct centre_key *k = malloc((n ? n : 1) * sizeof(*k));
+	*nk = 0;
 	if (!k)
-		return 0;
+		return NULL;
 	for (uint32_t s = 0; s < S; s++) {
 		if (g->comp[s] != c)
 			continue;
@@ -182,9 +188,40 @@ static uint8_t centre_root(const struct ibsm_core *core, const struct updn_graph
 				ecc = row[t];
 			sum += (uint64_t)row[t] * (cas ? g->ca_src[t] : 1);
 		}
-		k[nk++] = (struct centre_key){ .s = s, .ecc = ecc, .sum = sum, .guid = g->guid[s] };
+		k[(*nk)++] = (struct centre_key){ .s = s, .ecc = ecc, .sum = sum, .guid = g->guid[s] };
 	}
-	qsort(k, nk, sizeof(*k), centre_cmp);
+	qsort(k, *nk, sizeof(*k), centre_cmp);
+	return k;
+}
+
+uint32_t updn_central(const struct updn_graph *g, const uint8_t *hops, uint32_t c,
+		      uint32_t *out, uint32_t max)
+{
+	uint32_t nk;
+	struct centre_key *k = central_keys(g, hops, c, &nk);
+	if (!k)
+		return 0;
+	uint32_t n = nk < max ? nk : max;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = k[i].s;
+	free(k);
+	return n;
+}
+
+/* The fall-back root of component c: the most central switch (central_keys); the best
+ * max_centre candidates go to centre[] if it is still empty. Returns UPDN_ROOT_CENTRE, or 0
+ * without memory. */
+static uint8_t centre_root(const struct ibsm_core *core, const struct updn_graph *g,
+			   const uint8_t *hops, uint32_t c, uint64_t cas, uint32_t members,
+			   uint8_t *is_root, uint32_t *centre, uint32_t *ncentre,
+			   uint32_t max_centre, int centre_only)
+{
+	uint32_t nk;
+	struct centre_key *k = central_keys(g, hops, c, &nk);
+	if (!k || !nk) {
+		free(k);
+		return 0;
+	}
 	is_root[k[0].s] = 1;
 	if (centre && ncentre && *ncentre == 0) {
 		for (uint32_t i = 0; i < nk && i < max_centre; i++)
@@ -295,4 +332,115 @@ uint32_t updn_pick_roots(const struct ibsm_core *core, const struct updn_graph *
 	for (uint32_t s = 0; s < S; s++)
 		n += is_root[s] && !(g->outside && g->outside[g->comp[s]]);
 	return n;
+}
+
+/* ---- the fall-back roots, chosen by the routes they give ---- */
+
+int updn_eval_better(const struct updn_eval *a, const struct updn_eval *b)
+{
+	if (a->connected != b->connected)
+		return a->connected > b->connected;
+	if (a->max != b->max)
+		return a->max < b->max;
+	return a->sumsq < b->sumsq;
+}
+
+static uint32_t count_set(const uint8_t *set, uint32_t n)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		k += set[i] != 0;
+	return k;
+}
+
+uint32_t updn_search_roots(const struct ibsm_core *core, const struct updn_graph *g,
+			   const uint32_t *pool, uint32_t npool, uint32_t max_evals,
+			   updn_eval_fn eval, void *ctx, uint8_t *is_root,
+			   struct updn_search *st)
+{
+	uint32_t S = g->S, sz = S ? S : 1;
+	uint8_t *best = malloc(sz), *trial = malloc(sz), *in_pool = calloc(sz, 1);
+	uint8_t *base = malloc(sz); /* eval() may write into is_root: work on a copy */
+	memset(st, 0, sizeof(*st));
+	if (!best || !trial || !in_pool || !base || !npool) {
+		free(best);
+		free(trial);
+		free(in_pool);
+		free(base);
+		return 0;
+	}
+	memcpy(base, is_root, S);
+	for (uint32_t i = 0; i < npool; i++)
+		in_pool[pool[i]] = 1;
+	/* the detection's choice first: what every other set has to beat */
+	struct updn_eval cur, e;
+	memcpy(best, base, S);
+	eval(ctx, best, &cur);
+	st->detected = cur;
+	st->evals = 1;
+	/* each candidate alone (the other components keep their roots) */
+	uint32_t first = UINT32_MAX;
+	for (uint32_t i = 0; i < npool && st->evals < max_evals; i++) {
+		memcpy(trial, base, S);
+		for (uint32_t s = 0; s < S; s++)
+			if (in_pool[s])
+				trial[s] = 0;
+		trial[pool[i]] = UPDN_ROOT;
+		eval(ctx, trial, &e);
+		st->evals++;
+		if (updn_eval_better(&e, &cur)) {
+			cur = e;
+			memcpy(best, trial, S);
+			first = pool[i];
+		}
+	}
+	st->singles = st->evals - 1;
+	st->single = cur;
+	if (first == UINT32_MAX) /* the detection's root stays first */
+		for (uint32_t i = 0; i < npool && first == UINT32_MAX; i++)
+			if (base[pool[i]])
+				first = pool[i];
+	/* then several together: add the candidate that helps most, while one helps; equal
+	 * ranks ordered by GUID, or by the distance from the first root (which keeps a group
+	 * of roots connected) */
+	while (first != UINT32_MAX && st->evals < max_evals) {
+		struct updn_eval step = cur;
+		uint32_t pick = UINT32_MAX;
+		int pick_dist = 0;
+		for (uint32_t i = 0; i < npool && st->evals < max_evals; i++) {
+			if (best[pool[i]])
+				continue;
+			for (int dist = 0; dist < 2 && st->evals < max_evals; dist++) {
+				memcpy(trial, best, S);
+				trial[pool[i]] = UPDN_ROOT;
+				trial[first] = dist ? UPDN_FIRST_ROOT : UPDN_ROOT;
+				eval(ctx, trial, &e);
+				st->evals++;
+				if (updn_eval_better(&e, &step)) {
+					step = e;
+					pick = i;
+					pick_dist = dist;
+				}
+			}
+		}
+		if (pick == UINT32_MAX)
+			break;
+		best[pool[pick]] = UPDN_ROOT;
+		best[first] = pick_dist ? UPDN_FIRST_ROOT : UPDN_ROOT;
+		cur = step;
+		st->added++;
+		core->log(core, IBSM_LOG_VERBOSE,
+			  "roots: adding 0x%016llx (%u roots, equal ranks by %s): busiest switch "
+			  "link %llu CA routes", (unsigned long long)g->guid[pool[pick]],
+			  count_set(best, S), pick_dist ? "distance from the first root" : "GUID",
+			  (unsigned long long)cur.max);
+	}
+	st->chosen = cur;
+	st->by_distance = first != UINT32_MAX && best[first] == UPDN_FIRST_ROOT;
+	memcpy(is_root, best, S);
+	free(base);
+	free(best);
+	free(trial);
+	free(in_pool);
+	return count_set(is_root, S);
 }

@@ -24,16 +24,24 @@
 #include <ibsm/routing.h>
 #include "engine_dests.h"
 #include "engine_glue.h"
+#include "switch_links.h"
 #include "updn.h"
+
+/* One source, two engines (plugins/updn/ALIASES): updn.so and dnup.so */
+#ifndef IBSM_PLUGIN_NAME
+#define IBSM_PLUGIN_NAME "updn"
+#endif
+#define IS_DNUP (IBSM_PLUGIN_NAME[0] == 'd')
 
 #define INF 0xFFFF
 #define F_DOWN 0x1  /* reaches the destination by down steps only */
 #define F_FREE 0x2  /* no direction rule (connect_roots destinations) */
 #define F_FB   0x4  /* reached only by the fall-back (up-down-up) extension */
-#define MAX_CENTRE 64
-/* fall-back roots compared: at most MAX_CENTRE, and switches x (links + switches) summed
- * over the candidates below this */
-#define EVAL_BUDGET 100000000ull
+#define MAX_CENTRE 64  /* central switches the root search (or dnup's tie switch) draws on */
+/* root sets routed to compare them: at most MAX_EVALS, and at most EVAL_BUDGET switches x
+ * (links + switches) in all, so the search stays bounded on large fabrics */
+#define EVAL_BUDGET 200000000ull
+#define MAX_EVALS 1024
 #define CANCEL_EVERY 64
 
 struct ctx {
@@ -44,12 +52,18 @@ struct ctx {
 	uint8_t *row_ok;       /* [S] row in scope */
 	uint8_t *is_root;      /* [S] */
 	uint32_t *rank;        /* [S] */
-	uint32_t *ord;         /* [S] position in (rank, GUID) order: smaller = higher */
+	uint32_t *ord;         /* [S] position in (rank, tie, GUID) order: smaller = higher */
+	uint32_t *tie;         /* [S] second key of that order: 0, or with several fall-back roots
+				* the hops from the first (so the roots hang together) */
+	const uint8_t *hops;   /* the S x S hop matrix while roots are chosen, or NULL */
 	uint32_t *rnode;       /* [L] node id at the far end */
 	uint64_t *rsys;        /* [L] its system image GUID (node GUID if none) */
 	uint32_t *comp_size;   /* [ncomp] */
 	uint8_t *how;          /* [ncomp] enum updn_root_how */
 	int connect_roots;
+	int dnup;              /* dnup: ranks from the leaf switches, the higher rank is up */
+	int fb_ca;             /* dnup with connect_roots: CA LIDs no down/up path reaches are
+				* routed anyway, by any turn */
 	struct engine_dests dests; /* grouped by switch (doff) */
 	/* per destination switch scratch */
 	uint16_t *dist;        /* [S] */
@@ -127,9 +141,7 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		uint32_t n = 0;
 		for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj && a < f->n_adj; a++) {
 			const struct ibsm_adj *adj = ibsm_adj_at(f, a);
-			if (adj->peer_sw >= S || adj->peer_sw == s || adj->port == 0 ||
-			    adj->port == IBSM_NO_PORT || adj->port > node->nports ||
-			    !ibsm_scope_link(f, sc, s, adj))
+			if (adj->peer_sw >= S || !engine_switch_link(f, sc, s, adj))
 				continue;
 			tmp[n].peer = adj->peer_sw;
 			tmp[n].port = adj->port;
@@ -192,13 +204,16 @@ static int rank_cmp(const void *x, const void *y, void *arg)
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
 	const struct ctx *c = arg;
 	if (c->rank[a] != c->rank[b])
-		return c->rank[a] < c->rank[b] ? -1 : 1;
+		return (c->rank[a] < c->rank[b]) != c->dnup ? -1 : 1;
+	if (c->tie[a] != c->tie[b])
+		return c->tie[a] < c->tie[b] ? -1 : 1;
 	if (c->g.guid[a] != c->g.guid[b])
 		return c->g.guid[a] < c->g.guid[b] ? -1 : 1;
 	return a < b ? -1 : a > b;
 }
 
-/* BFS from the roots; then the strict order (rank, GUID) that orients every link. */
+/* BFS from the roots; then the strict order (rank, tie, GUID) that orients every link (dnup:
+ * the roots are the leaf switches and the higher rank comes first). */
 static uint32_t rank_switches(struct ctx *c)
 {
 	uint32_t S = c->g.S, head = 0, n = 0, max_rank = 0;
@@ -478,6 +493,7 @@ static int route_all(struct ctx *c, int write, int full)
 			return -ECANCELED;
 		uint32_t pool = 0;
 		bfs(c, t, 0);
+		uint64_t unserved = ca_unserved(c, t);
 		candidates(c, 0, &pool);
 		uint32_t strict_pool = pool;
 		int extended = -1; /* -1 none, 1 CA-only, 0 all */
@@ -485,13 +501,13 @@ static int route_all(struct ctx *c, int write, int full)
 			const struct engine_dest *d = &c->dests.v[i];
 			if (!d->is_ca && !full)
 				continue;
-			if (!d->is_ca && c->connect_roots && c->is_root[t]) {
+			if (!d->is_ca && c->connect_roots && !c->dnup && c->is_root[t]) {
 				bfs(c, t, 1);
 				pool = 0;
 				candidates(c, 0, &pool);
 				extended = -1;
 			} else {
-				int want = d->is_ca ? 1 : 0;
+				int want = d->is_ca && !c->fb_ca ? 1 : 0;
 				if (extended != want) {
 					pool = strict_pool;
 					extend(c, want, &pool);
@@ -501,8 +517,8 @@ static int route_all(struct ctx *c, int write, int full)
 			unsigned end = full ? d->end : d->first + 1u;
 			for (unsigned k = d->first; k < end; k++)
 				route_lid(c, d, k, write);
-			if (write && d->is_ca)
-				c->ca_no_path += (end - d->first) * ca_unserved(c, t);
+			if (d->is_ca)
+				c->ca_no_path += (end - d->first) * unserved;
 		}
 		if (write)
 			flush_group(c);
@@ -522,37 +538,95 @@ static void balance(const struct ctx *c, uint64_t *max, double *mean, double *ra
 	*ratio = *mean > 0 ? (double)m / *mean : 0;
 }
 
-/* Fall-back roots: of the most central candidates, the one whose busiest switch link carries
- * the fewest CA routes (ties: the more central). */
-static void compare_roots(struct ctx *c, const uint32_t *centre, uint32_t ncentre,
-			  struct updn_result *res)
+/* What routing one candidate set costs, in steps: a BFS over the links and a look at every
+ * switch per destination switch, a pass over the reached switches per CA destination. */
+static uint64_t eval_cost(const struct ctx *c)
 {
-	uint64_t best = UINT64_MAX;
-	uint32_t best_i = 0;
-	for (uint32_t i = 0; i < ncentre; i++) {
-		for (uint32_t j = 0; j < ncentre; j++)
-			c->is_root[centre[j]] = 0;
-		c->is_root[centre[i]] = 1;
-		rank_switches(c);
-		route_all(c, 0, 0);
-		uint64_t mx;
-		double mean, ratio;
-		balance(c, &mx, &mean, &ratio);
-		c->core->log(c->core, IBSM_LOG_VERBOSE,
-			     "root candidate 0x%016llx: switch-link load max %llu, max/mean %.3f",
-			     (unsigned long long)c->g.guid[centre[i]], (unsigned long long)mx, ratio);
-		if (mx < best) {
-			best = mx;
-			best_i = i;
-		}
+	uint64_t S = c->g.S, cas = 0;
+	for (uint32_t i = 0; i < c->dests.n; i++)
+		cas += c->dests.v[i].is_ca;
+	return S * (c->g.L + S) + cas * S + 1;
+}
+
+/* Takes a root set (is_root as the search marks it: UPDN_FIRST_ROOT orders equal ranks by
+ * the distance from that root) and ranks the switches from it. */
+static void take_roots(struct ctx *c, const uint8_t *is_root)
+{
+	uint32_t S = c->g.S, first = UINT32_MAX;
+	for (uint32_t s = 0; s < S && first == UINT32_MAX; s++)
+		if (is_root[s] == UPDN_FIRST_ROOT)
+			first = s;
+	for (uint32_t s = 0; s < S; s++) {
+		c->tie[s] = first == UINT32_MAX || !c->hops ? 0 : c->hops[(size_t)first * S + s];
+		c->is_root[s] = is_root[s] != 0;
 	}
-	for (uint32_t j = 0; j < ncentre; j++)
-		c->is_root[centre[j]] = 0;
-	c->is_root[centre[best_i]] = 1;
-	res->roots_tried = ncentre;
+}
+
+/* The CA routes of every base LID from the order as it is now, and their loads. */
+static void measure(struct ctx *c, struct updn_eval *e)
+{
+	rank_switches(c);
+	route_all(c, 0, 0);
+	e->max = e->sumsq = 0;
+	for (uint32_t l = 0; l < c->g.L; l++) {
+		uint64_t v = c->load0[l];
+		e->max = v > e->max ? v : e->max;
+		e->sumsq += v * v;
+	}
+	e->connected = c->ca_no_path == 0;
+}
+
+/* One candidate root set: ranks from it, the CA routes of every base LID, their loads. */
+static void eval_roots(void *ctx, const uint8_t *is_root, struct updn_eval *e)
+{
+	struct ctx *c = ctx;
+	take_roots(c, is_root);
+	measure(c, e);
+}
+
+/* Fall-back roots, chosen by the routes they give: the detection's root, each of the most
+ * central switches alone, then several together (roots.c). Logs what won and why. */
+static void search_roots(struct ctx *c, const uint32_t *centre, uint32_t ncentre,
+			 uint32_t max_evals, struct updn_result *res)
+{
+	struct updn_search st;
+	uint8_t *set = malloc(c->g.S ? c->g.S : 1);
+	if (!set)
+		return;
+	memcpy(set, c->is_root, c->g.S);
+	uint32_t n = updn_search_roots(c->core, &c->g, centre, ncentre, max_evals, eval_roots, c,
+				       set, &st);
+	take_roots(c, set); /* eval_roots left the last trial in the context */
+	free(set);
+	if (!st.evals)
+		return;
+	res->roots_tried = st.evals;
+	res->load_detected = st.detected.max;
+	res->load_single = st.single.max;
+	char list[512];
+	size_t used = 0;
+	unsigned shown = 0;
+	list[0] = 0;
+	for (uint32_t s = 0; s < c->g.S && used < sizeof(list); s++) {
+		if (!c->is_root[s] || !ibsm_bit(&c->sc->switches, s))
+			continue;
+		if (shown++ == 8) {
+			snprintf(list + used, sizeof(list) - used, ", ...");
+			break;
+		}
+		int w = snprintf(list + used, sizeof(list) - used, "%s0x%016llx", used ? ", " : "",
+				 (unsigned long long)c->g.guid[s]);
+		if (w > 0)
+			used += (size_t)w;
+	}
 	c->core->log(c->core, IBSM_LOG_INFO,
-		     "of the %u most central switches, root 0x%016llx gives the least loaded "
-		     "busiest link", ncentre, (unsigned long long)c->g.guid[centre[best_i]]);
+		     "roots by the routes they give: %u candidate sets (each of the %u most central "
+		     "switches alone, then %u with more roots added one at a time); %u root%s%s "
+		     "carry at most %llu CA routes on a switch link (the best root alone: %llu, the "
+		     "most central: %llu): %s", st.evals, st.singles, st.evals - 1 - st.singles, n,
+		     n == 1 ? "" : "s", st.by_distance ? " (equal ranks by distance from the first)"
+		     : "", (unsigned long long)st.chosen.max, (unsigned long long)st.single.max,
+		     (unsigned long long)st.detected.max, list);
 }
 
 /* ---- the root file, read again only when it changed ---- */
@@ -581,6 +655,7 @@ static void ctx_free(struct ctx *c)
 	free(c->is_root);
 	free(c->rank);
 	free(c->ord);
+	free(c->tie);
 	free(c->rnode);
 	free(c->rsys);
 	free(c->comp_size);
@@ -608,6 +683,7 @@ static void result_free(void *result)
 		return;
 	free(r->rank);
 	free(r->is_root);
+	free(r->ord);
 	free(r->how);
 	free(r);
 }
@@ -621,6 +697,7 @@ static int ctx_alloc(struct ctx *c)
 	c->is_root = calloc(S, 1);
 	c->rank = malloc(S * sizeof(*c->rank));
 	c->ord = malloc(S * sizeof(*c->ord));
+	c->tie = calloc(S, sizeof(*c->tie));
 	c->rnode = malloc(L * sizeof(*c->rnode));
 	c->rsys = malloc(L * sizeof(*c->rsys));
 	c->comp_size = calloc(ncomp, sizeof(*c->comp_size));
@@ -635,7 +712,7 @@ static int ctx_alloc(struct ctx *c)
 	c->load_ca = malloc(L * sizeof(*c->load_ca));
 	c->load_sw = malloc(L * sizeof(*c->load_sw));
 	c->load0 = malloc(L * sizeof(*c->load0));
-	int ok = c->row_ok && c->is_root && c->rank && c->ord && c->rnode && c->rsys &&
+	int ok = c->row_ok && c->is_root && c->rank && c->ord && c->tie && c->rnode && c->rsys &&
 		 c->comp_size && c->how && c->dist && c->flag && c->order && c->cand_off &&
 		 c->cand_n && c->cand && c->sub && c->load_ca && c->load_sw && c->load0;
 	return ok ? 0 : -ENOMEM;
@@ -715,15 +792,20 @@ static void choose_roots(struct ctx *c, const uint8_t *hops, const struct guid_l
 			 int centre_only, struct updn_result *res)
 {
 	const struct ibsm_core *core = c->core;
-	uint32_t S = c->g.S, L = c->g.L;
+	uint32_t S = c->g.S;
 	uint32_t centre[MAX_CENTRE], ncentre = 0;
-	uint64_t per_eval = (uint64_t)S * (L + S) + 1;
-	uint32_t max_centre = EVAL_BUDGET / per_eval > MAX_CENTRE
-				      ? MAX_CENTRE : (uint32_t)(EVAL_BUDGET / per_eval);
+	uint64_t evals = EVAL_BUDGET / eval_cost(c);
+	uint32_t max_evals = evals > MAX_EVALS ? MAX_EVALS : (uint32_t)evals;
+	uint32_t max_centre = max_evals > MAX_CENTRE ? MAX_CENTRE : max_evals;
 	res->nroots = updn_pick_roots(core, &c->g, hops, file, c->is_root, c->how, centre,
 				      &ncentre, max_centre ? max_centre : 1, centre_only);
-	if (ncentre > 1)
-		compare_roots(c, centre, ncentre, res);
+	memset(c->tie, 0, (size_t)S * sizeof(*c->tie));
+	c->hops = hops;
+	if (ncentre > 0 && !centre_only)
+		search_roots(c, centre, ncentre, max_evals, res);
+	res->nroots = 0;
+	for (uint32_t s = 0; s < S; s++)
+		res->nroots += c->is_root[s] && !c->g.outside[c->g.comp[s]];
 	res->max_rank = rank_switches(c);
 	core->log(core, IBSM_LOG_VERBOSE, "ranked %u switches from %u roots, max rank %u", S,
 		  res->nroots, res->max_rank);
@@ -772,6 +854,127 @@ static int route_from_roots(struct ctx *c, struct ibsm_routes *out, const struct
 	return rc;
 }
 
+/* ---- dnup ---- */
+
+/* dnup's second key: per component the hops from one switch (tr[component]). */
+static void dnup_set_ties(struct ctx *c, const uint8_t *hops, const uint32_t *tr)
+{
+	uint32_t S = c->g.S;
+	for (uint32_t s = 0; s < S; s++) {
+		uint32_t t = tr[c->g.comp[s]];
+		c->tie[s] = t == UINT32_MAX ? 0 : hops[(size_t)t * S + s];
+	}
+}
+
+/* dnup orders switches of equal rank (equal distance from the leaves) by their distance from
+ * one switch per component, so that a fabric of leaves alone is ranked as up/down from that
+ * switch, which connects every pair. That switch is the most central one; in the component
+ * with the most CAs, of the most central candidates the one whose routes load the busiest
+ * switch link least. */
+static void dnup_ties(struct ctx *c, const uint8_t *hops, uint32_t max_evals,
+		      struct updn_result *res)
+{
+	uint32_t S = c->g.S, ncomp = c->g.ncomp, big = 0;
+	uint32_t *tr = malloc((ncomp ? ncomp : 1) * sizeof(*tr));
+	uint64_t *cas = calloc(ncomp ? ncomp : 1, sizeof(*cas));
+	uint32_t cand[MAX_CENTRE];
+	if (!tr || !cas) {
+		free(tr);
+		free(cas);
+		memset(c->tie, 0, (size_t)S * sizeof(*c->tie));
+		return;
+	}
+	for (uint32_t s = 0; s < S; s++)
+		cas[c->g.comp[s]] += c->g.ca_src[s];
+	for (uint32_t k = 0; k < ncomp; k++) {
+		if (cas[k] > cas[big])
+			big = k;
+		if (updn_central(&c->g, hops, k, &tr[k], 1) != 1)
+			tr[k] = UINT32_MAX;
+	}
+	uint32_t n = updn_central(&c->g, hops, big, cand, max_evals < MAX_CENTRE ? max_evals :
+				  MAX_CENTRE), best = tr[big];
+	struct updn_eval be = { 0 }, e, first = { 0 };
+	for (uint32_t i = 0; n > 1 && i < n; i++) {
+		tr[big] = cand[i];
+		dnup_set_ties(c, hops, tr);
+		measure(c, &e);
+		if (i == 0)
+			first = e;
+		if (i == 0 || updn_eval_better(&e, &be)) {
+			be = e;
+			best = cand[i];
+		}
+	}
+	tr[big] = best;
+	dnup_set_ties(c, hops, tr);
+	res->roots_tried = n > 1 ? n : 0;
+	res->load_detected = first.max;
+	if (best != UINT32_MAX && n > 1)
+		c->core->log(c->core, IBSM_LOG_INFO,
+			     "equal ranks ordered by the distance from 0x%016llx (of the %u most "
+			     "central switches, the one whose routes carry the fewest CA routes on the "
+			     "busiest switch link: %llu; the most central: %llu)",
+			     (unsigned long long)c->g.guid[best], n, (unsigned long long)be.max,
+			     (unsigned long long)first.max);
+	else if (best != UINT32_MAX)
+		c->core->log(c->core, IBSM_LOG_INFO,
+			     "equal ranks ordered by the distance from 0x%016llx, the most central "
+			     "switch", (unsigned long long)c->g.guid[best]);
+	free(tr);
+	free(cas);
+}
+
+/* dnup (OpenSM's -R dnup): the leaf switches (those with a CA in scope) are rank 0, the others
+ * ranked by BFS from them, and a link goes up toward the higher rank: routes first move away
+ * from the leaves and then back toward them. Equal ranks: dnup_ties, then GUID, so the order
+ * is strict and the routes free of credit loops (OpenSM's dnup leaves equal ranks
+ * unordered). Declines when CA pairs have no such path, unless connect_roots (as OpenSM's
+ * dnup) routes them anyway. Returns 0, or < 0 with out->why set. */
+static int route_dnup(struct ctx *c, struct ibsm_routes *out, struct updn_result *res)
+{
+	uint32_t S = c->g.S, leaves = 0;
+	for (uint32_t s = 0; s < S; s++) {
+		c->is_root[s] = c->g.ca_src[s] > 0;
+		leaves += c->is_root[s];
+	}
+	if (!leaves)
+		return engine_fail(out, -EINVAL, "dnup ranks the switches by their distance from "
+				   "the leaf switches (those with a CA in scope), and there are none");
+	uint8_t *hops = NULL;
+	int rc = engine_switch_hops(c->core, c->f, c->sc, out, &hops);
+	if (rc < 0)
+		return rc;
+	uint64_t evals = EVAL_BUDGET / eval_cost(c);
+	dnup_ties(c, hops, evals > MAX_EVALS ? MAX_EVALS : (uint32_t)evals, res);
+	free(hops);
+	res->nroots = leaves;
+	res->max_rank = rank_switches(c);
+	for (int pass = 0; pass < 2; pass++) {
+		memset(c->choice, 0xFF, (size_t)(c->dests.max_end ? c->dests.max_end : 1) * S *
+						sizeof(*c->choice));
+		if ((rc = route_all(c, 1, 1)) < 0)
+			return engine_fail(out, rc, "cancelled");
+		if (!c->ca_no_path || pass)
+			break;
+		if (!c->connect_roots)
+			return engine_fail(out, -EINVAL,
+					   "dnup: %llu (switch with CAs, CA LID) pairs have no path "
+					   "that goes away from the leaf switches and then back; "
+					   "declining (connect_roots routes them through turns that "
+					   "may close credit loops)", (unsigned long long)c->ca_no_path);
+		c->core->log(c->core, IBSM_LOG_ERROR,
+			     "dnup: connect_roots: %llu (switch with CAs, CA LID) pairs have no "
+			     "down/up path; routing them through turns that may close credit loops",
+			     (unsigned long long)c->ca_no_path);
+		c->fb_ca = 1;
+		for (uint32_t s = 0; s < S; s++)
+			if (c->row_ok[s])
+				memset(c->lft + (size_t)s * c->stride, IBSM_NO_PORT, c->stride);
+	}
+	return 0;
+}
+
 /* The counts of the finished tables. */
 static void result_counts(const struct ctx *c, struct updn_result *res)
 {
@@ -809,8 +1012,10 @@ static int result_keep(struct updn_result *res, struct ctx *c)
 {
 	res->rank = c->rank;
 	res->is_root = c->is_root;
+	res->ord = c->ord;
 	c->rank = NULL;
 	c->is_root = NULL;
+	c->ord = NULL;
 	res->how = malloc(c->g.S ? c->g.S : 1);
 	if (!res->how)
 		return -ENOMEM;
@@ -830,7 +1035,7 @@ static void log_result(const struct ibsm_core *core, const struct updn_result *r
 		core->log(core, IBSM_LOG_VERBOSE,
 			  "%llu CA-LID entries on switches without CAs leave up/down (no CA route "
 			  "passes there)", (unsigned long long)res->off_updn);
-	if (res->ca_no_path)
+	if (res->ca_no_path && !res->dnup)
 		core->log(core, IBSM_LOG_ERROR,
 			  "%llu (switch with CAs, CA LID) pairs have no up/down path; left unrouted",
 			  (unsigned long long)res->ca_no_path);
@@ -838,14 +1043,15 @@ static void log_result(const struct ibsm_core *core, const struct updn_result *r
 		core->log(core, IBSM_LOG_INFO, "%llu (switch, LID) pairs have no path in scope",
 			  (unsigned long long)res->unrouted);
 	core->log(core, IBSM_LOG_INFO,
-		  "up/down: %u roots, max rank %u; %llu LFT entries on %u switches to %u end "
+		  "%s: %u %s, max rank %u; %llu LFT entries on %u switches to %u end "
 		  "ports in %.3f s; switch-link load max %llu, max/mean %.2f",
-		  res->nroots, res->max_rank, (unsigned long long)res->routed, res->rows,
+		  res->dnup ? "down/up" : "up/down", res->nroots,
+		  res->dnup ? "leaf switches" : "roots", res->max_rank, (unsigned long long)res->routed, res->rows,
 		  res->dests, res->seconds, (unsigned long long)res->load_max, res->balance);
 }
 
 static const struct engine_run_spec updn_run = {
-	.name = "updn", .result_size = sizeof(struct updn_result), .result_free = result_free,
+	.name = IBSM_PLUGIN_NAME, .result_size = sizeof(struct updn_result), .result_free = result_free,
 };
 
 static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
@@ -860,6 +1066,7 @@ static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm
 	struct updn_result *res = run.res;
 	res->generation = f->generation;
 	c.connect_roots = ibsm_config_bool(run.core, "connect_roots", 0);
+	c.dnup = res->dnup = IS_DNUP;
 	rc = graph_build(f, sc, &c.g);
 	if (rc == 0)
 		rc = ctx_alloc(&c);
@@ -871,8 +1078,12 @@ static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm
 	}
 	if (rc < 0)
 		rc = engine_fail(out, rc, "out of memory");
+	else if (res->rows && c.dests.n && c.g.S && c.dnup)
+		rc = route_dnup(&c, out, res);
 	else if (res->rows && c.dests.n && c.g.S)
 		rc = route_updn(&c, run.inst, out, res);
+	if (rc == 0 && c.dnup && res->rows && c.dests.n && c.g.S)
+		result_counts(&c, res);
 	res->seconds = engine_run_seconds(&run);
 	if (rc == 0 && result_keep(res, &c) < 0)
 		rc = engine_fail(out, -ENOMEM, "out of memory");
@@ -881,6 +1092,12 @@ static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm
 		log_result(run.core, res);
 	return engine_run_end(&run, rc);
 }
+
+static const struct ibsm_config_key dnup_keys[] = {
+	{ "connect_roots", "FALSE", "dnup: route the CA pairs no down/up path joins anyway, "
+	  "through turns that may close credit loops (else dnup declines such a fabric)" },
+	{ NULL, NULL, NULL },
+};
 
 static const struct ibsm_config_key updn_keys[] = {
 	{ "root_guid_file", NULL, "Root switch GUIDs, one a line (unset: OpenSM's hop histogram, "
@@ -891,7 +1108,7 @@ static const struct ibsm_config_key updn_keys[] = {
 };
 
 IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {
-	IBSM_ENGINE_INIT("updn"),
+	IBSM_ENGINE_INIT(IBSM_PLUGIN_NAME),
 	.caps = IBSM_CAP_LMC,
 	.setup = engine_inst_setup,     /* engine_inst's stamp: the -a file as last read */
 	.teardown = engine_inst_teardown,
@@ -899,7 +1116,9 @@ IBSM_ENGINE_EXPORT const struct ibsm_engine ibsm_engine = {
 	.result_free = result_free,
 	.path_sl = engine_path_sl_hint,
 	.dump = engine_dump_nothing,
-	.config_keys = updn_keys,
-	.summary = "Up/down routing from root switches (file, hop histogram or most central): free "
-		   "of credit loops on any topology",
+	.config_keys = IS_DNUP ? dnup_keys : updn_keys,
+	.summary = IS_DNUP ? "Down/up routing (OpenSM's dnup): ranks from the leaf switches, routes "
+		   "away from the leaves and back; free of credit loops on any topology" :
+		   "Up/down routing from root switches (file, hop histogram or chosen by the "
+		   "balance of their routes): free of credit loops on any topology",
 };

@@ -21,7 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 from tap import Tap  # noqa: E402
 
-TREES = ("Makefile", "core", "policy", "plugins", "include", "tests/plugins", "tests/tools",
+TREES = ("Makefile", "core", "graph", "policy", "plugins", "include", "tests/plugins", "tests/tools",
          "tests/clients")
 VARS = ["OPT=-O0"]
 JOBS = "-j%d" % min(os.cpu_count() or 2, 4)

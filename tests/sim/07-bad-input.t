@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """07-bad-input.t - ibsm refuses bad input with a clear message and a non-zero exit, never a
-crash: missing and malformed fabric files, an unknown engine, an engine of another ABI, a
--g GUID that is no local port, an unwritable cache directory."""
+crash: missing and malformed fabric files, a -g GUID that is no local port, an unwritable
+cache directory. An engine that does not load (unknown, of another ABI) is a failed engine,
+never a failed start: an ERROR naming it, the plugin directories searched and the engines
+there are, and minhop routes; only under no_fallback, when nothing is left to route, does
+--once fail."""
 import os
 import re
 import shutil
@@ -12,7 +15,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 
-tap = h.start(plan=12, timeout=400)
+tap = h.start(plan=15, timeout=400)
 if h.sm_override():
     tap.skip_all("IBSM_SM_CMD replaces ibsm: these are ibsm's own messages")
 tiny = h.need_fabric(tap, "tiny.net")
@@ -86,30 +89,44 @@ def badabi_plugin():
 with h.Sim(tiny) as sim:
     cas = sim.netfile.cas()
 
-    # 5-6: unknown engine; the message lists the engines there are
+    # 5-7: an unknown engine is skipped, loudly, and minhop routes
     log = sim.path("nosuch.log")
     r = sim.run_sm(["--once", "-f", log, "-R", "nosuch"], timeout=60)
+    text = r.text + h.read(log)
     names = engine_names() or ["minhop"]
-    refused("-R nosuch", r, log, r"^(?=.*nosuch)" + "".join(r"(?=.*\b%s\b)" % n for n in names) + ".*$",
-            "names nosuch and the engines (%s) on one line" % ", ".join(names))
+    plugins = re.escape(os.path.join(h.build_dir(), "plugins"))
+    tap.ok(r.rc == 0 and not r.crashed(), "-R nosuch: skipped, the subnet comes up (exit 0)", r.describe())
+    pat = (r"^.*ERR  CHN-0003 .*engine nosuch cannot be used: .*not found \(no nosuch\.so in [^)]*" + plugins +
+           r"[^)]*\)" + "".join(r"(?=.*\b%s\b)" % n for n in names) + ".*skipped.*$")
+    tap.ok(re.search(pat, text, re.M) is not None,
+           "-R nosuch: an ERROR names nosuch, the plugin directories searched and the engines (%s)"
+           % ", ".join(names), "no match for /%s/ in:\n%s" % (pat, text[-1500:]))
+    tap.ok(re.search(r"RTE-0003 routed by minhop .*not loaded, skipped: nosuch", text) is not None,
+           "-R nosuch: minhop routed, and its line says what was skipped", text[-800:])
 
-    # 7-8: an engine built for ABI 2.0
+    # 8-9: -R nosuch,no_fallback: nothing is left that can route: --once fails, saying why
+    log = sim.path("nosuch-nofb.log")
+    r = sim.run_sm(["--once", "-f", log, "-R", "nosuch,no_fallback"], timeout=60)
+    refused("-R nosuch,no_fallback", r, log, r"^.*CHN-0005 .*no engine can route \(nosuch: .*not found.*$",
+            "says no engine can route, naming nosuch")
+
+    # 10-11: an engine built for ABI 2.0 (no_fallback: its refusal is the whole story)
     pdir, why = badabi_plugin()
     if pdir is None:
         tap.ok(False, "badabi.so for -R badabi", why)
         tap.ok(False, "-R badabi: message names both ABI versions", why)
     else:
         log = sim.path("badabi.log")
-        r = sim.run_sm(["--once", "-f", log, "--plugin-dir", pdir, "-R", "badabi"], timeout=60)
-        refused("-R badabi (engine ABI 2.0)", r, log,
+        r = sim.run_sm(["--once", "-f", log, "--plugin-dir", pdir, "-R", "badabi,no_fallback"], timeout=60)
+        refused("-R badabi,no_fallback (engine ABI 2.0)", r, log,
                 r"^(?=.*ABI)(?=.*\b2(\.0)?\b)(?=.*\b1(\.\d+)?\b).*$", "names ABI 2 and ibsm's ABI 1 on one line")
 
-    # 9-10: -g with a GUID that is no local port
+    # 12-13: -g with a GUID that is no local port
     log = sim.path("guid.log")
     r = sim.run_sm(["--once", "-f", log, "-g", "0x1234"], timeout=60)
     refused("-g 0x1234", r, log, r"0x0*1234\b", "names the GUID")
 
-    # 11-12: a cache directory that cannot be created
+    # 14-15: a cache directory that cannot be created
     log = sim.path("cache.log")
     r = sim.run_sm(["--once", "-f", log], timeout=60, env=sim.env(OSM_CACHE_DIR="/proc/nonexistent"))
     refused("OSM_CACHE_DIR=/proc/nonexistent", r, log, r"/proc/nonexistent", "names the directory")

@@ -11,7 +11,14 @@ tables read back hold for that step's part. Then: ftree on the irregular part de
 log names the rule, and its fallback-to step routes the part; lmc 1 with a second step on path
 bit 1 (updn): both LIDs of every port are delivered, the first LIDs by minhop's entries and
 the second ones by updn's; a bad policy refuses to start with FILE:LINE:COL; and a test
-orchestrator from tests/plugins, named with -R, replaces the default one."""
+orchestrator from tests/plugins, named with -R, replaces the default one.
+The routes between the parts (minhop's, the whole-fabric step's) are the core's: dealt out over
+the tree's spines on chain-mixed.net, and over all three cables of chain-joined.net, each way
+within one LID's routes of each other (with rch_balance_joins FALSE one cable carries more than
+twice each other's); the final tables' credit-loop check agrees with the graph read back (free
+on chain-mixed.net, an ERROR naming a cycle on chain-joined.net); a fallback-to step that never
+ran is named."""
+import collections
 import os
 import re
 import signal
@@ -163,7 +170,7 @@ def names_of(sim, snap, prefix):
     return {n.guid for n in snap.switches() if n.desc.startswith(prefix)}
 
 
-tap = h.start(plan=44, timeout=600, need=("smpquery",))
+tap = h.start(plan=56, timeout=600, need=("smpquery",))
 net = h.need_fabric(tap, "chain-mixed.net")
 tplugins = os.path.join(h.build_dir(), "tests", "plugins")
 
@@ -203,11 +210,98 @@ with h.Sim(net) as sim:
     bad, why = mismatches(snap, dumps[(3, "updn")])
     tap.ok(not bad and len(updn_keys) == 6 * 16, "mixed: updn's 96 dump entries (6 switches x 16 "
            "LIDs of the rest) are what the rest's tables hold", "%d entries; %s" % (len(updn_keys), why))
-    later = ftree_keys | updn_keys
-    bad, why = mismatches(snap, dumps[(1, "minhop")], keep=lambda k: k not in later)
+    # the routes between the parts (minhop's, the whole-fabric step's) are the core's: into the
+    # rest over its one joining cable, and across the tree dealt out over the four spines
     n_minhop = len(dumps[(1, "minhop")])
-    tap.ok(not bad and n_minhop == 14 * 40, "mixed: minhop's entries the later steps left (every "
-           "cross-part route) are what the tables hold", "%d entries; %s" % (n_minhop, why))
+    rest_lids = sorted({lid for _, lid in updn_keys})
+    spread = {}
+    for leaf in ("tleaf1", "tleaf2", "tleaf3"):
+        g = sim.node(snap, leaf).guid
+        spread[leaf] = sorted(collections.Counter(table(snap, g, lid) for lid in rest_lids).items())
+    even = [(p, 4) for p in (5, 6, 7, 8)]
+    tap.ok(n_minhop == 14 * 40 and len(rest_lids) == 16 and all(v == even for v in spread.values()),
+           "mixed: routes from the tree's leaves to the rest's 16 LIDs: 4 over each spine (the "
+           "core spreads the routes between parts)", "minhop dump %d entries; %s" % (n_minhop, spread))
+    tap.ok(re.search(r"RCH-0007 step 3's part: its 16 LIDs reached from outside over its 1 joining links", text)
+           and "RCH-0009 routing chain chain: final tables free of credit loops" in text,
+           "mixed: the log says how the rest is reached (one joining link) and that the final tables "
+           "are free of credit loops (as the CA-to-CA graph read back says)", h.tail(log, 12))
+
+# ---- chain-joined.net: three cables join the parts; the routes between them use all three ----
+JOINED = CHAIN.replace("config: {updn_conf}\n", "") + """unicast-step
+id: 5
+engine: minhop
+use: never needed, step 3 routes its part
+fallback-to: 3
+end-unicast-step
+"""
+
+
+def join_loads(sim, snap):
+    """{(from part, switch name, port): CA-to-CA routes} over the links joining the parts."""
+    tree = {n.guid for n in snap.switches() if n.desc.startswith("t")}
+    owners = snap.lid_owners()
+    ca_lids = [l for l, o in owners.items() if len(o) == 1 and o[0][0] == "CA"]
+    load = collections.Counter()
+    for src in snap.ca_ports():
+        for lid in ca_lids:
+            if owners[lid][0][1].guid == src.node.guid:
+                continue
+            links, _ = h.route_links(snap, src, lid)
+            for g, port in links:
+                peer = snap.nodes.get(snap.nodes[g].ports[port].peer[0])
+                if peer is not None and peer.type == "SW" and (g in tree) != (peer.guid in tree):
+                    load[("tree" if g in tree else "rest", snap.nodes[g].desc, port)] += 1
+    return load
+
+
+def spread_of(load, side):
+    v = [n for k, n in load.items() if k[0] == side]
+    return (max(v) - min(v), len(v)) if v else (None, 0)
+
+
+joined = h.need_fabric(tap, "chain-joined.net")
+with h.Sim(joined) as sim:
+    log = sim.path("ibsm.log")
+    unb = write(sim, "unbalanced.conf", "rch_balance_joins FALSE\n")
+    r = sim.run_sm(["--once", "-f", sim.path("unb.log"), "-F", unb] + policy_args(sim, JOINED), timeout=120)
+    before = join_loads(sim, sim.collect())
+    r = sim.run_sm(["--once", "-f", log] + policy_args(sim, JOINED), timeout=120)
+    tap.ok(r.rc == 0 and not r.crashed(), "joined: ibsm --once with the chain exits 0", r.describe())
+    text = h.read(log)
+    tap.ok("RCH-0007 step 2's part: its 24 LIDs reached from outside over its 3 joining links, 8 to 8 LIDs each" in text
+           and "RCH-0007 step 3's part: its 16 LIDs reached from outside over its 3 joining links, 5 to 6 LIDs each" in text,
+           "joined: the log says each part's LIDs were dealt out over its 3 joining links", h.tail(log, 12))
+    # the harness's checks, but a route dealt to a farther joining link may be longer than the
+    # fabric's diameter (the price of using every link): every pair delivered is the rule
+    snap = sim.collect()
+    rep = h.walk_routes(snap)
+    for what, res in [("diags read the fabric", h.check_collected(snap)),
+                      ("nodes and links as in chain-joined.net", h.check_inventory(snap, sim.netfile)),
+                      ("every linked port ACTIVE", h.check_ports_active(snap)),
+                      ("LIDs assigned, unique, aligned", h.check_lids(snap)),
+                      ("every source CA port reaches every destination LID", (rep.ok(), rep.summary()))]:
+        tap.check("joined: " + what, res)
+    after = join_loads(sim, snap)
+    # tree to rest: 16 sources x 10 CA LIDs over 3 links (4, 3, 3 LIDs): 64, 48, 48; rest to
+    # tree: 10 sources x 16 CA LIDs (6, 5, 5): 60, 50, 50. Unbalanced (the shortest ways):
+    # tleaf1's one cable carries more than twice what each of tleaf4's two does.
+    tap.ok(spread_of(after, "tree") == (16, 3) and spread_of(after, "rest") == (10, 3),
+           "joined: the CA-to-CA routes read back use all 3 joining links each way, within one "
+           "LID's routes of each other", "balanced %s; unbalanced (rch_balance_joins FALSE) %s" % (
+               sorted(after.items()), sorted(before.items())))
+    tap.ok(spread_of(before, "tree")[0] > 2 * 16,
+           "joined: with rch_balance_joins FALSE the shortest ways load one joining link most "
+           "(what the balance removes)", str(sorted(before.items())))
+    tap.ok("step 5 (minhop): the fallback-to of step 3, not run (step 3 routed its part)" in text,
+           "joined: the fallback that never ran is named in the log", h.tail(log, 12))
+    cyc = h.ca_cdg_cycle(snap)
+    m = re.search(r"ERR  RCH-0006 routing chain chain: credit loops in the final tables: (\d+) of \d+ channels "
+                  r".* e\.g\. (sw 0x[0-9a-f]+ port \d+ vl 0( -> sw 0x[0-9a-f]+ port \d+ vl 0)+)", text)
+    tap.ok(m is not None and int(m.group(1)) > 0 and cyc is not None,
+           "joined: routes entering the tree by one cable and leaving it by another close credit "
+           "loops: the log says so (ERROR, count, one cycle by switch and port), as the graph read "
+           "back does", "log: %s; read back: %s" % (m.group(0) if m else h.tail(log, 6), cyc))
 
 # ---- a step that fails falls back to its fallback-to step ----
 with h.Sim(net) as sim:

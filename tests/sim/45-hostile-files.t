@@ -175,7 +175,7 @@ r1, r2 = offline_x([declines, routes]), offline_x([routes, declines])
 tap.ok(r1.rc not in (0, None) and r2.rc == 0 and not r1.crashed(),
        "of two x.so, the first --plugin-dir's is run (declining one first: rc %s; routing one "
        "first: rc %s)" % (r1.rc, r2.rc), r1.describe() + r2.describe())
-r = offline_x([empty, declines], engine="nosuch")
+r = offline_x([empty, declines], engine="nosuch,no_fallback")
 rx = re.escape(empty) + r", " + re.escape(declines) + r", .*plugins"
 tap.ok(r.rc not in (0, None) and re.search(rx, r.text),
        "an engine not found: the message lists both --plugin-dir directories in order, then the "

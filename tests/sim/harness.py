@@ -1497,6 +1497,100 @@ def find_cycle(deps):
     return None
 
 
+def read_sl2vl(sim, snap, host=None):
+    """{switch guid: {(in, out): [16 VLs]}} of every switch output port with a link, as the
+    switches hold them (smpquery sl2vl LID OUT: every input port's table towards OUT)."""
+    out = {}
+    for sw in snap.switches():
+        tab = {}
+        for p in sorted(sw.ports):
+            if sw.ports[p].peer is None:
+                continue
+            r = sim.run(["smpquery", "sl2vl", str(sw.lid), str(p)], host=host, timeout=20)
+            for m in re.finditer(r"ports: in\s+(\d+), out\s+(\d+):\s*\|((?:\s*\d+\|){16})", r.out):
+                tab[(int(m.group(1)), int(m.group(2)))] = [int(x) for x in m.group(3).split("|") if x.strip()]
+        out[sw.guid] = tab
+    return out
+
+
+def path_sls(sim, host=None):
+    """{(SLID, DLID): SL} of every PathRecord the SA gives (one GetTable: saquery -p with the
+    RMPP library; needs a running SM started with it too: start_sm(env=sim.env(rmpp=True)))."""
+    r = sim.run(["saquery", "-p"], host=host, timeout=60, env=sim.env(host, rmpp=True))
+    got = {}
+    for rec in r.out.split("PathRecord dump:")[1:]:
+        f = dict(re.findall(r"(\w+)\.+(\S+)", rec))
+        try:
+            got[(int(f["slid"], 0), int(f["dlid"], 0))] = int(f["sl"], 0)
+        except (KeyError, ValueError):
+            continue
+    return got
+
+
+class VlReport:
+    """The (link, VL) channel dependency graph of every CA port to every LID of every CA port:
+    routes (pairs walked), vls (VLs used), missing (pairs the SA gave no SL for: SL 0 taken),
+    cycle (a text naming one cycle, or None), error (a route that cannot be followed)."""
+
+    def __init__(self):
+        self.routes, self.vls, self.missing, self.cycle, self.error = 0, set(), 0, None, None
+
+    def ok(self):
+        return self.routes > 0 and self.cycle is None and self.error is None
+
+    def summary(self):
+        return "%d CA-to-CA routes over VLs %s (%d without a PathRecord SL: SL 0)%s" % (
+            self.routes, ",".join(map(str, sorted(self.vls))) or "none", self.missing,
+            "; " + (self.error or self.cycle) if (self.error or self.cycle) else ": no credit loop")
+
+
+def vl_credit_loops(snap, sl2vl, sls):
+    """VlReport of SNAP's tables with the SL of each route from SLS ({(SLID, DLID): SL}, e.g.
+    path_sls) and the VL of each hop from SL2VL (read_sl2vl; a missing table: VL = SL): the
+    credit-loop check of doc/chains.md from outside, as routing/deadlock.c does inside."""
+    rep = VlReport()
+    owners = snap.lid_owners()
+    ca_lids = sorted(l for l, o in owners.items() if len(o) == 1 and o[0][0] == "CA")
+    deps = {}
+    for src in snap.ca_ports():
+        if src.peer is None or not src.lid:
+            continue
+        for lid in ca_lids:
+            if owners[lid][0][1].guid == src.node.guid and owners[lid][0][2] == src.num:
+                continue
+            rep.routes += 1
+            sl = sls.get((src.lid, lid))
+            if sl is None:
+                rep.missing += 1
+                sl = 0
+            guid, inp = src.peer
+            prev = None
+            for _ in range(64):
+                node = snap.nodes.get(guid)
+                if node is None or node.type != "SW":
+                    break
+                lft = snap.lfts.get(guid, b"")
+                out = lft[lid] if lid < len(lft) else NO_PORT
+                port = node.ports.get(out)
+                if port is None or port.peer is None:
+                    rep.error = "%s -> LID %d: no route at %s" % (src.name(), lid, node.name())
+                    return rep
+                vl = sl2vl.get(guid, {}).get((inp, out), list(range(16)))[sl]
+                rep.vls.add(vl)
+                chan = (guid, out, vl)
+                if prev is not None:
+                    deps.setdefault(prev, set()).add(chan)
+                prev = chan
+                guid, inp = port.peer
+            else:
+                rep.error = "%s -> LID %d: loop" % (src.name(), lid)
+                return rep
+    cyc = find_cycle(deps)
+    if cyc is not None:
+        rep.cycle = "cycle: " + " -> ".join("%s[%d] VL %d" % (snap.nodes[g].name(), p, v) for g, p, v in cyc)
+    return rep
+
+
 def check_switch_routes(snap):
     """Every switch reaches every LID of every CA port through the LFTs, over ACTIVE links:
     the way its traps and its answers to LID-routed SMPs go back to an SM or a diag."""

@@ -704,3 +704,45 @@ double fx_switch_link_load(const struct ibsm_fabric *f, const uint8_t *lft, uint
 		*max = mx;
 	return links && sum ? (double)mx / ((double)sum / links) : 0.0;
 }
+
+/* ---- credit loops ---- */
+
+struct fx_hooks {
+	const struct ibsm_engine *e;
+	const void *result;
+};
+
+static uint8_t fx_path_sl(const void *ctx, uint16_t slid, uint16_t dlid)
+{
+	const struct fx_hooks *h = ctx;
+	return h->e->path_sl(h->result, 0, slid, dlid);
+}
+
+static int fx_sl2vl(const void *ctx, uint32_t in_port, uint32_t out_port, uint8_t vl[16])
+{
+	const struct fx_hooks *h = ctx;
+	return h->e->sl2vl(h->result, in_port, out_port, vl);
+}
+
+uint32_t fx_deadlock_check_tables(const struct fabric *f, const uint8_t *lft, uint32_t stride,
+				  const struct ibsm_engine *e, const void *result, unsigned flags,
+				  struct deadlock_report *rep)
+{
+	struct fx_hooks h = { e, result };
+	return deadlock_check_flags(f, lft, stride, e && e->path_sl ? fx_path_sl : NULL,
+				    e && e->sl2vl ? fx_sl2vl : NULL, &h, flags, rep);
+}
+
+uint32_t fx_deadlock_check(const struct fabric *f, const struct fx_run *run,
+			   struct deadlock_report *rep)
+{
+	return fx_deadlock_check_tables(f, run->routes.lft, run->routes.stride, run->engine,
+					run->result, 0, rep);
+}
+
+uint32_t fx_deadlock_check_ca(const struct fabric *f, const struct fx_run *run,
+			      struct deadlock_report *rep)
+{
+	return fx_deadlock_check_tables(f, run->routes.lft, run->routes.stride, run->engine,
+					run->result, DEADLOCK_CA_ROUTES, rep);
+}

@@ -11,6 +11,7 @@
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
 #include "fabric/model.h"
+#include "routing/deadlock.h"
 
 /* ---- building ---------------------------------------------------------------------------
  * Node GUIDs: CAs FX_CA_GUID_BASE + 0x100 * n (port GUID = node GUID + port number),
@@ -143,5 +144,24 @@ void fx_walk_all(const struct ibsm_fabric *f, const uint8_t *lft, uint32_t strid
  * links, *max the maximum. */
 double fx_switch_link_load(const struct ibsm_fabric *f, const uint8_t *lft, uint32_t stride,
 			   uint32_t *load, uint32_t *max);
+
+
+/* ---- credit loops --------------------------------------------------------------------------
+ * routing/deadlock.h's check of the tables a run produced, with the engine's own result hooks:
+ * the SL of each route path_sl(result, 0, slid, dlid) (no hook: SL 0) and the VL at each hop
+ * sl2vl(result, in, out, vl) (no hook, or < 0: VL = SL). The (channel, VL) dependency graph
+ * over the switch-to-switch links; returns the channels on cycles, 0 when free of credit
+ * loops (rep->cycle names one cycle by switch, port and VL). f is the fabric run routed.
+ * fx_deadlock_check: every end port to every LID (switch port 0 too, as OpenSM's dfsssp,
+ * lash and nue route them); fx_deadlock_check_ca: routes between CA ports only. */
+uint32_t fx_deadlock_check(const struct fabric *f, const struct fx_run *run,
+			   struct deadlock_report *rep);
+uint32_t fx_deadlock_check_ca(const struct fabric *f, const struct fx_run *run,
+			      struct deadlock_report *rep);
+/* The same on any tables (e.g. merged ones), with engine e's hooks on its result (both may be
+ * NULL: SL 0, VL = SL); flags as deadlock_check_flags() (DEADLOCK_CA_ROUTES). */
+uint32_t fx_deadlock_check_tables(const struct fabric *f, const uint8_t *lft, uint32_t stride,
+				  const struct ibsm_engine *e, const void *result, unsigned flags,
+				  struct deadlock_report *rep);
 
 #endif

@@ -367,10 +367,10 @@ static void test_opensm_flags(void)
 	g_clear_error(&err);
 	options_free(&o);
 	/* flags without effect: a warning each, naming the flag */
-	g_assert_cmpint(build(&o, &err, "--lfts_file", "/x.lfts", "-x", "-d", "2", "-d", "10", "-q", "local",
+	g_assert_cmpint(build(&o, &err, "--hop_weights_file", "/x.w", "-x", "-d", "2", "-d", "10", "-q", "local",
 			      "--port-shifting", NULL), ==, 0);
-	g_assert_true(has_note(&o, IBSM_LOG_WARN, "CFG-0005", "command line: --lfts_file /x.lfts: sets lfts_file: "
-			       "no effect in ibsm: the 'file' engine is not part of ibsm"));
+	g_assert_true(has_note(&o, IBSM_LOG_WARN, "CFG-0005", "command line: --hop_weights_file /x.w: sets "
+			       "hop_weights_file: no effect in ibsm: no engine of ibsm reads hop weights"));
 	g_assert_true(has_note(&o, IBSM_LOG_WARN, "CFG-0005", "command line: -x: sets honor_guid2lid_file: no effect"));
 	g_assert_true(has_note(&o, IBSM_LOG_WARN, "CFG-0005", "command line: -d 2: sets force_log_flush: no effect"));
 	g_assert_true(has_note(&o, IBSM_LOG_WARN, "CLI-0001", "-d 10 (OpenSM's testability mode): no effect"));

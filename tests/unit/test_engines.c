@@ -222,6 +222,27 @@ static void test_env_path(void)
 	engine_unload(e);
 }
 
+static char *log_path;
+
+static void log_to_file(void)
+{
+	g_free(log_path);
+	int fd = g_file_open_tmp("test_engines-XXXXXX.log", &log_path, NULL);
+	g_assert_cmpint(fd, >=, 0);
+	close(fd);
+	g_assert_cmpint(log_open(log_path, 0), ==, 0);
+	log_set_level(IBSM_LOG_INFO);
+}
+
+static char *log_text(void)
+{
+	char *text = NULL;
+	log_close();
+	g_assert_true(g_file_get_contents(log_path, &text, NULL, NULL));
+	g_unlink(log_path);
+	return text;
+}
+
 static void test_chain_check(void)
 {
 	GError *err = NULL;
@@ -232,9 +253,37 @@ static void test_chain_check(void)
 	g_assert_cmpuint(c->candidates->len, ==, 2);  /* no fallback appended */
 	g_assert_cmpuint(c->n_named, ==, 2);
 	fallback_list_free(c);
-	g_assert_null(fallback_list_new("failing,nosuch", &o, &err));
-	g_assert_error(err, ENGINE_ERROR, ENGINE_ERROR_NOT_FOUND);
-	g_clear_error(&err);
+	/* a name that does not load is skipped, loudly (CHN-0003, naming the directories
+	 * searched), never a failed list */
+	log_to_file();
+	c = fallback_list_new("failing,nosuch", &o, &err);
+	char *log = log_text();
+	g_assert_no_error(err);
+	g_assert_nonnull(c);
+	g_assert_cmpuint(c->n_named, ==, 1);
+	g_assert_cmpuint(c->n_skipped, ==, 1);
+	g_assert_cmpstr(c->skipped_names->str, ==, "nosuch");
+	g_assert_nonnull(strstr(c->skipped->str, "nosuch: routing engine 'nosuch' not found"));
+	g_assert_nonnull(strstr(log, "ERR  CHN-0003 routing_engine 'failing,nosuch': engine nosuch "
+				"cannot be used: routing engine 'nosuch' not found (no nosuch.so in "
+				TEST_TPLUGIN_DIR));
+	g_assert_nonnull(strstr(log, "skipped (minhop is tried instead)"));
+	g_free(log);
+	fallback_list_free(c);
+	/* nothing left that can route: an empty list, said (CHN-0005), not a failed one */
+	log_to_file();
+	c = fallback_list_new("nosuch,no_fallback", &o, &err);
+	log = log_text();
+	g_assert_no_error(err);
+	g_assert_nonnull(c);
+	g_assert_cmpuint(c->candidates->len, ==, 0);
+	g_assert_nonnull(strstr(log, "CHN-0003 routing_engine 'nosuch,no_fallback': engine nosuch "
+				"cannot be used"));
+	g_assert_nonnull(strstr(log, "skipped (no_fallback: nothing else is tried)"));
+	g_assert_nonnull(strstr(log, "ERR  CHN-0005 routing_engine 'nosuch,no_fallback': no engine "
+				"can route (nosuch: routing engine 'nosuch' not found"));
+	g_free(log);
+	fallback_list_free(c);
 	g_assert_null(fallback_list_new("no_fallback", &o, &err));
 	g_assert_error(err, ENGINE_ERROR, ENGINE_ERROR_INVALID);
 	g_clear_error(&err);
@@ -291,27 +340,6 @@ static struct routing_result *run_chain(const char *spec, const struct sm_option
 }
 
 /* ---- the run ---- */
-
-static char *log_path;
-
-static void log_to_file(void)
-{
-	g_free(log_path);
-	int fd = g_file_open_tmp("test_engines-XXXXXX.log", &log_path, NULL);
-	g_assert_cmpint(fd, >=, 0);
-	close(fd);
-	g_assert_cmpint(log_open(log_path, 0), ==, 0);
-	log_set_level(IBSM_LOG_INFO);
-}
-
-static char *log_text(void)
-{
-	char *text = NULL;
-	log_close();
-	g_assert_true(g_file_get_contents(log_path, &text, NULL, NULL));
-	g_unlink(log_path);
-	return text;
-}
 
 static void options_for_test(struct sm_options *o)
 {
@@ -373,16 +401,43 @@ static void test_run_no_fallback(void)
 	fabric_unref(f);
 }
 
-static void test_run_unknown_fails_loudly(void)
+/* A name that does not load is a failed engine, never a failed start: skipped loudly, the
+ * next engine of the list routes, and the run says what was skipped. */
+static void test_run_unknown_skipped(void)
 {
 	struct fabric *f = tiny_fabric();
 	struct sm_options o;
 	options_for_test(&o);
 	GError *err = NULL;
-	/* a typo must not silently fall back, even when a later engine could route */
-	g_assert_null(run_chain("portone,nosuch", &o, f, &err));
-	g_assert_error(err, ENGINE_ERROR, ENGINE_ERROR_NOT_FOUND);
-	g_assert_nonnull(strstr(err->message, "portone"));
+	log_to_file();
+	struct routing_result *r = run_chain("nosuch,portone", &o, f, &err);
+	char *log = log_text();
+	g_assert_no_error(err);
+	g_assert_nonnull(r);
+	g_assert_cmpstr(r->engine, ==, "portone");
+	g_assert_nonnull(strstr(log, "ERR  CHN-0003 routing_engine 'nosuch,portone': engine nosuch "
+				"cannot be used: routing engine 'nosuch' not found"));
+	g_assert_nonnull(strstr(log, "skipped (the next engine of the list is tried)"));
+	g_assert_nonnull(strstr(log, "RTE-0003 routed by portone"));
+	g_assert_nonnull(strstr(log, "not loaded, skipped: nosuch (CHN-0003)"));
+	g_free(log);
+	routing_result_unref(r);
+	/* every named engine missing: minhop, and the log says why */
+	log_to_file();
+	r = run_chain("nosuch,nosuch2", &o, f, &err);
+	log = log_text();
+	g_assert_no_error(err);
+	g_assert_nonnull(r);
+	g_assert_cmpstr(r->engine, ==, "minhop");
+	g_assert_nonnull(strstr(log, "RTE-0002 no engine of 'nosuch,nosuch2' could route (not "
+				"loaded: nosuch, nosuch2); falling back to minhop"));
+	g_free(log);
+	routing_result_unref(r);
+	/* and under no_fallback: the run fails with the reasons, each sweep alike */
+	r = run_chain("nosuch,no_fallback", &o, f, &err);
+	g_assert_null(r);
+	g_assert_error(err, ENGINE_ERROR, ENGINE_ERROR_ROUTE);
+	g_assert_nonnull(strstr(err->message, "nosuch: routing engine 'nosuch' not found"));
 	g_clear_error(&err);
 	fabric_unref(f);
 }
@@ -1038,7 +1093,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/engines/load/orchestrator", test_orchestrator_load);
 	g_test_add_func("/engines/run/fallback-chain", test_run_fallback_chain);
 	g_test_add_func("/engines/run/no-fallback", test_run_no_fallback);
-	g_test_add_func("/engines/run/unknown-fails", test_run_unknown_fails_loudly);
+	g_test_add_func("/engines/run/unknown-skipped", test_run_unknown_skipped);
 	g_test_add_func("/engines/run/failing-minhop", test_run_failing_minhop);
 	g_test_add_func("/engines/run/implicit-fallback", test_run_implicit_fallback);
 	g_test_add_func("/engines/run/holes-fall-back", test_run_holes_fall_back);

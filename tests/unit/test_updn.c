@@ -1,8 +1,12 @@
-/* test_updn.c - the updn engine plugin on small in-memory fabrics: root detection (hop
- * histogram on fat trees, the logged fall-back on rings and tori), the root GUID file and its
- * bad lines, ranking, the up/down rule on every CA pair, switch LIDs reachable on a degraded
- * tree (up-down-up turns counted), connect_roots, scope, LMC and balance. Loads the built .so
- * as the core would and reads its result through plugins/updn/updn.h. */
+/* test_updn.c - the updn and dnup engine plugins (one source, two .so) on small in-memory
+ * fabrics: root detection (hop histogram on fat trees; elsewhere roots chosen by the balance
+ * of their routes, one or several, never worse than the best root alone), the root GUID file
+ * and its bad lines, ranking, the up/down rule on every CA pair, switch LIDs reachable on a
+ * degraded tree (up-down-up turns counted), connect_roots, scope, LMC, balance, the (channel,
+ * VL) dependency graph of the CA routes free of cycles on irregular fabrics, a 3D torus, a fat
+ * tree and a ring; dnup's ranks from the leaf switches, its down/up rule, its declines and
+ * connect_roots. Loads the built .so as the core would and reads its result through
+ * plugins/updn/updn.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,9 +14,10 @@
 #include <glib.h>
 #include <gmodule.h>
 #include "fabric_fixture.h"
+#include "fabric_shapes.h"
 #include "../../plugins/updn/updn.h"
 
-static const struct ibsm_engine *updn;
+static const struct ibsm_engine *updn, *dnup;
 
 static uint64_t sw_guid(const struct fabric *f, uint32_t s)
 {
@@ -25,12 +30,11 @@ static const struct updn_result *res_of(const struct fx_run *r)
 	return r->result;
 }
 
-/* s -> x is an up step: x ranks higher (lower rank, then lower GUID). */
-static int up_step(const struct fabric *f, const struct updn_result *res, uint32_t s, uint32_t x)
+/* s -> x is an up step: x comes first in the engine's strict order (updn: lower rank, then
+ * nearer the first root, then lower GUID; dnup: higher rank first). */
+static int up_step(const struct updn_result *res, uint32_t s, uint32_t x)
 {
-	if (res->rank[x] != res->rank[s])
-		return res->rank[x] < res->rank[s];
-	return sw_guid(f, x) < sw_guid(f, s);
+	return res->ord[x] < res->ord[s];
 }
 
 static char *write_temp(const char *text)
@@ -72,7 +76,7 @@ static unsigned check_updown(const struct fabric *f, const struct fx_run *r)
 				if (pn->type != IBSM_SWITCH)
 					break;
 				uint32_t x = pn->sw;
-				int up = up_step(f, res, s, x);
+				int up = up_step(res, s, x);
 				if (up && went_down)
 					g_error("LID %u from port %u: up step after a down step at "
 						"switch %u", lid, src, s);
@@ -89,6 +93,12 @@ static void route_ok(const struct fabric *f, struct fx_core *c, const struct ibs
 		     struct fx_run *r)
 {
 	g_assert_cmpint(fx_route(updn, c, &f->pub, sc, r), ==, 0);
+	g_assert_nonnull(r->result);
+}
+
+static void route_dnup(const struct fabric *f, struct fx_core *c, struct fx_run *r)
+{
+	g_assert_cmpint(fx_route(dnup, c, &f->pub, NULL, r), ==, 0);
 	g_assert_nonnull(r->result);
 }
 
@@ -200,8 +210,13 @@ static void test_roots_fallback(void)
 		route_ok(f, &c, NULL, &b);
 		g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_INFO, "hop histogram finds none"), ==,
 				 2);
+		g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_INFO, "roots by the routes they give"),
+				 ==, 2);
 		const struct updn_result *ra = res_of(&a), *rb = res_of(&b);
-		g_assert_cmpuint(ra->nroots, ==, 1);
+		g_assert_cmpuint(ra->nroots, >=, 1);
+		g_assert_cmpuint(ra->nroots, ==, rb->nroots);
+		g_assert_cmpuint(ra->load_max, <=, ra->load_single);
+		g_assert_cmpuint(ra->load_single, <=, ra->load_detected);
 		g_assert_cmpmem(ra->is_root, f->pub.n_switches, rb->is_root, f->pub.n_switches);
 		size_t n = (size_t)f->pub.n_switches * a.routes.stride;
 		g_assert_cmpmem(a.routes.lft, n, b.routes.lft, n);
@@ -626,11 +641,201 @@ static void test_islands_and_bad_stride(void)
 	fabric_unref(a);
 }
 
+/* Roots chosen by their routes: on a 6x4x3 torus and a random irregular fabric (no hop
+ * histogram root) the busiest switch link carries fewer CA routes than with the best root
+ * alone, which is what the fall-back chose before (one central root, the best of the most
+ * central by this measure); every pair still has an up/down path; the log says why. */
+static void test_root_search(void)
+{
+	struct {
+		const char *name;
+		struct fabric *f;
+	} shapes[] = {
+		{ "torus 6x4x3", shape_torus3d(6, 4, 3, 2, 0) },
+		{ "irregular 100", shape_irregular(100, 3, 100, 11, 0) },
+	};
+	for (unsigned i = 0; i < G_N_ELEMENTS(shapes); i++) {
+		struct fabric *f = shapes[i].f;
+		struct fx_core c;
+		struct fx_run r;
+		fx_core_init(&c);
+		route_ok(f, &c, NULL, &r);
+		const struct updn_result *res = res_of(&r);
+		uint32_t max = 0;
+		fx_switch_link_load(&f->pub, r.routes.lft, r.routes.stride, NULL, &max);
+		g_test_message("%s: %u roots, busiest link %u CA routes (best root alone %llu, most "
+			       "central root %llu), %u sets compared", shapes[i].name, res->nroots,
+			       max, (unsigned long long)res->load_single,
+			       (unsigned long long)res->load_detected, res->roots_tried);
+		g_assert_cmpuint(max, ==, res->load_max);
+		g_assert_cmpuint(res->load_max, <, res->load_single);
+		g_assert_cmpuint(res->nroots, >, 1);
+		g_assert_cmpuint(res->ca_no_path, ==, 0);
+		struct fx_walk_stats st;
+		fx_walk_all(&f->pub, r.routes.lft, r.routes.stride, &st);
+		g_assert_cmpuint(st.delivered, ==, st.pairs);
+		check_updown(f, &r);
+		g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_INFO, "roots by the routes they give"),
+				 ==, 1);
+		fx_run_clear(&r);
+		fx_core_clear(&c);
+		fabric_unref(f);
+	}
+}
+
+/* Credit loops: the CA routes of updn and dnup, on irregular fabrics, a 3D torus, a fat tree
+ * and a ring, are acyclic on their one VL (the data traffic's routes; switch LIDs may take
+ * up-down-up turns on degraded trees, logged). The same check on minhop's tables of the torus
+ * finds cycles, so it can fail. */
+static void test_deadlock_free(void)
+{
+	struct fabric *shapes[] = {
+		shape_irregular(40, 2, 40, 1, 0), shape_irregular(64, 2, 48, 7, 0),
+		shape_torus3d(6, 4, 3, 2, 0), fx_kary_ntree(4, 3, 0), fx_ring(7, 2, 0),
+	};
+	for (unsigned i = 0; i < G_N_ELEMENTS(shapes); i++) {
+		struct fabric *f = shapes[i];
+		const struct ibsm_engine *engines[] = { updn, dnup };
+		for (unsigned e = 0; e < 2; e++) {
+			struct fx_core c;
+			struct fx_run r;
+			struct deadlock_report rep;
+			fx_core_init(&c);
+			g_assert_cmpint(fx_route(engines[e], &c, &f->pub, NULL, &r), ==, 0);
+			struct fx_walk_stats st;
+			fx_walk_all(&f->pub, r.routes.lft, r.routes.stride, &st);
+			g_assert_cmpuint(st.delivered, ==, st.pairs);
+			g_assert_cmpuint(fx_deadlock_check_ca(f, &r, &rep), ==, 0);
+			g_assert_cmpuint(rep.vls, ==, 1);
+			check_updown(f, &r);
+			g_assert_cmpuint(rep.routes, >, 0);
+			fx_run_clear(&r);
+			fx_core_clear(&c);
+		}
+	}
+	GModule *m = NULL;
+	const struct ibsm_engine *minhop = fx_engine_open(TEST_PLUGIN_DIR "/minhop.so", &m);
+	g_assert_nonnull(minhop);
+	struct fx_core c;
+	struct fx_run r;
+	fx_core_init(&c);
+	g_assert_cmpint(fx_route(minhop, &c, &shapes[2]->pub, NULL, &r), ==, 0);
+	g_assert_cmpuint(fx_deadlock_check_ca(shapes[2], &r, NULL), >, 0);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	g_module_close(m);
+	for (unsigned i = 0; i < G_N_ELEMENTS(shapes); i++)
+		fabric_unref(shapes[i]);
+}
+
+/* dnup: its own name and keys; the leaf switches (with CAs) are rank 0, the others ranked by
+ * distance from them, and routes go away from the leaves then back (checked on every CA pair
+ * with the engine's order, in which the higher rank comes first). */
+static void test_dnup_ranks(void)
+{
+	g_assert_nonnull(dnup);
+	g_assert_cmpstr(dnup->name, ==, "dnup");
+	g_assert_nonnull(fx_engine_key(dnup, "connect_roots"));
+	g_assert_null(fx_engine_key(dnup, "root_guid_file"));
+	g_assert_nonnull(strstr(dnup->summary, "dnup"));
+	struct fabric *f = fx_kary_ntree(4, 3, 0);
+	struct fx_core c;
+	struct fx_run r;
+	fx_core_init(&c);
+	route_dnup(f, &c, &r);
+	const struct updn_result *res = res_of(&r);
+	g_assert_true(res->dnup);
+	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
+		g_assert_cmpuint(res->is_root[s], ==, s < 16);
+		g_assert_cmpuint(res->rank[s], ==, s < 16 ? 0 : s < 32 ? 1 : 2);
+		for (uint32_t t = 0; t < f->pub.n_switches; t++)
+			if (res->rank[s] > res->rank[t])
+				g_assert_cmpuint(res->ord[s], <, res->ord[t]);
+	}
+	g_assert_cmpuint(res->nroots, ==, 16);
+	g_assert_cmpuint(check_updown(f, &r), ==, 64 * 63);
+	fx_check_declared(&c, dnup);
+	/* on the fat tree as balanced as updn from the top switches */
+	struct fx_run u;
+	route_ok(f, &c, NULL, &u);
+	g_assert_cmpuint(res->load_max, ==, res_of(&u)->load_max);
+	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_INFO, "down/up: 16 leaf switches, max rank 2"),
+			 ==, 1);
+	fx_run_clear(&u);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	fabric_unref(f);
+
+	/* every switch with CAs: all rank 0, ordered by the distance from a chosen switch, so
+	 * every pair is joined (up/down from that switch) */
+	f = shape_irregular(30, 2, 30, 3, 0);
+	fx_core_init(&c);
+	route_dnup(f, &c, &r);
+	res = res_of(&r);
+	g_assert_cmpuint(res->max_rank, ==, 0);
+	g_assert_cmpuint(res->ca_no_path, ==, 0);
+	check_updown(f, &r);
+	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_INFO, "equal ranks ordered by the distance"),
+			 ==, 1);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	fabric_unref(f);
+}
+
+/* dnup declines what it cannot join: a line host-X-host-Y-host, where the middle host's
+ * switch lies between two switches without CAs, has no path away from the leaves and back
+ * between the ends; connect_roots routes them anyway (logged), as OpenSM's dnup does; a
+ * fabric without a leaf switch is declined too. */
+static void test_dnup_declines(void)
+{
+	struct fabric *f = fx_line(5, 0, 0);
+	struct fx_builder x;
+	fx_builder_init(&x);
+	uint32_t s[5];
+	for (unsigned i = 0; i < 5; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "s%u", i);
+		s[i] = fx_add_switch(&x, 4, name);
+		if (i)
+			fx_link(&x, s[i - 1], 2, s[i], 1);
+		if (i % 2 == 0)
+			fx_link(&x, s[i], 3, fx_add_ca(&x, 1, name), 1);
+	}
+	struct fabric *g = fx_finish(&x, 0);
+	struct fx_core c;
+	struct fx_run r;
+	fx_core_init(&c);
+	g_assert_cmpint(fx_route(dnup, &c, &g->pub, NULL, &r), ==, -EINVAL);
+	g_assert_null(r.result);
+	g_assert_nonnull(strstr(r.routes.why, "pairs have no path that goes away from the leaf"));
+	g_assert_nonnull(strstr(r.routes.why, "connect_roots"));
+	fx_run_clear(&r);
+	fx_core_set(&c, "connect_roots", "TRUE");
+	route_dnup(g, &c, &r);
+	struct fx_walk_stats st;
+	fx_walk_all(&g->pub, r.routes.lft, r.routes.stride, &st);
+	g_assert_cmpuint(st.delivered, ==, st.pairs);
+	g_assert_cmpuint(res_of(&r)->ca_no_path, >, 0);
+	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_ERROR, "may close credit loops"), ==, 1);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	fabric_unref(g);
+
+	fx_core_init(&c);
+	g_assert_cmpint(fx_route(dnup, &c, &f->pub, NULL, &r), ==, -EINVAL);
+	g_assert_nonnull(strstr(r.routes.why, "leaf switches"));
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	fabric_unref(f);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	GModule *m = NULL;
+	GModule *m2 = NULL;
 	updn = fx_engine_open(TEST_PLUGIN_DIR "/updn.so", &m);
+	dnup = fx_engine_open(TEST_PLUGIN_DIR "/dnup.so", &m2);
 	g_test_add_func("/updn/engine-symbol", test_engine_symbol);
 	if (updn) {
 		g_test_add_func("/updn/config-keys", test_config_keys);
@@ -643,9 +848,17 @@ int main(int argc, char **argv)
 		g_test_add_func("/updn/lmc", test_lmc);
 		g_test_add_func("/updn/balance", test_balance);
 		g_test_add_func("/updn/islands-and-bad-stride", test_islands_and_bad_stride);
+		g_test_add_func("/updn/root-search", test_root_search);
+	}
+	if (updn && dnup) {
+		g_test_add_func("/updn/deadlock-free", test_deadlock_free);
+		g_test_add_func("/dnup/ranks", test_dnup_ranks);
+		g_test_add_func("/dnup/declines", test_dnup_declines);
 	}
 	int rc = g_test_run();
 	if (m)
 		g_module_close(m);
+	if (m2)
+		g_module_close(m2);
 	return rc;
 }
