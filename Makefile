@@ -22,11 +22,13 @@ LDFLAGS ?=
 PKGS      = libibumad libibmad glib-2.0 gmodule-2.0 yaml-0.1
 DEPS_PKGS = libibumad-dev libibmad-dev libglib2.0-dev libyaml-dev ibsim-utils libumad2sim0 \
             infiniband-diags ibutils opensm pkg-config python3 perl valgrind \
-            build-essential dpkg-dev debhelper man-db groff-base mandoc logrotate systemd procps
+            build-essential dpkg-dev debhelper man-db groff-base mandoc logrotate systemd procps \
+            chromium
 # what the tests need beyond building: OpenSM/osmtest judge and stand beside ibsm; the
 # packaging test builds the .debs (dpkg-dev, debhelper), renders and lints the man pages
 # (man-db, groff-base, mandoc) and checks the logrotate snippet and the units (logrotate -d,
-# systemd-analyze verify; procps: the units' /bin/kill)
+# systemd-analyze verify; procps: the units' /bin/kill); chromium: tests/sim/64-report.t renders
+# the fabric report headless
 
 # ---- pkg-config: once, and a missing package is an error that names it ----
 # (not for the goals that install the packages, or that only call make again after doing so)
@@ -59,7 +61,7 @@ GRAPH_CFLAGS = -std=gnu11 -g $(WARN) $(DEPFL) -D_GNU_SOURCE -fPIC -fvisibility=h
 PLUGIN_CFLAGS = -std=gnu11 -g $(WARN) $(DEPFL) -fPIC -fvisibility=hidden -Iinclude -Iplugins/common -I.
 PLUGIN_LDFLAGS = -shared -Wl,--no-undefined
 
-CORE_SRC   = $(filter-out core/sm/main.c,$(wildcard core/*/*.c))
+CORE_SRC   = $(filter-out core/ops/main.c,$(wildcard core/*/*.c))
 CORE_OBJ   = $(patsubst %.c,$(B)/obj/%.o,$(CORE_SRC))
 POLICY_SRC = $(wildcard policy/*.c)
 POLICY_OBJ = $(patsubst %.c,$(B)/pic/%.o,$(POLICY_SRC))
@@ -88,7 +90,7 @@ UNIT_HELPERS = $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
 .PHONY: all check unit sim units test-plugins demo deps bench install install-test clean fuzz \
         deps-fuzz FORCE
-all: $(B)/ibsm $(PLUGIN_SO) test-plugins
+all: $(B)/ibsm $(B)/ibsm-cli $(PLUGIN_SO) test-plugins
 
 # ---- paths the binary embeds (the .c files that use them include ibsm_paths.h): written
 #      only when its text would change, so a new PREFIX rebuilds exactly those, and an
@@ -127,8 +129,13 @@ $(POLICY_LIB): $(POLICY_OBJ)
 $(GRAPH_LIB): $(GRAPH_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
-$(B)/ibsm: $(B)/obj/core/sm/main.o $(CORE_LIB) $(POLICY_LIB) $(GRAPH_LIB)
+$(B)/ibsm: $(B)/obj/core/ops/main.o $(CORE_LIB) $(POLICY_LIB) $(GRAPH_LIB)
 	$(CC) $(OPT) $(CFLAGS) -o $@ $^ $(PKG_LIBS) $(LDFLAGS)
+
+# the console client (tools/ibsm-cli.c): libc only
+$(B)/ibsm-cli: tools/ibsm-cli.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -g $(WARN) $(DEPFL) -D_GNU_SOURCE $(OPT) $(CFLAGS) -o $@ $< $(LDFLAGS)
 
 # ---- engines: plugins/NAME/*.c, and from plugins/common (an archive) what they use; one rule
 #      for all. Their objects are kept (.SECONDARY), so a second make has nothing to do ----
@@ -300,6 +307,7 @@ install: all $(B)/ibsm-plugin.pc $(B)/ibsm.yaml
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PLUGIN_INSTALL_DIR) $(DESTDIR)$(LIBEXEC_DIR) \
 	  $(DESTDIR)$(PREFIX)/include/ibsm $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(B)/ibsm $(DESTDIR)$(PREFIX)/sbin/ibsm
+	install -m 755 $(B)/ibsm-cli $(DESTDIR)$(PREFIX)/sbin/ibsm-cli
 	install -m 755 $(filter-out %/torus-2QoS.so,$(PLUGIN_SO)) $(DESTDIR)$(PLUGIN_INSTALL_DIR)/
 	ln -sf torus2qos.so $(DESTDIR)$(PLUGIN_INSTALL_DIR)/torus-2QoS.so
 	install -m 644 include/ibsm/*.h $(DESTDIR)$(PREFIX)/include/ibsm/
@@ -323,7 +331,7 @@ install: all $(B)/ibsm-plugin.pc $(B)/ibsm.yaml
 	  sed $(INSTALL_SED) $$m > $(DESTDIR)$(MAN_DIR)/man$${m##*.}/$${m##*/} && \
 	  chmod 644 $(DESTDIR)$(MAN_DIR)/man$${m##*.}/$${m##*/} || exit 1; \
 	done
-	install -m 644 README.md LICENSE doc/opensm-dropin.md $(DESTDIR)$(PREFIX)/share/doc/ibsm/
+	install -m 644 README.md LICENSE doc/opensm-dropin.md doc/console.md $(DESTDIR)$(PREFIX)/share/doc/ibsm/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/ibsm/examples/engine
 	install -m 644 examples/engine/Makefile examples/engine/README.md examples/engine/*.c \
 	  $(DESTDIR)$(PREFIX)/share/doc/ibsm/examples/engine/

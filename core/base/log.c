@@ -4,15 +4,19 @@
  * input files (guid2lid, policies, NodeDescriptions) is escaped so a line stays one printable
  * line; the file is a regular file with one name, never reached through a symbolic link; a
  * line the file does not take (a full disk) is counted and said on stderr and syslog, never
- * silently lost and never in a loop. */
+ * silently lost and never in a loop. State changes (log_sys: OpenSM's OSM_LOG_SYS lines) reach
+ * syslog by default; ibsm sends syslog datagrams itself, never waiting on the socket. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +35,16 @@ static long long log_max_bytes;   /* 0: no limit */
 static int log_quiet;
 static int log_stderr_copy = 1;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* syslog: ibsm's own client of the syslog socket (RFC 3164 datagrams, as syslog(3) sends
+ * them), never blocking: a datagram the socket does not take at once is counted and dropped.
+ * Its own lock, so a line to syslog never holds up the file's. */
+#define SYSLOG_DEFAULT_SOCKET "/dev/log"
+static pthread_mutex_t syslog_lock = PTHREAD_MUTEX_INITIALIZER;
+static int syslog_fd = -1;
+static char *syslog_path;             /* NULL: SYSLOG_DEFAULT_SOCKET */
+static int syslog_sys_on = 1;         /* state changes (log_sys) reach syslog */
+static unsigned long long syslog_sent_n, syslog_dropped_n;
 
 /* Lines the log file did not take (ENOSPC, EIO, ...): counted, said on stderr and syslog at
  * the first and then at most every LOG_FAIL_REPORT_S, and written into the log as soon as it
@@ -213,19 +227,95 @@ int log_enabled(int level)
 void log_set_syslog(unsigned flags, const char *ident)
 {
 	const char *want = ident && *ident ? ident : "ibsm";
-	pthread_mutex_lock(&log_lock);
-	if (flags && (!syslog_mask || g_strcmp0(syslog_ident, want))) {
-		/* openlog keeps the pointer and another thread may be in syslog() with it: an
-		 * identity once given is kept for the life of the process (one per SIGHUP change) */
+	pthread_mutex_lock(&syslog_lock);
+	if (g_strcmp0(syslog_ident, want)) {
+		/* another thread may be formatting with the old one: an identity once given is
+		 * kept for the life of the process (one per SIGHUP change) */
 		static GPtrArray *idents;
 		if (!idents)
 			idents = g_ptr_array_new();
 		syslog_ident = g_strdup(want);
 		g_ptr_array_add(idents, syslog_ident);
-		openlog(syslog_ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 	}
+	pthread_mutex_unlock(&syslog_lock);
 	__atomic_store_n(&syslog_mask, flags, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&log_lock);
+}
+
+void log_set_syslog_target(int sys_lines, const char *socket_path)
+{
+	pthread_mutex_lock(&syslog_lock);
+	syslog_sys_on = sys_lines;
+	const char *want = socket_path && *socket_path ? socket_path : NULL;
+	if (g_strcmp0(syslog_path, want)) {
+		g_free(syslog_path);
+		syslog_path = g_strdup(want);
+		if (syslog_fd >= 0)
+			close(syslog_fd);
+		syslog_fd = -1; /* connected again at the next line */
+	}
+	pthread_mutex_unlock(&syslog_lock);
+}
+
+void log_syslog_counts(unsigned long long *sent, unsigned long long *dropped)
+{
+	pthread_mutex_lock(&syslog_lock);
+	*sent = syslog_sent_n;
+	*dropped = syslog_dropped_n;
+	pthread_mutex_unlock(&syslog_lock);
+}
+
+/* The syslog socket, connected (under syslog_lock): 0 or -errno. */
+static int syslog_connect_locked(void)
+{
+	const char *path = syslog_path ? syslog_path : SYSLOG_DEFAULT_SOCKET;
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(addr.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	syslog_fd = fd;
+	return 0;
+}
+
+/* One datagram "<PRI>Mmm dd hh:mm:ss IDENT[PID]: TEXT" (facility daemon) to the syslog
+ * socket; reconnects once when the receiver went away (syslogd or journald restarted). */
+static void syslog_send(int priority, const char *text)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	char ts[32];
+	strftime(ts, sizeof(ts), "%b %e %H:%M:%S", &tm);
+	pthread_mutex_lock(&syslog_lock);
+	char buf[1200];
+	int n = snprintf(buf, sizeof(buf), "<%d>%s %s[%d]: %s", LOG_DAEMON | priority, ts,
+			 syslog_ident ? syslog_ident : "ibsm", (int)getpid(), text);
+	size_t len = (size_t)MIN(n, (int)sizeof(buf) - 1);
+	int ok = 0;
+	for (int attempt = 0; attempt < 2 && !ok; attempt++) {
+		if (syslog_fd < 0 && syslog_connect_locked() < 0)
+			break;
+		if (send(syslog_fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) {
+			ok = 1;
+		} else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+			break; /* full: dropped, never waited for */
+		} else {
+			close(syslog_fd);
+			syslog_fd = -1;
+		}
+	}
+	if (ok)
+		syslog_sent_n++;
+	else
+		syslog_dropped_n++;
+	pthread_mutex_unlock(&syslog_lock);
 }
 
 /* Writes all of buf to fd: 0, or the errno of the write that failed (a short write is
@@ -383,10 +473,12 @@ void log_escape(const char *in, char *out, size_t size)
 	out[n] = '\0';
 }
 
-void log_vmsg(int level, const char *code, const char *fmt, va_list ap)
+/* sys: a state change (log_sys): in the log file whatever the flags, as OpenSM's OSM_LOG_SYS
+ * lines, and to syslog unless log_set_syslog_target() turned that off. */
+static void log_vmsg_mode(int level, int sys, const char *code, const char *fmt, va_list ap)
 {
 	unsigned bit = level_bit(level);
-	if (!log_enabled(level))
+	if (!sys && !log_enabled(level))
 		return;
 	char raw[LOG_MSG_MAX];
 	vsnprintf(raw, sizeof(raw), fmt, ap);
@@ -407,7 +499,7 @@ void log_vmsg(int level, const char *code, const char *fmt, va_list ap)
 	}
 	char report[512] = "";
 	pthread_mutex_lock(&log_lock);
-	if (__atomic_load_n(&log_mask, __ATOMIC_RELAXED) & bit) {
+	if (sys || (__atomic_load_n(&log_mask, __ATOMIC_RELAXED) & bit)) {
 		if (log_fd >= 0)
 			write_line_locked(line, (size_t)len, ts, report, sizeof(report));
 		if ((log_fd < 0 || (log_stderr_copy && level == IBSM_LOG_ERROR)) && !log_quiet)
@@ -416,14 +508,37 @@ void log_vmsg(int level, const char *code, const char *fmt, va_list ap)
 	int to_syslog = (__atomic_load_n(&syslog_mask, __ATOMIC_RELAXED) & bit) != 0;
 	int quiet = log_quiet;
 	pthread_mutex_unlock(&log_lock);
+	if (sys && !to_syslog) {
+		pthread_mutex_lock(&syslog_lock);
+		to_syslog = syslog_sys_on;
+		pthread_mutex_unlock(&syslog_lock);
+	}
 	/* outside the lock: a slow syslog socket must not stall the other threads' file lines */
-	if (to_syslog)
-		syslog(syslog_priority(level), "%s %s %s", level_name(level), code, msg);
+	if (to_syslog) {
+		char text[sizeof(msg) + 64];
+		snprintf(text, sizeof(text), "%s %s %s", level_name(level), code, msg);
+		syslog_send(syslog_priority(level), text);
+	}
 	if (report[0]) { /* the log file failed: said where it can be seen, never through the log */
 		if (!quiet)
 			fprintf(stderr, "%s ERR  %s\n", ts, report);
-		syslog(LOG_ERR, "ERR  %s", report);
+		char text[600];
+		snprintf(text, sizeof(text), "ERR  %s", report);
+		syslog_send(LOG_ERR, text);
 	}
+}
+
+void log_vmsg(int level, const char *code, const char *fmt, va_list ap)
+{
+	log_vmsg_mode(level, 0, code, fmt, ap);
+}
+
+void log_sys(int level, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	log_vmsg_mode(level, 1, code, fmt, ap);
+	va_end(ap);
 }
 
 void log_msg(int level, const char *code, const char *fmt, ...)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* log.h - the SM's log: timestamped lines with a level and a stable, greppable message code
- * (e.g. "LID-0003"), to a file, stdout or stderr, and optionally syslog; OpenSM's log flags
- * (-D) choose the levels. */
+ * (e.g. "LID-0003"), to a file, stdout or stderr, and syslog (state changes by default, more
+ * with syslog_log_level); OpenSM's log flags (-D) choose the levels. */
 #ifndef IBSM_LOG_H
 #define IBSM_LOG_H
 
@@ -36,6 +36,14 @@ int log_enabled(int level);
 /* Lines whose level is in FLAGS also go to syslog (facility daemon) as IDENT (NULL: "ibsm");
  * FLAGS 0: none. */
 void log_set_syslog(unsigned flags, const char *ident);
+/* Where syslog lines go: the unix datagram socket at SOCKET_PATH (NULL: /dev/log), sent
+ * without ever waiting (a full socket drops the line, counted); SYS_LINES: state changes
+ * (log_sys) reach syslog whatever the flags (OpenSM's default; 0: only the flags' lines). */
+void log_set_syslog_target(int sys_lines, const char *socket_path);
+void log_syslog_counts(unsigned long long *sent, unsigned long long *dropped);
+/* A state change operators look for (MASTER, STANDBY, NOTACTIVE, SUBNET UP, handovers, fatal
+ * errors: OpenSM's OSM_LOG_SYS lines): in the log whatever the flags, and to syslog. */
+void log_sys(int level, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The log file is emptied when a line would take it past MB megabytes (0: no limit). */
 void log_set_max_size(int mb);
 void log_set_quiet(int quiet); /* no copy to stderr */
@@ -54,6 +62,8 @@ void log_escape(const char *in, char *out, size_t size);
 #define LOG_I(code, ...) log_msg(IBSM_LOG_INFO, code, __VA_ARGS__)
 #define LOG_W(code, ...) log_msg(IBSM_LOG_WARN, code, __VA_ARGS__)
 #define LOG_V(code, ...) do { if (log_enabled(IBSM_LOG_VERBOSE)) log_msg(IBSM_LOG_VERBOSE, code, __VA_ARGS__); } while (0)
+#define LOG_SYS(code, ...) log_sys(IBSM_LOG_INFO, code, __VA_ARGS__)
+#define LOG_SYS_E(code, ...) log_sys(IBSM_LOG_ERROR, code, __VA_ARGS__)
 #define LOG_D(code, ...) do { if (log_enabled(IBSM_LOG_DEBUG)) log_msg(IBSM_LOG_DEBUG, code, __VA_ARGS__); } while (0)
 
 #endif

@@ -19,6 +19,14 @@ static int check_part_enforce(const char *v, GError **err)
 	g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE, "'%s' is not both, in, out or off", v);
 	return -1;
 }
+static int check_console(const char *v, GError **err)
+{
+	if (!strcmp(v, "off") || !strcmp(v, "local") || !strcmp(v, "loopback") || !strcmp(v, "socket") ||
+	    !strcmp(v, "unix"))
+		return 0;
+	g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE, "'%s' is not off, local, loopback or socket", v);
+	return -1;
+}
 #define NOFLAG 0, NULL, NULL, NULL
 
 /* Order: as the template lists them. Keys are OpenSM's where OpenSM has the setting. */
@@ -80,6 +88,46 @@ static const struct config_key keys[] = {
 	  "Log flags (as log_flags) of the lines also sent to syslog, facility daemon (0: none)", NULL },
 	{ "log_prefix", CONFIG_STRING, OFF(log_prefix), 0, 0, 0, 0, "log_prefix", "TEXT", NULL,
 	  "Syslog identity of ibsm's lines (default: ibsm)", NULL },
+	{ "syslog_state_changes", CONFIG_BOOL, OFF(syslog_state_changes), 0, 1, 0, NOFLAG,
+	  "State changes (MASTER, STANDBY, NOTACTIVE, SUBNET UP, handovers, fatal errors) also go to "
+	  "syslog whatever syslog_log_level says, as OpenSM's do", NULL },
+	{ "syslog_socket", CONFIG_STRING, OFF(syslog_socket), 0, 0, 0, NOFLAG,
+	  "The unix datagram socket syslog lines are sent to (default /dev/log); never waited for", NULL },
+	{ "metrics_port", CONFIG_INT, OFF(metrics_port), 0, 65535, 0, NOFLAG,
+	  "Prometheus metrics over HTTP on 127.0.0.1:PORT, GET /metrics (0: off; never another address)", NULL },
+	{ "activity_report_subjects", CONFIG_STRING, OFF(activity_report_subjects), 0, 0, 0, NOFLAG,
+	  "Activity report subjects written to opensm-activity.dump in the dump directory: a comma "
+	  "list of mc, prtn, virt, routing, or all, or none (default)", NULL },
+	{ "console", CONFIG_STRING, OFF(console), 0, 0, 0, 0, NULL, NULL, NULL,
+	  "Console (ibsm-cli, nc): socket (a unix socket, mode 0600: console_socket), loopback (TCP on "
+	  "127.0.0.1:console_port), local (the terminal), off; also OpenSM's -q", NULL },
+	{ "console_port", CONFIG_INT, OFF(console_port), 1, 65535, 0, 0, NULL, NULL, NULL,
+	  "TCP port of the loopback console (127.0.0.1 only); also OpenSM's -C", NULL },
+	{ "console_socket", CONFIG_STRING, OFF(console_socket), 0, 0, 0, 0, "console_socket", "PATH", NULL,
+	  "Path of the unix socket console (its directory is made 0700 if missing)", NULL },
+	{ "fabric_report_file", CONFIG_STRING, OFF(fabric_report_file), 0, 0, 0, 0, "fabric_report_file", "FILE", NULL,
+	  "The fabric report (HTML: topology, routed link load, routing quality; doc/report.md) written there after each heavy sweep (default: none)", NULL },
+	{ "perfmgr", CONFIG_BOOL, OFF(perfmgr), 0, 1, 0, NOFLAG,
+	  "Performance manager: sweep every port's PortCounters (and PortCountersExtended), log error "
+	  "counters that move (doc/perfmgr.md); also OpenSM's --perfmgr", NULL },
+	{ "perfmgr_sweep_time_s", CONFIG_INT, OFF(perfmgr_sweep_time_s), 1, 86400, 0, NOFLAG,
+	  "Seconds between performance manager sweeps", NULL },
+	{ "perfmgr_max_outstanding_queries", CONFIG_INT, OFF(perfmgr_max_outstanding), 1, 100000, 0, NOFLAG,
+	  "PerfMgt queries in flight at most (ibsm never has more than 64)", NULL },
+	{ "perfmgr_ignore_cas", CONFIG_BOOL, OFF(perfmgr_ignore_cas), 0, 1, 0, NOFLAG,
+	  "Query switch ports only, not CA ports", NULL },
+	{ "perfmgr_rm_nodes", CONFIG_BOOL, OFF(perfmgr_rm_nodes), 0, 1, 0, NOFLAG,
+	  "Forget the counters of nodes (and links) gone from the fabric", NULL },
+	{ "perfmgr_log_errors", CONFIG_BOOL, OFF(perfmgr_log_errors), 0, 1, 0, NOFLAG,
+	  "Log every error counter that moved, naming the node description and port (PERF-0006)", NULL },
+	{ "perfmgr_query_cpi", CONFIG_BOOL, OFF(perfmgr_query_cpi), 0, 1, 0, NOFLAG,
+	  "Read each node's PerfMgt ClassPortInfo first: PortCountersExtended where it says so", NULL },
+	{ "perfmgr_xmit_wait_log", CONFIG_BOOL, OFF(perfmgr_xmit_wait_log), 0, 1, 0, NOFLAG,
+	  "Log ports whose PortXmitWait grew past perfmgr_xmit_wait_threshold in a sweep", NULL },
+	{ "perfmgr_xmit_wait_threshold", CONFIG_U32, OFF(perfmgr_xmit_wait_threshold), 0, 0xffffffffLL, 0, NOFLAG,
+	  "PortXmitWait increase per sweep above which perfmgr_xmit_wait_log logs the port", NULL },
+	{ "event_db_dump_file", CONFIG_STRING, OFF(event_db_dump_file), 0, 0, 0, NOFLAG,
+	  "File console `perfmgr dump_counters` writes (default: opensm_port_counters.log in the dump directory)", NULL },
 	{ "force_heavy_sweep", CONFIG_BOOL, OFF(force_heavy_sweep), 0, 1, 0, NOFLAG,
 	  "Every periodic sweep is a heavy one (full discovery), not a light PortInfo check", NULL },
 	{ "sm_inactive", CONFIG_BOOL, OFF(sm_inactive), 0, 1, 0, 'I', "inactive", NULL, "true",
@@ -194,6 +242,7 @@ static const struct {
 	int (*check)(const char *value, GError **err);
 } checks[] = {
 	{ "part_enforce", check_part_enforce },
+	{ "console", check_console },
 };
 
 static int check_string(const struct config_key *k, const char *value, GError **err)

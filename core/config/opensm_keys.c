@@ -9,8 +9,7 @@
 
 #define NE OSK_NO_EFFECT
 #define NO_CC "congestion control is not implemented"
-#define NO_PERFMGR "ibsm has no performance manager (perfquery and ibqueryerrors read the counters)"
-#define NO_CONSOLE "ibsm has no console: SIGHUP re-reads the configuration, SIGUSR1 reopens the log"
+#define NO_PERFMGR_REDIR "the performance manager follows no PerfMgt redirection: every port is queried at its LID"
 
 static const struct opensm_key table[] = {
 	{ "m_key_lookup", "TRUE", NE, "ibsm reads no guid2mkey file: the keys come from m_key (and m_key_per_port)" },
@@ -56,17 +55,7 @@ static const struct opensm_key table[] = {
 	{ "use_original_extended_sa_rates_only", "FALSE", NE, "the SA's rate encoding cannot be switched" },
 	{ "use_optimized_slvl", "FALSE", NE, "SL2VL tables are programmed per port (with -Q)" },
 	{ "fsync_high_avail_files", "TRUE", NE, "guid2lid is always written with fsync and an atomic rename" },
-	{ "perfmgr", "FALSE", NE, NO_PERFMGR },
-	{ "perfmgr_redir", "TRUE", NE, NO_PERFMGR },
-	{ "perfmgr_sweep_time_s", "180", NE, NO_PERFMGR },
-	{ "perfmgr_max_outstanding_queries", "500", NE, NO_PERFMGR },
-	{ "perfmgr_ignore_cas", "FALSE", NE, NO_PERFMGR },
-	{ "perfmgr_rm_nodes", "TRUE", NE, NO_PERFMGR },
-	{ "perfmgr_log_errors", "TRUE", NE, NO_PERFMGR },
-	{ "perfmgr_query_cpi", "TRUE", NE, NO_PERFMGR },
-	{ "perfmgr_xmit_wait_log", "FALSE", NE, NO_PERFMGR },
-	{ "perfmgr_xmit_wait_threshold", "65535", NE, NO_PERFMGR },
-	{ "event_db_dump_file", NULL, NE, NO_PERFMGR },
+	{ "perfmgr_redir", "TRUE", NE, NO_PERFMGR_REDIR },
 	{ "event_plugin_name", NULL, NE, "ibsm's plugins are routing engines, not OpenSM event plugins" },
 	{ "event_plugin_options", NULL, NE, "ibsm's plugins are routing engines, not OpenSM event plugins" },
 	{ "node_name_map_name", NULL, NE, "logs and dumps name nodes by their own NodeDescription" },
@@ -76,8 +65,6 @@ static const struct opensm_key table[] = {
 	{ "no_clients_rereg", "FALSE", NE, "a new master always asks end ports to re-register (ClientReregister)" },
 	{ "disable_multicast", "FALSE", NE, "multicast (joins, MFTs) cannot be turned off" },
 	{ "exit_on_fatal", "TRUE", NE, "ibsm has no fatal discovery condition to stay or exit on" },
-	{ "console", "off", NE, NO_CONSOLE },
-	{ "console_port", "10000", NE, NO_CONSOLE },
 	{ "suppress_sl2vl_mad_status_errors", "FALSE", NE, "a failed SL2VL Set is always logged" },
 	{ "congestion_control", "FALSE", NE, NO_CC },
 	{ "cc_key", "0x0000000000000000", NE, NO_CC " (no CC MAD is sent)" },

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <ibsm/routing.h>
+#include "base/activity.h"
 #include "config/options.h"
 #include "ibsm_paths.h"         /* IBSM_SYSCONFDIR: written by make for this build */
 
@@ -21,6 +22,7 @@ void options_defaults(struct sm_options *o)
 	o->routing_engine = g_strdup("minhop");
 	o->log_file = g_strdup("/var/log/ibsm.log");
 	o->debug_flags = 0x3;
+	o->syslog_state_changes = 1;
 	o->sweep_interval = 10;
 	o->timeout_ms = 200;
 	o->retries = 3;
@@ -42,6 +44,15 @@ void options_defaults(struct sm_options *o)
 	o->vl_stall_count = 7;
 	o->packet_life = 18;
 	o->pid_file = g_strdup("/run/ibsm/ibsm.pid"); /* systemd: RuntimeDirectory=ibsm, PIDFile= */
+	o->console = g_strdup("socket");
+	o->console_port = 10000;
+	o->console_socket = g_strdup("/run/ibsm/console.sock");
+	o->perfmgr_sweep_time_s = 180; /* OpenSM 3.3.23's perfmgr defaults */
+	o->perfmgr_max_outstanding = 500;
+	o->perfmgr_rm_nodes = 1;
+	o->perfmgr_log_errors = 1;
+	o->perfmgr_query_cpi = 1;
+	o->perfmgr_xmit_wait_threshold = 65535;
 	o->partition_config_file = g_build_filename(config_sysconfdir(), "ibsm", "partitions.conf", NULL);
 	o->qos_policy_file = g_build_filename(config_sysconfdir(), "ibsm", "qos-policy.conf", NULL);
 	o->torus_config = g_build_filename(config_sysconfdir(), "ibsm", "torus-2QoS.conf", NULL);
@@ -68,6 +79,12 @@ void options_free(struct sm_options *o)
 	g_free(o->qos_policy_file);
 	g_free(o->part_enforce);
 	g_free(o->log_prefix);
+	g_free(o->syslog_socket);
+	g_free(o->activity_report_subjects);
+	g_free(o->console);
+	g_free(o->console_socket);
+	g_free(o->fabric_report_file);
+	g_free(o->event_db_dump_file);
 	for (int i = 0; i < QOS_N_SCOPES; i++)
 		for (int j = 0; j < QOS_N_PARAMS; j++)
 			g_free(o->qos_opt[i][j]);
@@ -155,4 +172,6 @@ void options_apply_log(const struct sm_options *o)
 	log_set_flags(o->debug_flags);
 	log_set_max_size(o->log_max_mb);
 	log_set_syslog(o->syslog_flags, o->log_prefix);
+	log_set_syslog_target(o->syslog_state_changes, o->syslog_socket);
+	activity_configure(o->activity_report_subjects, o->tmp_dir);
 }

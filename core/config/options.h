@@ -48,6 +48,19 @@ struct sm_options {
 	uint32_t debug_flags;       /* -D/-v/-V: OpenSM's log flags (0x1 error,0x2 info,0x4 verbose,0x8 debug,0x40 routing) */
 	uint32_t syslog_flags;      /* syslog_log_level: the log flags also sent to syslog (0: none) */
 	char *log_prefix;           /* --log_prefix: syslog identity (NULL: "ibsm") */
+	int syslog_state_changes;   /* state changes (log_sys) also to syslog (OpenSM's OSM_LOG_SYS) */
+	char *syslog_socket;        /* the syslog datagram socket (NULL: /dev/log) */
+	int metrics_port;           /* Prometheus metrics on 127.0.0.1:PORT (0: off; ops/metrics.h) */
+	char *activity_report_subjects; /* activity report subjects (base/activity.h; NULL: none) */
+	char *console;              /* -q: off|local|loopback|socket (= unix; ops/console.h) */
+	int console_port;           /* -C: the loopback console's TCP port (127.0.0.1 only) */
+	char *console_socket;       /* the unix socket console's path */
+	char *fabric_report_file;   /* the fabric report (ops/report.h) written after each heavy sweep (NULL: none) */
+	/* the performance manager: OpenSM's perfmgr_* keys (perfmgr/perfmgr.h) */
+	int perfmgr, perfmgr_sweep_time_s, perfmgr_max_outstanding, perfmgr_ignore_cas, perfmgr_rm_nodes;
+	int perfmgr_log_errors, perfmgr_query_cpi, perfmgr_xmit_wait_log;
+	uint32_t perfmgr_xmit_wait_threshold;
+	char *event_db_dump_file;   /* console `perfmgr dump_counters` writes there */
 	int log_max_mb;             /* -L/log_max_size: log file emptied past this size (0: no limit) */
 	int sweep_interval;         /* -s seconds, 0 = no periodic sweep */
 	int force_heavy_sweep;      /* every periodic sweep is heavy */

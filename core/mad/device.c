@@ -17,13 +17,15 @@
 struct smdev {
 	int fd, issm_fd;
 	int agent_dr, agent_lid, agent_sa;
+	int agent_perf;        /* PerfMgt (class 0x04) requests of the perfmgr, < 0: none */
 };
 
 static int dev_send(void *ctx, int mgmt_class, void *umad, int len, int timeout_ms)
 {
 	struct smdev *d = ctx;
 	int agent = mgmt_class == IB_SMI_DIRECT_CLASS ? d->agent_dr :
-		    mgmt_class == IB_SMI_CLASS ? d->agent_lid : d->agent_sa;
+		    mgmt_class == IB_SMI_CLASS ? d->agent_lid :
+		    mgmt_class == IB_PERFORMANCE_CLASS ? d->agent_perf : d->agent_sa;
 	int rc = umad_send(d->fd, agent, umad, len - (int)umad_size(), timeout_ms, 0);
 	return rc < 0 ? rc : 0;
 }
@@ -96,6 +98,10 @@ struct smdev *smdev_open(const char *ca, int port, char *err, size_t errlen)
 	d->agent_lid = umad_register(d->fd, IB_SMI_CLASS, 1, 0, mask);
 	method_mask(mask, sa_methods, G_N_ELEMENTS(sa_methods));
 	d->agent_sa = umad_register(d->fd, IB_SA_CLASS, 2, 1, mask);
+	/* the perfmgr's Gets and Sets: it serves no PerfMgt request, so no method; its answers
+	 * match its requests (and umad2sim needs the class registered to deliver them) */
+	memset(mask, 0, sizeof(mask));
+	d->agent_perf = umad_register(d->fd, IB_PERFORMANCE_CLASS, 1, 0, mask);
 	int bad = d->agent_dr < 0 ? d->agent_dr : d->agent_lid < 0 ? d->agent_lid : d->agent_sa;
 	if (bad < 0)
 		return open_fail(d, err, errlen, "cannot register the SMI and SA classes on %s port %d (%s): "

@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include <infiniband/mad.h>
+#include "base/activity.h"
 #include "base/log.h"
 #include "fabric/dr.h"
 #include "program/pkey.h"
@@ -423,6 +424,18 @@ static void pk_run_free(struct pk_run *r)
 	g_free(r->ok);
 }
 
+/* The activity report (base/activity.h): every key that enters port i's table. */
+static void report_added(const struct pk_run *r, uint32_t i)
+{
+	const struct fabric *f = r->g->f;
+	const struct ibsm_port *p = &f->ports[r->tg[i].port];
+	for (uint32_t j = 0; j < r->tg[i].cap; j++)
+		if (valid_key(r->want[i][j]) && r->want[i][j] != r->held[i][j])
+			activity_report(ACT_PRTN_GUID_ADD, "port_guid=0x%016" PRIx64 " port=%u pkey=0x%04x "
+					"block_index=%u pkey_index=%u", p->guid ? p->guid : f->nodes[p->node].guid,
+					p->num, r->want[i][j], j / PKEY_BLOCK_SIZE, j % PKEY_BLOCK_SIZE);
+}
+
 uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct pkey_stats *st)
 {
 	struct fabric *f = g->f;
@@ -465,6 +478,8 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 			      "its %u entries and are dropped", p->num, f->nodes[p->node].guid,
 			      f->nodes[p->node].desc, dropped, tg->cap);
 		}
+		if (activity_on(ACT_PRTN_GUID_ADD))
+			report_added(&r, i);
 		write_table(&r, i);
 	}
 	transport_drain(g->t, g->stop);

@@ -3,6 +3,7 @@
  * checked (master, SM_Key, length), queued, served in turn; its answer computed through the
  * handler table, refusals logged, the response sent (sa/agent.h). */
 #include <inttypes.h>
+#include <string.h>
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 #include "base/log.h"
@@ -11,6 +12,7 @@
 #include "mad/transport.h"
 #include "routing/result.h"
 #include "sa/agent.h"
+#include "sa/counters.h"
 #include "sa/handlers.h"
 #include "sa/inform.h"
 #include "sa/mcast_groups.h"
@@ -29,6 +31,10 @@
 #define SA_QUEUE_MAX 4096
 #define SA_QUEUE_PER_REQUESTER 256
 #define SA_SERVE_BUDGET 64
+
+/* A queued request carries the time it arrived in front of its MAD (the answer's latency). */
+#define SA_ARRIVAL_SIZE sizeof(double)
+#define SA_STACK_COPY 2048 /* requests up to this size are framed on the stack */
 
 /* The methods a request may have; the rest are not the SA's (dispatched elsewhere). */
 static const uint8_t request_methods[] = { SA_GET, SA_GETTABLE, SA_SET, SA_DELETE, SA_GETMULTI };
@@ -111,7 +117,13 @@ static void log_refusal(struct sa *sa, const struct sa_request *rq, uint16_t sta
 	}
 }
 
-static void answer(struct sa *sa, const struct sa_request *rq)
+/* rq answered with status, arrived at `arrived` (sa/counters.h). */
+static void count_answer(struct sa *sa, const struct sa_request *rq, uint16_t status, double arrived)
+{
+	sa_counters_note(&sa->cnt, rq->attr, rq->method, status, phase_now() - arrived);
+}
+
+static void answer(struct sa *sa, const struct sa_request *rq, double arrived)
 {
 	struct sa_answer a = { .recs = g_byte_array_new() };
 	double now = phase_now();
@@ -129,6 +141,7 @@ static void answer(struct sa *sa, const struct sa_request *rq)
 		sa_respond_table(sa->d, rq, a.method, a.recs->data, a.recs->len / (guint)a.rec_size, a.rec_size);
 	else
 		sa_respond_one(sa->d, rq, a.method, a.recs->data, a.rec_size);
+	count_answer(sa, rq, a.status, arrived);
 	g_byte_array_free(a.recs, TRUE);
 }
 
@@ -137,6 +150,7 @@ static void on_request(struct dispatch *d, const struct mad_in *m, void *ctx)
 	(void)d;
 	struct sa *sa = ctx;
 	struct sa_request rq;
+	double arrived = phase_now();
 	sa->st.requests++;
 	int rc = sa_decode(m, &rq);
 	if (rc < 0) {
@@ -156,6 +170,7 @@ static void on_request(struct dispatch *d, const struct mad_in *m, void *ctx)
 	if (rc > 0) {
 		sa->st.bad++;
 		sa_respond_status(sa->d, &rq, (uint16_t)rc);
+		count_answer(sa, &rq, (uint16_t)rc, arrived);
 		return;
 	}
 	if (record_short(&rq)) {
@@ -164,14 +179,25 @@ static void on_request(struct dispatch *d, const struct mad_in *m, void *ctx)
 		      "record bytes of %zu: answered REQ_INVALID", rq.slid, rq.method, rq.attr,
 		      rq.record_len, sa_handler_need(rq.attr));
 		sa_respond_status(sa->d, &rq, SA_ERR_REQ_INVALID);
+		count_answer(sa, &rq, SA_ERR_REQ_INVALID, arrived);
 		return;
 	}
-	if (sa_queue_push(sa->q, rq.slid, m->umad, m->len) < 0) {
+	/* queued with its arrival time in front */
+	uint8_t stack[SA_STACK_COPY];
+	size_t framed = SA_ARRIVAL_SIZE + (size_t)m->len;
+	uint8_t *buf = framed <= sizeof(stack) ? stack : g_malloc(framed);
+	memcpy(buf, &arrived, SA_ARRIVAL_SIZE);
+	memcpy(buf + SA_ARRIVAL_SIZE, m->umad, (size_t)m->len);
+	int queued = sa_queue_push(sa->q, rq.slid, buf, (int)framed);
+	if (buf != stack)
+		g_free(buf);
+	if (queued < 0) {
 		/* the queue, or this requester's share of it, is full: BUSY, retry later */
 		if (sa->st.busy++ % 1000 == 0)
 			LOG_I("SA-0007", "SA queue full (%u requests waiting): BUSY to LID %u (%" PRIu64
 			      " BUSY answers so far)", sa_queue_len(sa->q), rq.slid, sa->st.busy);
 		sa_respond_status(sa->d, &rq, SA_BUSY);
+		count_answer(sa, &rq, SA_BUSY, arrived);
 	}
 }
 
@@ -183,15 +209,17 @@ static int serve(void *ctx)
 	struct sa *sa = ctx;
 	for (int n = 0; n < SA_SERVE_BUDGET; n++) {
 		int len;
-		void *umad = sa_queue_pop(sa->q, &len);
-		if (!umad)
+		uint8_t *framed = sa_queue_pop(sa->q, &len);
+		if (!framed)
 			return 0;
+		double arrived;
+		memcpy(&arrived, framed, SA_ARRIVAL_SIZE);
 		struct mad_in m;
 		struct sa_request rq;
-		dispatch_mad_in(&m, umad, len);
+		dispatch_mad_in(&m, framed + SA_ARRIVAL_SIZE, len - (int)SA_ARRIVAL_SIZE);
 		if (sa_decode(&m, &rq) == 0 && sa->in.master)
-			answer(sa, &rq);
-		g_free(umad);
+			answer(sa, &rq, arrived);
+		g_free(framed);
 	}
 	return sa_queue_len(sa->q) > 0;
 }
@@ -235,6 +263,11 @@ void sa_free(struct sa *sa)
 	sa_services_free(sa->svc);
 	sa_publish_release(sa);
 	g_free(sa);
+}
+
+const struct sa_counters *sa_counters(const struct sa *sa)
+{
+	return &sa->cnt;
 }
 
 const struct sa_stats *sa_stats(struct sa *sa)

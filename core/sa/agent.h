@@ -24,6 +24,9 @@ struct sa_request;
 struct sa *sa_new(struct dispatch *d);
 void sa_free(struct sa *sa);
 const struct sa_stats *sa_stats(struct sa *sa);
+/* Requests answered by attribute, method and status, with latency histograms (sa/counters.h). */
+struct sa_counters;
+const struct sa_counters *sa_counters(const struct sa *sa);
 /* The answer to a decoded request from the published snapshot (no MAD sent, master or not);
  * `now` in seconds of a monotonic clock (service leases). */
 void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct sa_answer *a);

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* mcast_groups.c - the group registry (mcast_groups.h): groups by MGID in a hash table, their
  * MLIDs from the pool (mlid.c), members in a small array per group. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
+#include "base/activity.h"
 #include "sa/mcast_groups.h"
 #include "sa/mlid.h"
 
@@ -67,6 +70,14 @@ struct mc_group *mc_find_mlid(struct mc_groups *g, uint16_t mlid)
 	return g->by_mlid[mlid - MLID_FIRST];
 }
 
+/* The activity report's MGID: eight groups of 4 hex digits, as an IPv6 address is written. */
+static const char *mgid_text(const uint8_t mgid[16], char buf[40])
+{
+	for (int i = 0; i < 8; i++)
+		snprintf(buf + 5 * i, 6, "%02x%02x%s", mgid[2 * i], mgid[2 * i + 1], i < 7 ? ":" : "");
+	return buf;
+}
+
 struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const struct mc_params *p,
 			   int persistent)
 {
@@ -87,6 +98,9 @@ struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const st
 	grp->members = g_array_new(FALSE, TRUE, sizeof(struct mc_member));
 	g_hash_table_insert(g->by_mgid, grp->mgid, grp);
 	g->by_mlid[mlid - MLID_FIRST] = grp;
+	char t[40];
+	if (activity_on(ACT_MCG_CHANGE))
+		activity_report(ACT_MCG_CHANGE, "mlid=0x%04x mgid=%s change=0", mlid, mgid_text(mgid, t));
 	return grp;
 }
 
@@ -152,6 +166,10 @@ uint8_t mc_join(struct mc_groups *g, struct mc_group *grp, uint64_t port_guid, c
 		memcpy(m.gid, gid, 16);
 		g_array_append_val(grp->members, m);
 		i = (int)grp->members->len - 1;
+		char t[40];
+		if (activity_on(ACT_MCM_MEMBER))
+			activity_report(ACT_MCM_MEMBER, "mlid=0x%04x mgid=%s port_guid=0x%016" PRIx64
+					" join_state=1", grp->mlid, mgid_text(grp->mgid, t), port_guid);
 	}
 	struct mc_member *m = &g_array_index(grp->members, struct mc_member, i);
 	if (!(m->join_state & MC_FULL) && (state & MC_FULL))
@@ -165,6 +183,10 @@ void mc_delete(struct mc_groups *g, struct mc_group *grp)
 	for (guint i = 0; i < grp->members->len; i++)
 		count_membership(g, g_array_index(grp->members, struct mc_member, i).port_guid, -1);
 	g->by_mlid[grp->mlid - MLID_FIRST] = NULL;
+	char t[40];
+	if (activity_on(ACT_MCG_CHANGE))
+		activity_report(ACT_MCG_CHANGE, "mlid=0x%04x mgid=%s change=1", grp->mlid,
+				mgid_text(grp->mgid, t));
 	mlid_release(g->pool, grp->mlid);
 	g_hash_table_remove(g->by_mgid, grp->mgid); /* frees grp */
 }
@@ -181,6 +203,10 @@ int mc_leave(struct mc_groups *g, struct mc_group *grp, uint64_t port_guid, uint
 	if (!m->join_state) {
 		g_array_remove_index_fast(grp->members, (guint)i);
 		count_membership(g, port_guid, -1);
+		char t[40];
+		if (activity_on(ACT_MCM_MEMBER))
+			activity_report(ACT_MCM_MEMBER, "mlid=0x%04x mgid=%s port_guid=0x%016" PRIx64
+					" join_state=-1", grp->mlid, mgid_text(grp->mgid, t), port_guid);
 	}
 	if (!grp->n_full && !grp->persistent) {
 		mc_delete(g, grp);

@@ -9,6 +9,7 @@
 #include <glib.h>
 #include <stdint.h>
 #include "sa/answer.h"
+#include "sa/counters.h"
 #include "sa/inputs.h"
 
 /* The most record bytes one answer carries (an RMPP transfer of this many bytes is some 42000
@@ -41,6 +42,7 @@ struct sa {
 	void (*mc_changed)(void *ctx, uint16_t mlid); /* a group's members changed */
 	void *mc_ctx;
 	struct sa_stats st;
+	struct sa_counters cnt;        /* answers by attribute, method, status; latency (agent.c) */
 };
 
 #endif

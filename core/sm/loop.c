@@ -4,7 +4,9 @@
  * transport for at most 100 ms (under umad2sim poll() sees only the umad fd). Sources only
  * set flags; the umad dispatch does the work, so traps, the light-sweep timer and SIGHUP
  * coalesce into one pending heavy sweep, and a signal is seen within ~100 ms even mid-sweep
- * (the transport's tick dispatches the signal sources during long drains). */
+ * (the transport's tick dispatches the signal sources during long drains). What lives above
+ * the SM (the console, the metrics server) is served the same way: its tick hooks run every
+ * pass and from the transport's tick, and it asks for sweeps through loop_request(). */
 #include <errno.h>
 #include <glib-unix.h>
 #include <inttypes.h>
@@ -44,6 +46,99 @@ struct loop {
 	guint light_timer;
 };
 
+/* The tick hooks, the requests and the counts: process-wide (one SM per process), so hooks
+ * and requests may come before loop_run(). */
+struct tick_hook {
+	loop_tick_fn fn;
+	void *data;
+};
+static GArray *tick_hooks;         /* of struct tick_hook */
+static int in_tick;
+static int req_heavy, req_light, req_reroute, req_desc;
+static int in_sweep;
+static int sweeping_off;           /* console `sweep off` */
+static struct loop_counts counts = { .last_result = -2 };
+
+void loop_tick_add(struct sm *sm, loop_tick_fn fn, void *data)
+{
+	(void)sm;
+	if (!tick_hooks)
+		tick_hooks = g_array_new(FALSE, FALSE, sizeof(struct tick_hook));
+	struct tick_hook h = { fn, data };
+	g_array_append_val(tick_hooks, h);
+}
+
+void loop_tick_remove(loop_tick_fn fn, void *data)
+{
+	for (guint i = 0; tick_hooks && i < tick_hooks->len; i++) {
+		struct tick_hook *h = &g_array_index(tick_hooks, struct tick_hook, i);
+		if (h->fn == fn && h->data == data) {
+			g_array_remove_index(tick_hooks, i);
+			break;
+		}
+	}
+	if (tick_hooks && !tick_hooks->len && !in_tick) {
+		g_array_free(tick_hooks, TRUE);
+		tick_hooks = NULL;
+	}
+}
+
+void loop_tick_run(struct sm *sm)
+{
+	if (in_tick || !tick_hooks)
+		return;
+	in_tick = 1;
+	/* by index: a hook may remove itself (or add another) */
+	for (guint i = 0; tick_hooks && i < tick_hooks->len; i++) {
+		struct tick_hook h = g_array_index(tick_hooks, struct tick_hook, i);
+		h.fn(sm, h.data);
+		if (tick_hooks && i < tick_hooks->len &&
+		    (g_array_index(tick_hooks, struct tick_hook, i).fn != h.fn ||
+		     g_array_index(tick_hooks, struct tick_hook, i).data != h.data))
+			i--; /* it removed itself: the next one moved into its place */
+	}
+	in_tick = 0;
+	if (tick_hooks && !tick_hooks->len) {
+		g_array_free(tick_hooks, TRUE);
+		tick_hooks = NULL;
+	}
+}
+
+void loop_request(struct sm *sm, enum loop_req what)
+{
+	(void)sm;
+	switch (what) {
+	case LOOP_REQ_HEAVY: req_heavy = 1; break;
+	case LOOP_REQ_LIGHT: req_light = 1; break;
+	case LOOP_REQ_REROUTE: req_reroute = req_heavy = 1; break;
+	case LOOP_REQ_UPDATE_DESC: req_desc = req_heavy = 1; break;
+	}
+}
+
+int loop_in_sweep(void)
+{
+	return in_sweep;
+}
+
+int loop_set_sweeping(struct sm *sm, int on)
+{
+	(void)sm;
+	int was = !sweeping_off;
+	sweeping_off = !on;
+	return was;
+}
+
+int loop_sweeping(const struct sm *sm)
+{
+	(void)sm;
+	return !sweeping_off;
+}
+
+const struct loop_counts *loop_counts(void)
+{
+	return &counts;
+}
+
 GPtrArray *loop_declared_keys(const struct sm_options *o, void *ctx)
 {
 	(void)ctx;
@@ -81,15 +176,17 @@ static gboolean on_usr1(gpointer data)
 static gboolean on_light_timer(gpointer data)
 {
 	struct loop *l = data;
-	l->light_pending = 1;
+	if (!sweeping_off)
+		l->light_pending = 1;
 	return G_SOURCE_CONTINUE;
 }
 
 /* During a long drain: dispatch the signal and timer sources (they only set flags). */
 static void transport_tick(void *ctx)
 {
-	(void)ctx;
+	struct loop *l = ctx;
 	g_main_context_iteration(NULL, FALSE);
+	loop_tick_run(l->sm);
 }
 
 static gboolean on_light_timer(gpointer data);
@@ -148,11 +245,22 @@ static void heavy(struct loop *l)
 {
 	struct sm *sm = l->sm;
 	GError *err = NULL;
+	double t0 = phase_now();
+	in_sweep = 1;
 	int res = sweep_heavy(sm, &err);
+	in_sweep = 0;
 	if (res < 0) {
-		LOG_E("LOOP-0001", "%s", err->message);
+		LOG_SYS_E("LOOP-0001", "%s", err->message);
 		g_clear_error(&err);
 	}
+	counts.heavy++;
+	if (res < 0)
+		counts.heavy_failed++;
+	else if (res < 4)
+		counts.heavy_by_result[res]++;
+	counts.last_result = res < 0 ? -1 : res;
+	counts.last_heavy_at = phase_now();
+	counts.last_heavy_seconds = counts.last_heavy_at - t0;
 	stats_log(sm);
 	/* An incomplete sweep (SMPs lost for good, a port that would not go ACTIVE) is retried
 	 * after 1 s, then 2, 4, 8 s while sweeps stay incomplete: not sooner when much was lost.
@@ -208,8 +316,25 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 	}
 	if (sm->trap_pending) {
 		sm->trap_pending = 0;
-		if (sm->state != IB_SM_STANDBY && !sm->opt->sm_inactive)
+		if (sm->state != IB_SM_STANDBY && !sm->opt->sm_inactive && !sweeping_off)
 			l->heavy_pending = 1;
+	}
+	if (req_reroute) { /* console `reroute`: the routes cached under -A are not reused */
+		req_reroute = 0;
+		ucast_cache_free(sm->ucast);
+		sm->ucast = NULL;
+	}
+	if (req_desc) {    /* console `update_desc` */
+		req_desc = 0;
+		sm->reread_desc = 1;
+	}
+	if (req_heavy) {
+		req_heavy = 0;
+		l->heavy_pending = 1;
+	}
+	if (req_light) {
+		req_light = 0;
+		l->light_pending = 1;
 	}
 	if (l->light_pending && sm->opt->force_heavy_sweep && sm->state == IB_SM_MASTER) {
 		l->light_pending = 0; /* force_heavy_sweep: every periodic sweep is a heavy one */
@@ -218,26 +343,36 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 	if (l->light_pending) {
 		l->light_pending = 0;
 		/* the SMs too, as OpenSM's light sweep does: a better one may wait in STANDBY */
-		if (sm->state == IB_SM_MASTER && (light_sweep(sm, &l->light) || sminfo_master_check(sm)))
-			l->heavy_pending = 1;
+		if (sm->state == IB_SM_MASTER) {
+			counts.light++;
+			counts.last_light_at = phase_now();
+			in_sweep = 1;
+			int changed = light_sweep(sm, &l->light) || sminfo_master_check(sm);
+			in_sweep = 0;
+			if (changed) {
+				counts.light_changes++;
+				l->heavy_pending = 1;
+			}
+		}
 	}
 	if (sm->state == IB_SM_STANDBY && phase_now() >= l->next_standby_poll) {
 		l->next_standby_poll = phase_now() + STANDBY_POLL_S;
 		if (sminfo_poll_master(sm)) {
 			l->standby_misses = 0;
 		} else if (++l->standby_misses >= STANDBY_MISSES) {
-			LOG_I("LOOP-0008", "master 0x%016" PRIx64 " stopped answering: taking over",
+			LOG_SYS("LOOP-0008", "master 0x%016" PRIx64 " stopped answering: taking over",
 			      sm->master_guid);
 			l->standby_misses = 0;
 			l->heavy_pending = 1;
 		}
 	}
-	if (l->heavy_at && phase_now() >= l->heavy_at)
+	if (l->heavy_at && phase_now() >= l->heavy_at && !sweeping_off)
 		l->heavy_pending = 1;
 	if (l->heavy_pending && !sm->stop) {
 		l->heavy_pending = 0;
 		heavy(l);
 	}
+	loop_tick_run(sm); /* the console, metrics, ... (loop.h) */
 	if (!sm->stop)
 		transport_poll(sm->t, 100, 0); /* serve SMInfo, traps, SA; block at most 100 ms */
 	return G_SOURCE_CONTINUE;

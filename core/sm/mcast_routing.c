@@ -2,6 +2,7 @@
 /* mcast_routing.c - multicast trees and MFTs as the SM runs them (mcast_routing.h). */
 #include <inttypes.h>
 #include <string.h>
+#include "base/activity.h"
 #include "base/log.h"
 #include "fabric/dump.h"
 #include "program/mft.h"
@@ -60,6 +61,7 @@ static void build_tree(struct mcast_mgr *m, const struct mc_group *grp)
 		      "the tree's root get no copies", grp->mlid);
 	m->tree[i] = egress;
 	m->n_trees++;
+	activity_report(ACT_MCG_TREE_CALC, "mlid=0x%04x", grp->mlid);
 	g_free(ports);
 }
 

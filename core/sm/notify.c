@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* notify.c - systemd's readiness protocol (sd_notify(3)): one datagram to $NOTIFY_SOCKET, a few
- * lines instead of a libsystemd dependency. */
+ * lines instead of a libsystemd dependency; and the STATUS line kept in step with the SM's
+ * state (a handover, a sweep failing and then SUBNET UP: systemctl status says what is). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 #include <glib.h>
 #include "sm/notify.h"
+#include "sm/sm.h"
+#include "sm/sweep.h"
 
 int service_notify_send(const char *state)
 {
@@ -77,4 +80,56 @@ int service_notify_reloading(void)
 	g_snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%" PRIu64,
 		   (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u);
 	return service_notify_send(msg);
+}
+
+void service_status_text(const struct sm *sm, int last_result, char *buf, size_t len)
+{
+	switch (sm->state) {
+	case IB_SM_MASTER:
+		if (sm->handover_to && !sm->handover_acked)
+			g_snprintf(buf, len, "MASTER: handing over to 0x%016" PRIx64, sm->handover_to);
+		else if (sm->subnet_up)
+			g_snprintf(buf, len, "MASTER: SUBNET UP (%u nodes, %u switches)", sm->summary_nodes,
+				   sm->summary_switches);
+		else if (last_result == -1)
+			g_snprintf(buf, len, "MASTER: sweep failed, retrying");
+		else if (sm->sweep_failures)
+			g_snprintf(buf, len, "MASTER: sweep incomplete, retrying (%u SMPs lost or ports "
+				   "not ACTIVE)", sm->sweep_failures);
+		else if (last_result == -2 || last_result == SWEEP_UP)
+			g_snprintf(buf, len, "MASTER: bringing the subnet up");
+		else
+			g_snprintf(buf, len, "MASTER: sweep incomplete, retrying");
+		break;
+	case IB_SM_STANDBY:
+		g_snprintf(buf, len, "STANDBY: master 0x%016" PRIx64, sm->master_guid);
+		break;
+	case IB_SM_DISCOVERING:
+		g_snprintf(buf, len, "DISCOVERING");
+		break;
+	default:
+		g_snprintf(buf, len, "%s", sm->opt && sm->opt->sm_inactive ? "NOTACTIVE (sm_inactive)" :
+			   "starting");
+		break;
+	}
+}
+
+int service_notify_state(const struct sm *sm, int last_result)
+{
+	static char last[160];
+	static int under_systemd = -1;
+	if (under_systemd < 0) {
+		const char *name = getenv("NOTIFY_SOCKET");
+		under_systemd = name && *name;
+	}
+	if (!under_systemd)
+		return 0;
+	char now[sizeof(last)];
+	service_status_text(sm, last_result, now, sizeof(now));
+	if (!strcmp(now, last))
+		return 0;
+	int r = service_notify_status(now);
+	if (r >= 0)
+		memcpy(last, now, sizeof(last));
+	return r;
 }

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/activity.h"
 #include "base/file_read.h"
 #include "base/log.h"
 #include "sa/agent.h"
@@ -167,6 +168,34 @@ static struct part_policy *load_copy(const struct sm *sm, char **why)
 	return rc > 0 ? p : NULL;
 }
 
+/* The activity report: partitions of np that old did not have are created, those of old that
+ * np lacks deleted (reason 0: no port is in them now); old NULL: all created; np NULL: all of
+ * old deleted as the SM shuts down (reason 2). */
+static int has_pkey(const struct part_policy *pp, uint16_t pkey)
+{
+	for (guint i = 0; pp->parts && i < pp->parts->len; i++)
+		if (((const struct partition *)g_ptr_array_index(pp->parts, i))->pkey == pkey)
+			return 1;
+	return 0;
+}
+
+static void report_partitions(const struct part_policy *old, const struct part_policy *np)
+{
+	if (!activity_on(ACT_PRTN_CREATE) && !activity_on(ACT_PRTN_DELETE))
+		return;
+	for (guint i = 0; np && np->parts && i < np->parts->len; i++) {
+		const struct partition *p = g_ptr_array_index(np->parts, i);
+		if (!old || !has_pkey(old, p->pkey))
+			activity_report(ACT_PRTN_CREATE, "pkey=0x%04x prtn_name=%s", p->pkey,
+					p->name && *p->name ? p->name : "-");
+	}
+	for (guint i = 0; old && old->parts && i < old->parts->len; i++) {
+		const struct partition *p = g_ptr_array_index(old->parts, i);
+		if (!np || !has_pkey(np, p->pkey))
+			activity_report(ACT_PRTN_DELETE, "pkey=0x%04x delete_reason=%d", p->pkey, np ? 0 : 2);
+	}
+}
+
 int policies_load_partitions(struct sm *sm)
 {
 	const char *path = sm->opt->partition_config_file;
@@ -199,6 +228,7 @@ int policies_load_partitions(struct sm *sm)
 		}
 		g_free(why);
 		g_clear_error(&err);
+		report_partitions(NULL, np);
 		sm->part_policy = np;
 		sm->sa_in.parts = np;
 		sa_publish(sm->sa, &sm->sa_in);
@@ -216,6 +246,7 @@ int policies_load_partitions(struct sm *sm)
 		save_copy(sm, path, text);
 	}
 	g_free(text);
+	report_partitions(sm->part_policy, np);
 	sm->sa_in.parts = np; /* handed over before the old policy goes */
 	sa_publish(sm->sa, &sm->sa_in);
 	if (sm->part_policy)
@@ -321,6 +352,7 @@ int policies_load_qos(struct sm *sm)
 
 void policies_free(struct sm *sm)
 {
+	report_partitions(sm->part_policy, NULL);
 	if (sm->part_policy)
 		part_policy_free(sm->part_policy);
 	sm->part_policy = NULL;

@@ -51,11 +51,10 @@ int choose_port(struct sm_options *o, struct local_port *chosen)
 	struct local_port ports[64];
 	int n = list_ports(ports, 64);
 	if (n <= 0) {
-		fprintf(stderr, "ibsm: no InfiniBand port found on this machine.\n"
-			"      To use a simulated fabric, start ibsim and run ibsm with\n"
-			"      LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so\n"
-			"      (Debian packages ibsim-utils, libumad2sim0), or route a fabric\n"
-			"      file offline with --fabric FILE.\n");
+		LOG_SYS_E("PORT-0004", "no InfiniBand port found on this machine. To use a simulated "
+			  "fabric, start ibsim and run ibsm with LD_PRELOAD=/usr/lib/x86_64-linux-gnu/"
+			  "umad2sim/libumad2sim.so (Debian packages ibsim-utils, libumad2sim0), or route "
+			  "a fabric file offline with --fabric FILE");
 		return -1;
 	}
 	if (o->guid_given && o->guid == 0) {
@@ -67,12 +66,12 @@ int choose_port(struct sm_options *o, struct local_port *chosen)
 		fflush(stdout);
 		char line[64];
 		if (!fgets(line, sizeof(line), stdin)) {
-			fprintf(stderr, "ibsm: no choice read\n");
+			LOG_SYS_E("PORT-0005", "-g 0: no choice read");
 			return -1;
 		}
 		int c = atoi(line);
 		if (c < 1 || c > n) {
-			fprintf(stderr, "ibsm: invalid choice '%s'\n", g_strstrip(line));
+			LOG_SYS_E("PORT-0005", "-g 0: invalid choice '%s'", g_strstrip(line));
 			return -1;
 		}
 		*chosen = ports[c - 1];
@@ -84,10 +83,13 @@ int choose_port(struct sm_options *o, struct local_port *chosen)
 				*chosen = ports[i];
 				return 0;
 			}
-		fprintf(stderr, "ibsm: -g 0x%016" PRIx64 ": no local port has this GUID; local ports:\n", o->guid);
+		GString *have = g_string_new(NULL);
 		for (int i = 0; i < n; i++)
-			fprintf(stderr, "  %s port %d GUID 0x%016" PRIx64 "\n", ports[i].ca, ports[i].port,
-				ports[i].guid);
+			g_string_append_printf(have, "%s%s port %d GUID 0x%016" PRIx64, i ? ", " : "",
+					       ports[i].ca, ports[i].port, ports[i].guid);
+		LOG_SYS_E("PORT-0006", "-g 0x%016" PRIx64 ": no local port has this GUID; local ports: %s",
+			  o->guid, have->str);
+		g_string_free(have, TRUE);
 		return -1;
 	}
 	for (int i = 0; i < n; i++)

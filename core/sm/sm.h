@@ -29,6 +29,8 @@ struct sm {
 	struct smdev *dev;
 	struct dispatch *dispatch;     /* SMInfo, trap and SA agents */
 	struct sa *sa;                 /* the SA agent (NULL offline) */
+	struct perfmgr *perfmgr;       /* the performance manager (perfmgr/perfmgr.h; ops/perfmgr_run.c
+				        * drives it; NULL offline) */
 	/* what the SA answers from: changed where the SM's state changes, then handed over whole
 	 * (sa_publish(sm->sa, &sm->sa_in)) */
 	struct sa_inputs sa_in;

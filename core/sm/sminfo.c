@@ -23,13 +23,24 @@ static uint64_t our_sm_key(const struct sm *sm)
 	return sm->opt->sm_key ? sm->opt->sm_key : SM_KEY_DEFAULT;
 }
 
+uint32_t sminfo_act_count(const struct sm *sm)
+{
+	uint64_t sent = 0; /* SMP requests (Gets and Sets, retries too): OpenSM's QP0 MADs sent */
+	if (sm->t) {
+		const struct transport_stats *s = transport_stats(sm->t);
+		for (int i = 0; i < 64; i++)
+			sent += s->by_attr[0][i] + s->by_attr[1][i];
+	}
+	return (uint32_t)(sm->act_count + sent);
+}
+
 /* with_key: the requester presented our SM_Key, so it may see it (else the key reads 0) */
 static void fill_sminfo(const struct sm *sm, uint8_t *data, int with_key)
 {
 	memset(data, 0, SMP_DATA_SIZE);
 	mad_set_field64(data, 0, IB_SMINFO_GUID_F, sm->port_guid);
 	mad_set_field64(data, 0, IB_SMINFO_KEY_F, with_key ? our_sm_key(sm) : 0);
-	mad_set_field(data, 0, IB_SMINFO_ACT_F, sm->act_count);
+	mad_set_field(data, 0, IB_SMINFO_ACT_F, sminfo_act_count(sm));
 	mad_set_field(data, 0, IB_SMINFO_PRIO_F, sm->opt->sm_priority);
 	mad_set_field(data, 0, IB_SMINFO_STATE_F, sm->state);
 }
@@ -79,8 +90,8 @@ static int take_handover(struct sm *sm, uint64_t from, uint64_t key)
 		      "(another management domain)", from);
 		return -1;
 	}
-	LOG_I("SMI-0010", "HANDOVER from master 0x%016" PRIx64 ": acknowledging and taking over",
-	      from);
+	LOG_SYS("SMI-0010", "HANDOVER from master 0x%016" PRIx64 ": acknowledging and taking over",
+	        from);
 	sm->handed_over_by = from;
 	sm->takeover_pending = 1;
 	uint32_t port = sm->fabric ? fabric_port_by_guid(sm->fabric, from) : IBSM_NONE;
@@ -278,7 +289,7 @@ int sminfo_hand_over(struct sm *sm, uint64_t to)
 	    fabric_smp_to_port(&r, sm->fabric, port, IB_MAD_METHOD_SET, IB_ATTR_SMINFO,
 			       IB_SMINFO_HANDOVER, on_handover_answer, &h, 0) < 0)
 		return 0;
-	LOG_I("SMI-0011", "SM 0x%016" PRIx64 " in STANDBY outranks us: sending HANDOVER", to);
+	LOG_SYS("SMI-0011", "SM 0x%016" PRIx64 " in STANDBY outranks us: sending HANDOVER", to);
 	fill_sminfo(sm, r.data, 1);
 	sm->handover_to = to;
 	sm->handover_acked = 0;
@@ -304,8 +315,8 @@ int sminfo_hand_over(struct sm *sm, uint64_t to)
 	sm->handover_to = 0;
 	sm->handover_acked = 0;
 	if (acked) {
-		LOG_I("SMI-0012", "SM 0x%016" PRIx64 " took the HANDOVER: it is master, we are "
-		      "STANDBY", to);
+		LOG_SYS("SMI-0012", "SM 0x%016" PRIx64 " took the HANDOVER: it is master, we are "
+		        "STANDBY", to);
 		sm->master_guid = to;
 		return 1;
 	}

@@ -31,6 +31,10 @@ int sminfo_master_check(struct sm *sm);
 int sminfo_hand_over(struct sm *sm, uint64_t to);
 /* While standby: 1 when the master (sm->master_guid) answered SMInfo as MASTER. */
 int sminfo_poll_master(struct sm *sm);
+/* SMInfo's ActCount (IBA 14.2.5.3: it moves with every SMP the SM sends, so a standby or a
+ * monitor sees a live master move between heavy sweeps, light sweeps too): the SMP requests
+ * sent, as OpenSM counts its QP0 MADs sent, plus the sweeps done (sm->act_count), mod 2^32. */
+uint32_t sminfo_act_count(const struct sm *sm);
 /* Is (priority, guid) a better SM than ours? Higher priority wins, then the lower GUID. */
 int sminfo_better_than_us(const struct sm *sm, unsigned priority, uint64_t guid);
 

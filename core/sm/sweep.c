@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <infiniband/mad.h>
+#include "base/activity.h"
 #include "base/log.h"
 #include "fabric/discovery.h"
 #include "fabric/dump.h"
@@ -55,6 +56,7 @@ static struct routing_result *cached_routes(struct sm *sm, struct fabric *f)
 	char why[200];
 	if (!ucast_cache_apply(sm->ucast, f, r->lft, r->stride, why, sizeof(why))) {
 		LOG_I("SWP-0017", "unicast cache: recomputing routes (%s)", why);
+		activity_report(ACT_UCAST_CACHE_INVALIDATED, "%s", "");
 		routing_result_unref(r);
 		return NULL;
 	}
@@ -86,14 +88,17 @@ static struct routing_result *route_phase(struct sm *sm, struct fabric *f, GErro
 	struct routing_result *r = cached_routes(sm, f);
 	if (r) {
 		phase_end(&sm->phases, "unicast cache: routes kept");
+		activity_report(ACT_UCAST_CACHE_ROUTING_DONE, "%s", "");
 		return r;
 	}
 	r = sm->t ? route_live(sm, f, err) : routing_run(sm->chain, f, err);
 	if (!r) {
 		phase_end(&sm->phases, "failed");
+		activity_report(ACT_ROUTING_FAILED, "routing_engine=%s", engine_spec(sm));
 		return NULL;
 	}
 	phase_end(&sm->phases, "engine %s, %u switches x %u LIDs", r->engine, r->n_switches, r->stride);
+	activity_report(ACT_ROUTING_SUCCEED, "routing_engine=%s", r->engine);
 	if (sm->opt->ucast_cache) {
 		if (!sm->ucast)
 			sm->ucast = ucast_cache_new();
@@ -297,15 +302,15 @@ static int mastership_phase(struct sm *sm)
 	phase_end(&sm->phases, "%s", standby ? "another SM is master" : "we are master");
 	if (standby) {
 		if (sm->state != IB_SM_STANDBY)
-			LOG_I("SWP-0015", "STANDBY: SM 0x%016" PRIx64 " is master; not programming the fabric",
-			      sm->master_guid);
+			LOG_SYS("SWP-0015", "entering STANDBY state: SM 0x%016" PRIx64 " is master; not "
+			        "programming the fabric", sm->master_guid);
 		sm->state = IB_SM_STANDBY;
 		return 1;
 	}
 	if (sm->state != IB_SM_MASTER) {
 		sm->first_master_sweep = 1;
 		programmer_forget(sm->prog); /* whatever we knew, another SM may have rewritten */
-		LOG_I("SWP-0016", "entering MASTER state");
+		LOG_SYS("SWP-0016", "entering MASTER state");
 	}
 	sm->state = IB_SM_MASTER;
 	sm->act_count++;
@@ -317,9 +322,9 @@ int sweep_heavy(struct sm *sm, GError **err)
 	phase_log_reset(&sm->phases);
 	if (sm->opt->sm_inactive) { /* -I: answer SMInfo as NOTACTIVE, touch nothing */
 		if (sm->state != IB_SM_NOTACTIVE || !sm->inactive_said)
-			LOG_I("SWP-0019", "NOTACTIVE (sm_inactive, -I): not sweeping, not programming the fabric; "
-			      "with sm_inactive off in the configuration file (and no -I on the command "
-			      "line), a SIGHUP makes this SM take part");
+			LOG_SYS("SWP-0019", "entering NOTACTIVE state (sm_inactive, -I): not sweeping, not "
+			        "programming the fabric; with sm_inactive off in the configuration file (and "
+			        "no -I on the command line), a SIGHUP makes this SM take part");
 		sm->inactive_said = 1;
 		sm->state = IB_SM_NOTACTIVE;
 		sm->subnet_up = 0;
@@ -328,6 +333,8 @@ int sweep_heavy(struct sm *sm, GError **err)
 		return SWEEP_INACTIVE;
 	}
 	sm->inactive_said = 0;
+	if (sm->state != IB_SM_MASTER && sm->state != IB_SM_DISCOVERING)
+		LOG_SYS("SWP-0021", "entering DISCOVERING state");
 	if (sm->state != IB_SM_MASTER)
 		sm->state = IB_SM_DISCOVERING;
 	/* what a trap reported before this discovery, this discovery sees; one during it cancels
@@ -347,7 +354,7 @@ int sweep_heavy(struct sm *sm, GError **err)
 	sm->sa_in.master = 1;
 	sm->sa_in.priority = sm->opt->sm_priority;
 	sm->sa_in.state = sm->state;
-	sm->sa_in.act_count = sm->act_count;
+	sm->sa_in.act_count = sminfo_act_count(sm);
 	sa_publish(sm->sa, &sm->sa_in);
 	struct fabric *f = sm->fabric;
 	if (lid_phase(sm, f, err) < 0)
@@ -361,8 +368,8 @@ int sweep_heavy(struct sm *sm, GError **err)
 			g_clear_error(err);
 			return SWEEP_INCOMPLETE;
 		}
-		LOG_E("SWP-0018", "no routes for generation %u: nothing is programmed, the switches keep "
-		      "the routes in force", sm->generation);
+		LOG_SYS_E("SWP-0018", "no routes for generation %u: nothing is programmed, the switches keep "
+		          "the routes in force", sm->generation);
 		return -1;
 	}
 	double t0 = phase_now();
@@ -379,7 +386,7 @@ int sweep_heavy(struct sm *sm, GError **err)
 	int complete = rc == 0 && !failures;
 	/* up again after incomplete sweeps, too: the subnet was not declared up meanwhile */
 	if (complete && (first || !sm->subnet_up || rep.writes || sm->topology_changed))
-		LOG_I("SWP-0002", "SUBNET UP");
+		LOG_SYS("SWP-0002", "SUBNET UP");
 	else if (complete)
 		LOG_I("SWP-0006", "heavy sweep: nothing changed, nothing written");
 	else

@@ -22,7 +22,7 @@ sys.path.insert(0, HERE)
 from tap import Tap  # noqa: E402
 
 TREES = ("Makefile", "core", "graph", "policy", "plugins", "include", "tests/plugins", "tests/tools",
-         "tests/clients")
+         "tests/clients", "tools")
 VARS = ["OPT=-O0"]
 JOBS = "-j%d" % min(os.cpu_count() or 2, 4)
 COMPILE = re.compile(r"\s-c\s+(\S+\.c)\s+-o\s")

@@ -3,7 +3,9 @@
  * is created 0640 whatever the umask, a symbolic link, a second hard link, a FIFO (read or not),
  * a device and a directory are refused (append, -e and the SIGUSR1 reopen alike) and what they
  * lead to left untouched, -e truncates a real file, and lines the file does not take are
- * counted and said once on stderr, then in the log when it takes lines again. */
+ * counted and said once on stderr, then in the log when it takes lines again; state changes
+ * (log_sys) reach the file whatever the flags and syslog as RFC 3164 datagrams, unless turned
+ * off, and a syslog socket that is absent or full never holds a line up. */
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -11,6 +13,8 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "base/log.h"
@@ -411,6 +415,81 @@ static void rm_tmpdir(void)
 	g_rmdir(tmpdir);
 }
 
+/* A datagram socket bound at PATH, non-blocking. */
+static int syslog_sink(const char *path)
+{
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	g_strlcpy(a.sun_path, path, sizeof(a.sun_path));
+	g_unlink(path);
+	g_assert_cmpint(bind(fd, (struct sockaddr *)&a, sizeof(a)), ==, 0);
+	return fd;
+}
+
+static void test_syslog_state_changes(void)
+{
+	gchar *lp = tmp_path("sys.log"), *sp = tmp_path("syslog.sock");
+	g_assert_cmpint(log_open(lp, 0), ==, 0);
+	log_set_flags(0x1);                    /* errors only in the file */
+	log_set_syslog(0, "ibsm-u");           /* no flags' lines to syslog */
+	log_set_syslog_target(1, sp);
+	unsigned long long sent0, dropped0, sent, dropped;
+	log_syslog_counts(&sent0, &dropped0);
+	LOG_SYS("TST-0001", "entering MASTER state"); /* the socket is not there yet: dropped */
+	log_syslog_counts(&sent, &dropped);
+	g_assert_cmpuint(dropped, ==, dropped0 + 1);
+	int fd = syslog_sink(sp);
+	LOG_I("TST-0002", "an info line");     /* neither in the file nor in syslog */
+	LOG_SYS("TST-0003", "SUBNET UP");
+	LOG_SYS_E("TST-0004", "fatal: %d", 7);
+	char buf[512];
+	ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+	g_assert_cmpint(n, >, 0);
+	buf[n] = '\0';
+	gchar *want = g_strdup_printf("^<30>\\w{3} [ \\d]\\d \\d\\d:\\d\\d:\\d\\d ibsm-u\\[%d\\]: "
+				      "INFO TST-0003 SUBNET UP$", (int)getpid());
+	g_assert_true(g_regex_match_simple(want, buf, 0, 0));
+	g_free(want);
+	n = recv(fd, buf, sizeof(buf) - 1, 0);
+	g_assert_cmpint(n, >, 0);
+	buf[n] = '\0';
+	g_assert_true(g_str_has_prefix(buf, "<27>") && g_str_has_suffix(buf, "ERR  TST-0004 fatal: 7"));
+	g_assert_cmpint(recv(fd, buf, sizeof(buf), 0), <, 0); /* the INFO line went nowhere */
+	/* turned off: state changes stay in the file */
+	log_set_syslog_target(0, sp);
+	LOG_SYS("TST-0005", "entering STANDBY state");
+	g_assert_cmpint(recv(fd, buf, sizeof(buf), 0), <, 0);
+	/* the flags' lines still go: syslog_log_level is not state changes */
+	log_set_syslog(0x2, "ibsm-u");
+	LOG_I("TST-0006", "flagged");
+	n = recv(fd, buf, sizeof(buf) - 1, 0);
+	g_assert_cmpint(n, >, 0);
+	buf[n] = '\0';
+	g_assert_true(g_str_has_suffix(buf, "INFO TST-0006 flagged"));
+	log_syslog_counts(&sent, &dropped);
+	g_assert_cmpuint(sent, ==, sent0 + 3);
+	/* a socket nobody reads: filled, then dropped without waiting */
+	for (int i = 0; i < 2000; i++)
+		LOG_I("TST-0007", "flood %d", i);
+	log_syslog_counts(&sent, &dropped);
+	g_assert_cmpuint(dropped, >, dropped0 + 1);
+	gsize len;
+	gchar *text = slurp(lp, &len);
+	g_assert_null(strstr(text, "TST-0002"));
+	g_assert_nonnull(strstr(text, "INFO TST-0001 entering MASTER state\n"));
+	g_assert_nonnull(strstr(text, "INFO TST-0005 entering STANDBY state\n"));
+	g_assert_nonnull(strstr(text, "ERR  TST-0004 fatal: 7\n"));
+	g_free(text);
+	close(fd);
+	log_set_syslog(0, NULL);
+	log_set_syslog_target(1, NULL);
+	log_set_flags(0x3);
+	log_close();
+	g_unlink(sp);
+	g_free(sp);
+	g_free(lp);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -428,6 +507,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/log/write-failure", test_write_failure);
 	g_test_add_func("/log/erase", test_erase);
 	g_test_add_func("/log/reopen-refuses-symlink", test_reopen_refuses_symlink);
+	g_test_add_func("/log/syslog-state-changes", test_syslog_state_changes);
 	int rc = g_test_run();
 	log_close();
 	rm_tmpdir();

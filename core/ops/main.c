@@ -14,6 +14,10 @@
 #include <infiniband/umad.h>
 #include "base/log.h"
 #include "config/build.h"
+#include "ops/console.h"
+#include "ops/metrics.h"
+#include "ops/perfmgr_run.h"
+#include "ops/report.h"
 #include "routing/fallback_list.h"
 #include "sm/daemon.h"
 #include "sm/mcast_routing.h"
@@ -36,7 +40,7 @@ static struct sm *the_sm;
  * there when the log is a file), and the log file if there is one. */
 static void report_error(const char *code, const char *msg)
 {
-	log_msg(IBSM_LOG_ERROR, code, "%s", msg);
+	log_sys(IBSM_LOG_ERROR, code, "%s", msg);
 }
 
 static void on_signal(int sig)
@@ -107,9 +111,10 @@ static int open_log(const struct sm_options *opt)
 {
 	int erase = opt->erase_log && opt->log_file && strcmp(opt->log_file, "-");
 	int rc = erase ? log_open_erased(opt->log_file, 1) : log_open(opt->log_file, 1);
-	if (rc < 0) {
-		fprintf(stderr, "ibsm: cannot open log file %s: %s\n", opt->log_file,
-			log_open_strerror(rc));
+	if (rc < 0) { /* said on stderr (the log is stderr now) and to syslog */
+		log_set_syslog_target(opt->syslog_state_changes, opt->syslog_socket);
+		log_set_syslog(opt->syslog_flags, opt->log_prefix);
+		LOG_SYS_E("SM-0018", "cannot open log file %s: %s", opt->log_file, log_open_strerror(rc));
 		return -1;
 	}
 	options_apply_log(opt);
@@ -128,10 +133,9 @@ static int prepare_cache_dir(struct sm_options *opt)
 		LOG_E("SM-0016", "dump directory %s cannot be created: %s", opt->tmp_dir, strerror(errno));
 	if (opt->cache_dir && (g_mkdir_with_parents(opt->cache_dir, 0755) < 0 ||
 			       access(opt->cache_dir, W_OK) < 0)) {
-		int e = errno;
-		fprintf(stderr, "ibsm: cache directory %s is not writable: %s "
-			"(set OSM_CACHE_DIR or --cache-dir)\n", opt->cache_dir, strerror(e));
-		LOG_E("SM-0008", "cache directory %s is not writable: %s", opt->cache_dir, strerror(e));
+		int e = errno; /* one error line: log.c copies it to stderr */
+		LOG_SYS_E("SM-0008", "cache directory %s is not writable: %s (set OSM_CACHE_DIR or "
+			  "--cache-dir)", opt->cache_dir, strerror(e));
 		return -1;
 	}
 	return 0;
@@ -177,7 +181,11 @@ static void started(struct sm *sm, int *ready_fd)
 /* Binds to the local port: device, transport, the MAD dispatch and its agents. */
 static int bind_port(struct sm *sm, struct local_port *lp)
 {
-	if (umad_init() < 0 || choose_port(sm->opt, lp) < 0)
+	if (umad_init() < 0) {
+		report_error("SM-0017", "umad_init failed: libibumad cannot be used");
+		return -1;
+	}
+	if (choose_port(sm->opt, lp) < 0)
 		return -1;
 	char msg[256];
 	sm->dev = smdev_open(lp->ca, lp->port, msg, sizeof(msg));
@@ -315,7 +323,15 @@ static int run_online(struct sm *sm, int argc, char **argv)
 		rc = run_once(sm);
 	} else {
 		/* the daemon: the event loop does the first heavy sweep and everything after */
+		perfmgr_run_start(sm);
+		console_start(sm, IBSM_VERSION); /* never fatal (ops/console.h) */
+		metrics_start(sm); /* metrics_port, systemd STATUS (never fatal: ops/metrics.h) */
+		report_file_start(sm); /* fabric_report_file after heavy sweeps (ops/report.h) */
 		rc = loop_run(sm, argc, argv);
+		console_stop();
+		report_file_stop();
+		metrics_stop();
+		stats_log(sm); /* the totals at exit, too (after the last sweep's) */
 	}
 out:
 	if (!sm->opt->once)
@@ -335,6 +351,7 @@ static void sm_release(struct sm *sm)
 	sweep_join_dumps(sm);
 	sweep_set_live(sm, NULL);
 	traps_agent_unregister(sm);
+	perfmgr_run_stop(sm); /* before the dispatch its answers come through */
 	mcast_free(sm);
 	sa_free(sm->sa);
 	sm->sa = NULL; /* policies_free below must not hand it anything */
