@@ -35,21 +35,49 @@ static void node_record(const struct fabric *f, uint32_t node, uint32_t port, GB
 	g_byte_array_append(out, rec, NR_SIZE);
 }
 
+/* The record of port (if the scan answers one: a switch's port 0, a CA's or router's other
+ * ports, with a LID, that the requester may see). */
+static void one(const struct sa_view *v, uint32_t port, GByteArray *out)
+{
+	const struct fabric *f = v->f;
+	const struct ibsm_port *p = &f->ports[port];
+	int sw = f->nodes[p->node].type == IBSM_SWITCH;
+	if ((sw ? p->num == 0 : p->num != 0) && p->lid && sa_view_sees(v, port))
+		node_record(f, p->node, port, out);
+}
+
 static void build(const struct sa_view *v, int trusted, GByteArray *out)
 {
 	(void)trusted; /* no key in a NodeRecord */
 	const struct fabric *f = v->f;
 	for (uint32_t node = 0; node < f->pub.n_nodes; node++) {
 		const struct ibsm_node *n = &f->nodes[node];
-		if (n->type == IBSM_SWITCH) {
-			if (f->ports[n->port0].lid && sa_view_sees(v, n->port0))
-				node_record(f, node, n->port0, out);
-			continue;
-		}
-		for (uint32_t pn = 1; pn <= n->nports; pn++)
-			if (f->ports[n->port0 + pn].lid && sa_view_sees(v, n->port0 + pn))
-				node_record(f, node, n->port0 + pn, out);
+		for (uint32_t pn = n->type == IBSM_SWITCH ? 0 : 1; pn <= n->nports; pn++)
+			one(v, n->port0 + pn, out);
 	}
+}
+
+extern struct sa_kind sa_node_record;
+
+/* LID, NodeGUID, PortGUID: components 0, 7, 8 */
+static const struct sa_ix_spec keys[] = {
+	{ .bit = 0, .key = SA_IX_NR_LID },
+	{ .bit = 7, .key = SA_IX_NR_NODE_GUID },
+	{ .bit = 8, .key = SA_IX_NR_PORT_GUID },
+};
+
+static int build_indexed(const struct sa_view *v, int trusted, uint64_t mask, const uint8_t *query,
+			 GByteArray *out)
+{
+	(void)trusted;
+	const uint32_t *ports;
+	size_t n;
+	if (!sa_index_pick(v->ix, &sa_node_record.layout, keys, G_N_ELEMENTS(keys), mask, query,
+			   &ports, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		one(v, ports[i], out);
+	return 1;
 }
 
 struct sa_kind sa_node_record = {
@@ -59,4 +87,5 @@ struct sa_kind sa_node_record = {
 		     * LocalPortNum, VendorID; NodeDescription */
 		    .width = { 16, 16, 8, 8, 8, 8, 64, 64, 64, 16, 16, 32, 8, 24, 512 } },
 	.build = build,
+	.build_indexed = build_indexed,
 };

@@ -43,33 +43,62 @@ static int init(struct sa_layout *l)
 				    &end);
 }
 
+/* The record of port (if the scan answers one: every port of a switch, under the switch's
+ * LID, a CA's or router's ports from 1 that are there; with its PortInfo read; that the
+ * requester may see). */
+static void one(const struct sa_view *v, int trusted, uint32_t port, GByteArray *out)
+{
+	const struct fabric *f = v->f;
+	const struct ibsm_port *p = &f->ports[port];
+	const struct ibsm_node *n = &f->nodes[p->node];
+	int sw = n->type == IBSM_SWITCH;
+	if ((!sw && !p->num) || !f->px[port].have_portinfo || (!sw && !(p->flags & IBSM_PORT_PRESENT)) ||
+	    !sa_view_sees(v, port))
+		return;
+	uint16_t lid = sw ? f->ports[n->port0].lid : p->lid;
+	uint8_t rec[PIR_SIZE] = { 0 };
+	rec[0] = (uint8_t)(lid >> 8);
+	rec[1] = (uint8_t)lid;
+	rec[2] = p->num;
+	memcpy(rec + 4, f->px[port].portinfo, 64);
+	if (!trusted)
+		mad_set_field64(rec + 4, 0, IB_PORT_MKEY_F, 0);
+	g_byte_array_append(out, rec, PIR_SIZE);
+}
+
 static void build(const struct sa_view *v, int trusted, GByteArray *out)
 {
 	const struct fabric *f = v->f;
 	for (uint32_t node = 0; node < f->pub.n_nodes; node++) {
 		const struct ibsm_node *n = &f->nodes[node];
-		int sw = n->type == IBSM_SWITCH;
-		uint16_t sw_lid = sw ? f->ports[n->port0].lid : 0;
-		for (uint32_t pn = sw ? 0 : 1; pn <= n->nports; pn++) {
-			uint32_t port = n->port0 + pn;
-			if (!f->px[port].have_portinfo || (!sw && !(f->ports[port].flags & IBSM_PORT_PRESENT)) ||
-			    !sa_view_sees(v, port))
-				continue;
-			uint16_t lid = sw ? sw_lid : f->ports[port].lid;
-			uint8_t rec[PIR_SIZE] = { 0 };
-			rec[0] = (uint8_t)(lid >> 8);
-			rec[1] = (uint8_t)lid;
-			rec[2] = (uint8_t)pn;
-			memcpy(rec + 4, f->px[port].portinfo, 64);
-			if (!trusted)
-				mad_set_field64(rec + 4, 0, IB_PORT_MKEY_F, 0);
-			g_byte_array_append(out, rec, PIR_SIZE);
-		}
+		for (uint32_t pn = n->type == IBSM_SWITCH ? 0 : 1; pn <= n->nports; pn++)
+			one(v, trusted, n->port0 + pn, out);
 	}
+}
+
+extern struct sa_kind sa_portinfo_record;
+
+/* EndportLID: component 0 */
+static const struct sa_ix_spec keys[] = {
+	{ .bit = 0, .key = SA_IX_PIR_LID },
+};
+
+static int build_indexed(const struct sa_view *v, int trusted, uint64_t mask, const uint8_t *query,
+			 GByteArray *out)
+{
+	const uint32_t *ports;
+	size_t n;
+	if (!sa_index_pick(v->ix, &sa_portinfo_record.layout, keys, G_N_ELEMENTS(keys), mask, query,
+			   &ports, &n))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		one(v, trusted, ports[i], out);
+	return 1;
 }
 
 struct sa_kind sa_portinfo_record = {
 	.layout = { .name = "PortInfoRecord", .attr = 0x12, .size = PIR_SIZE },
 	.init = init,
 	.build = build,
+	.build_indexed = build_indexed,
 };

@@ -3,6 +3,7 @@
 #include <glib.h>
 #include "policy/partitions.h"
 #include "routing/result.h"
+#include "sa/index.h"
 #include "sa/mcast_requests.h"
 #include "sa/publish.h"
 #include "sa/qos_match.h"
@@ -36,6 +37,9 @@ void sa_publish(struct sa *sa, const struct sa_inputs *in)
 		/* a new generation: the end ports that came and went, members of ports gone */
 		if (old.r && r && sa->in.master)
 			sa_reports_generation(sa, old.r->f, r->f);
+		/* its indexes, once for every query answered from it */
+		sa_index_free(sa->ix);
+		sa->ix = r ? sa_index_new(r->f) : NULL;
 		if (r) {
 			sa_mcast_limits(sa, r->f);
 			sa_mcast_ports_gone(sa, r->f);
@@ -62,6 +66,8 @@ void sa_publish_release(struct sa *sa)
 {
 	qos_match_free(sa->qos);
 	sa->qos = NULL;
+	sa_index_free(sa->ix);
+	sa->ix = NULL;
 	g_free(sa->part_sl);
 	sa->part_sl = NULL;
 	sa_inputs_clear(&sa->in);

@@ -30,10 +30,10 @@ static uint32_t named_port(const struct fabric *f, const uint8_t *rec, size_t si
 	return n->port0;
 }
 
-void sa_kind_build(const struct sa_kind *k, const struct sa_view *v, int trusted, GByteArray *out)
+/* Keeps of the records from start on those whose LID names a port the requester may see, for
+ * the kinds judged by LID. */
+static void keep_seen(const struct sa_kind *k, const struct sa_view *v, guint start, GByteArray *out)
 {
-	guint start = out->len;
-	k->build(v, trusted, out);
 	size_t size = k->layout.size;
 	if (!k->by_lid || !v->pk)
 		return;
@@ -48,18 +48,30 @@ void sa_kind_build(const struct sa_kind *k, const struct sa_view *v, int trusted
 	g_byte_array_set_size(out, kept);
 }
 
+void sa_kind_build(const struct sa_kind *k, const struct sa_view *v, int trusted, GByteArray *out)
+{
+	guint start = out->len;
+	k->build(v, trusted, out);
+	keep_seen(k, v, start, out);
+}
+
 void sa_kind_answer(const struct sa_kind *k, const struct sa_view *v, int trusted, const uint8_t *query,
 		    size_t query_len, uint64_t mask, GByteArray *out)
 {
 	guint start = out->len;
-	if (v->f)
-		sa_kind_build(k, v, trusted, out);
 	size_t size = k->layout.size, n = 0;
 	uint8_t copy[SA_MAD_DATA];
 	if (k->query && v->f && size <= sizeof(copy) && query_len >= size) {
 		memcpy(copy, query, size);
 		k->query(v, &mask, copy);
 		query = copy;
+	}
+	if (v->f) {
+		/* a query fixing an indexed LID or GUID reads only the records that carry it */
+		if (!(k->build_indexed && v->ix && query_len >= size &&
+		      k->build_indexed(v, trusted, mask, query, out)))
+			k->build(v, trusted, out);
+		keep_seen(k, v, start, out);
 	}
 	for (size_t off = start; off + size <= out->len; off += size) {
 		if (!sa_match(&k->layout, mask, query, out->data + off))

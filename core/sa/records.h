@@ -13,6 +13,7 @@
 #include "program/vltables.h"
 #include "routing/result.h"
 #include "sa/compmask.h"
+#include "sa/index.h"
 #include "sa/inputs.h"
 #include "sa/pkeys.h"
 #include "sa/qos_match.h"
@@ -39,6 +40,8 @@ struct sa_view {
 	uint32_t requester;               /* the port the request came from (IBSM_NONE: not known) */
 	size_t answer_max;                /* record bytes an answer may carry (0: no limit): a
 					   * builder of quadratic tables stops past it */
+	const struct sa_index *ix;        /* f's indexes by LID and GUID (sa/index.h; NULL: the
+					   * kinds scan every record) */
 };
 
 /* May the requester see port p of v->f: do they share a partition (sa_pkeys_share)? Every
@@ -53,6 +56,11 @@ struct sa_kind {
 	/* appends every record of f (layout.size bytes each) to out; keys (M_Key, SM_Key) are
 	 * zeroed unless trusted (the requester presented our SM_Key) */
 	void (*build)(const struct sa_view *v, int trusted, GByteArray *out);
+	/* when v->ix is there and mask fixes a component it indexes: appends what build would,
+	 * in its order, less (some) records that do not match query under mask, and returns 1;
+	 * else appends nothing and returns 0 (build then does). NULL: no index */
+	int (*build_indexed)(const struct sa_view *v, int trusted, uint64_t mask, const uint8_t *query,
+			     GByteArray *out);
 	/* rewrites the query (a copy, mask and record) before matching, or NULL: the readings
 	 * OpenSM gives some components (a CA port's VLArb asked for as port 0) */
 	void (*query)(const struct sa_view *v, uint64_t *mask, uint8_t *record);
@@ -71,7 +79,7 @@ struct sa_kind {
 void sa_kind_build(const struct sa_kind *k, const struct sa_view *v, int trusted, GByteArray *out);
 /* A Get or GetTable of kind k: the records the requester of v may see (none without a
  * generation) that match query (query_len bytes of it, as the request carries) under mask,
- * appended to out. */
+ * appended to out; read through k->build_indexed when it can, with the same answer. */
 void sa_kind_answer(const struct sa_kind *k, const struct sa_view *v, int trusted, const uint8_t *query,
 		    size_t query_len, uint64_t mask, GByteArray *out);
 

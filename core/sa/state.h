@@ -22,6 +22,7 @@ struct dispatch;
 struct sa_services;
 struct sa_inform;
 struct sa_queue;
+struct sa_index;
 struct mc_groups;
 struct qos_match;
 
@@ -33,6 +34,7 @@ struct sa {
 	struct qos_match *qos;         /* in.qos compiled for in.r (NULL: no policy) */
 	uint8_t *part_sl;              /* [0x8000] the SL of each partition's paths (+1; 0: none) */
 	uint8_t mc_mtu, mc_rate;       /* the most a group may ask of every link (mcast_requests.c) */
+	struct sa_index *ix;           /* in.r's generation by LID and GUID (sa/index.h; NULL: none) */
 	/* kept across generations */
 	struct sa_services *svc;       /* ServiceRecords registered */
 	struct sa_inform *inform;      /* event subscriptions and their Reports (reports.c) */
