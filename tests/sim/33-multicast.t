@@ -61,9 +61,9 @@ def rss_kb(pid):
     return int(m.group(1)) if m else 0
 
 
-def flood_until(sim, snap, mlid, members, timeout=5.0, gone=None):
+def flood_until(sim, snap, mlid, members, timeout=20.0, gone=None):
     """The flood check, again until it passes or TIMEOUT (MFT Sets go out right after a join or
-    a leave); with GONE (a port GUID that left) it passes only once no copy reaches GONE: the
+    a leave; the sanitized SM on a loaded 2-core machine takes seconds); with GONE (a port GUID that left) it passes only once no copy reaches GONE: the
     others reach each other before the leave is programmed, too."""
     end = time.time() + timeout
     while True:
