@@ -9,17 +9,6 @@
 #include "lash.h"
 #include "switch_links.h"
 
-struct lk {
-	uint32_t peer;
-	uint8_t port;
-};
-
-static int lk_cmp(const void *x, const void *y)
-{
-	const struct lk *a = x, *b = y;
-	return (int)a->port - (int)b->port;
-}
-
 void lash_graph_free(struct lash_graph *g)
 {
 	free(g->off);
@@ -88,7 +77,7 @@ int lash_graph_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	g->ca_src = calloc(sz, sizeof(*g->ca_src));
 	g->peer = malloc(((size_t)f->n_adj + 1) * sizeof(*g->peer));
 	g->port = malloc((size_t)f->n_adj + 1);
-	struct lk *tmp = malloc(((size_t)maxadj + 1) * sizeof(*tmp));
+	struct engine_link *tmp = malloc(((size_t)maxadj + 1) * sizeof(*tmp));
 	uint32_t *queue = malloc(sz * sizeof(*queue));
 	if (!g->off || !g->guid || !g->comp || !g->ca_src || !g->peer || !g->port || !tmp ||
 	    !queue) {
@@ -104,20 +93,11 @@ int lash_graph_build(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		const struct ibsm_node *node = ibsm_node_at(f, sw->node);
 		g->off[s] = L;
 		g->guid[s] = node->guid;
-		uint32_t n = 0;
-		for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj && a < f->n_adj; a++) {
-			const struct ibsm_adj *adj = ibsm_adj_at(f, a);
-			if (adj->peer_sw >= S || !engine_switch_link(f, sc, s, adj))
-				continue;
-			tmp[n].peer = adj->peer_sw;
-			tmp[n].port = adj->port;
-			n++;
-			uint8_t code = port_vls(f, node->port0 + adj->port, max_code);
+		uint32_t n = engine_switch_links(f, sc, s, tmp);
+		for (uint32_t i = 0; i < n; i++) {
+			uint8_t code = port_vls(f, node->port0 + tmp[i].port, max_code);
 			if (code < g->vls_code)
 				g->vls_code = code;
-		}
-		qsort(tmp, n, sizeof(*tmp), lk_cmp);
-		for (uint32_t i = 0; i < n; i++) {
 			g->peer[L] = tmp[i].peer;
 			g->port[L] = tmp[i].port;
 			L++;

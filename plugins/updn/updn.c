@@ -89,17 +89,6 @@ struct ctx {
 
 /* ---- the switch graph of the scope ---- */
 
-struct lk {
-	uint32_t peer;
-	uint8_t port;
-};
-
-static int lk_cmp(const void *x, const void *y)
-{
-	const struct lk *a = x, *b = y;
-	return (int)a->port - (int)b->port;
-}
-
 static void graph_free(struct updn_graph *g)
 {
 	free(g->off);
@@ -126,7 +115,7 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 	g->comp = malloc((S ? S : 1) * sizeof(*g->comp));
 	g->peer = malloc(((size_t)f->n_adj + 1) * sizeof(*g->peer));
 	g->port = malloc((size_t)f->n_adj + 1);
-	struct lk *tmp = malloc(((size_t)maxadj + 1) * sizeof(*tmp));
+	struct engine_link *tmp = malloc(((size_t)maxadj + 1) * sizeof(*tmp));
 	if (!g->off || !g->guid || !g->ca_src || !g->comp || !g->peer || !g->port || !tmp) {
 		free(tmp);
 		graph_free(g);
@@ -138,16 +127,7 @@ static int graph_build(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		const struct ibsm_node *node = ibsm_node_at(f, sw->node);
 		g->off[s] = L;
 		g->guid[s] = node->guid;
-		uint32_t n = 0;
-		for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj && a < f->n_adj; a++) {
-			const struct ibsm_adj *adj = ibsm_adj_at(f, a);
-			if (adj->peer_sw >= S || !engine_switch_link(f, sc, s, adj))
-				continue;
-			tmp[n].peer = adj->peer_sw;
-			tmp[n].port = adj->port;
-			n++;
-		}
-		qsort(tmp, n, sizeof(*tmp), lk_cmp);
+		uint32_t n = engine_switch_links(f, sc, s, tmp);
 		for (uint32_t i = 0; i < n; i++) {
 			g->peer[L] = tmp[i].peer;
 			g->port[L] = tmp[i].port;
