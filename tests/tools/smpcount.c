@@ -19,7 +19,16 @@
  *   details, one per distinct sent MAD that is not a Get of an SM class (Sets, GetResp,
  *     TrapRepress...): u64 state (0 free, 1 being filled, 2 ready), u64 count, u8 class,
  *     u8 method, u16 attr, u32 attribute modifier, u16 LID (LID-routed) or 0, u8 hop count,
- *     u8 flags (1: directed route), u16 DrSLID, u16 DrDLID, u8 initial path[64] (0..hops). */
+ *     u8 flags (1: directed route), u16 DrSLID, u16 DrDLID, u8 initial path[64] (0..hops).
+ *
+ * SMPCOUNT_TRACE names a second, optional output: every SMP (classes 0x01 and 0x81; every MAD
+ * with SMPCOUNT_TRACE_ALL=1) sent or received, one 280-byte
+ * record each, appended with one write() (O_APPEND, so processes sharing the file do not tear
+ * records): u64 CLOCK_MONOTONIC ns, u32 pid, u8 direction (0 sent, 1 received), u8 umad status
+ * (0 or 1: non-zero), u16 MAD length, u16 LID of the umad address (network order undone),
+ * u8 pad[6], then the first 256 bytes of the MAD (zero-filled). bench/repair_bench.py reads
+ * it to time a repair from the trap to the last LFT block acknowledged; a test may compare
+ * the MADs two SMs sent. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +41,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <infiniband/umad.h>
@@ -78,6 +88,19 @@ _Static_assert(offsetof(struct detail, path) == 32, "detail slot layout is read 
 
 #define MAP_BYTES (sizeof(struct header) + N_TOTALS * sizeof(struct total) + N_DETAILS * sizeof(struct detail))
 
+struct trace_rec {
+	uint64_t ns;
+	uint32_t pid;
+	uint8_t direction, bad_status;
+	uint16_t len, lid;
+	uint8_t pad[6];
+	uint8_t mad[256];
+};
+
+_Static_assert(sizeof(struct trace_rec) == 280, "trace record layout is read by bench/repair_bench.py");
+
+static int trace_fd = -1;
+static int trace_all;
 static struct header *map_hdr;
 static struct total *map_totals;
 static struct detail *map_details;
@@ -91,6 +114,14 @@ static umad_recv_fn real_recv;
  * NULL (nothing is counted) if the variable is unset or the file is not a counter file. */
 static void __attribute__((constructor)) smpcount_init(void)
 {
+	const char *tpath = getenv("SMPCOUNT_TRACE");
+	if (tpath && *tpath) {
+		const char *all = getenv("SMPCOUNT_TRACE_ALL");
+		trace_all = all && !strcmp(all, "1");
+		trace_fd = open(tpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (trace_fd < 0)
+			fprintf(stderr, "smpcount: %s: %s; not tracing\n", tpath, strerror(errno));
+	}
 	const char *path = getenv("SMPCOUNT_FILE");
 	if (!path || !*path)
 		return;
@@ -240,6 +271,27 @@ static void count_mad(int direction, const void *umad, int mad_len)
 	count_detail(&d);
 }
 
+/* One trace record (SMPCOUNT_TRACE); umad is libibumad's buffer, mad_len the MAD bytes. */
+static void trace_mad(int direction, const void *umad, int mad_len)
+{
+	const struct ib_user_mad *u = umad;
+	if (mad_len < 2 || (!trace_all && u->data[1] != CLASS_SM_LID && u->data[1] != CLASS_SM_DR))
+		return;
+	struct trace_rec r;
+	struct timespec ts;
+	memset(&r, 0, sizeof(r));
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	r.ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	r.pid = (uint32_t)getpid();
+	r.direction = (uint8_t)direction;
+	r.bad_status = u->status != 0;
+	r.len = (uint16_t)(mad_len < 0 ? 0 : mad_len);
+	r.lid = ntohs(u->addr.lid);
+	memcpy(r.mad, u->data, mad_len < 0 ? 0 : mad_len > 256 ? 256 : (size_t)mad_len);
+	ssize_t w = write(trace_fd, &r, sizeof(r));
+	(void)w;
+}
+
 int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, int retries)
 {
 	if (!real_send)
@@ -252,9 +304,14 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 	 * (OpenSM) may already reuse the buffer for the answer */
 	uint8_t copy[sizeof(struct ib_user_mad) + 256];
 	int copied = length < 0 ? 0 : length > 256 ? 256 : length; /* MAD bytes */
-	if (map_hdr && umad)
+	if ((map_hdr || trace_fd >= 0) && umad)
 		memcpy(copy, umad, sizeof(struct ib_user_mad) + (size_t)copied);
 	int rc = real_send(portid, agentid, umad, length, timeout_ms, retries);
+	if (trace_fd >= 0 && umad && rc >= 0) {
+		int saved = errno;
+		trace_mad(DIR_SENT, copy, copied);
+		errno = saved;
+	}
 	if (map_hdr) {
 		int saved = errno;
 		if (rc < 0)
@@ -275,6 +332,11 @@ int umad_recv(int portid, void *umad, int *length, int timeout_ms)
 		return -ENOSYS;
 	}
 	int rc = real_recv(portid, umad, length, timeout_ms);
+	if (trace_fd >= 0 && rc >= 0 && umad && length) {
+		int saved = errno;
+		trace_mad(DIR_RECEIVED, umad, *length);
+		errno = saved;
+	}
 	if (map_hdr && rc >= 0 && umad && length) {
 		int saved = errno;
 		if (((const struct ib_user_mad *)umad)->status)
