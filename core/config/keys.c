@@ -130,6 +130,10 @@ static const struct config_key keys[] = {
 	  "File console `perfmgr dump_counters` writes (default: opensm_port_counters.log in the dump directory)", NULL },
 	{ "force_heavy_sweep", CONFIG_BOOL, OFF(force_heavy_sweep), 0, 1, 0, NOFLAG,
 	  "Every periodic sweep is a heavy one (full discovery), not a light PortInfo check", NULL },
+	{ "repair_sweep", CONFIG_BOOL, OFF(repair_sweep), 0, 1, 0, NOFLAG,
+	  "A link change on a subnet that is up (trap 128, or PortStateChange seen by a light sweep) is "
+	  "repaired: the switches that changed are read, every other switch's PortStateChange checked, "
+	  "the rest taken from the last sweep; false: a heavy sweep (full discovery) every time", NULL },
 	{ "sm_inactive", CONFIG_BOOL, OFF(sm_inactive), 0, 1, 0, 'I', "inactive", NULL, "true",
 	  "Start in the NOTACTIVE state: answer SMInfo, never sweep or program (SIGHUP re-reads this)", NULL },
 	{ "sweep_interval", CONFIG_INT, OFF(sweep_interval), 0, 86400, 0, 's', "sweep", "SEC", NULL,

@@ -24,6 +24,7 @@ void options_defaults(struct sm_options *o)
 	o->debug_flags = 0x3;
 	o->syslog_state_changes = 1;
 	o->sweep_interval = 10;
+	o->repair_sweep = 1;
 	o->timeout_ms = 200;
 	o->retries = 3;
 	o->window = DEFAULT_SMP_WINDOW;

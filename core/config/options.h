@@ -64,6 +64,7 @@ struct sm_options {
 	int log_max_mb;             /* -L/log_max_size: log file emptied past this size (0: no limit) */
 	int sweep_interval;         /* -s seconds, 0 = no periodic sweep */
 	int force_heavy_sweep;      /* every periodic sweep is heavy */
+	int repair_sweep;           /* a link change is repaired, not swept whole (sm/repair.h) */
 	int sm_inactive;            /* -I: NOTACTIVE, never sweeps */
 	int once;                   /* --once */
 	int timeout_ms;             /* -t SMP timeout */

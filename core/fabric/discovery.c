@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "fabric/carry.h"
 #include "fabric/discovery.h"
+#include "fabric/patch.h"
 #include "mad/smp.h"
 
 enum probe_kind { K_NODEINFO, K_PORTINFO, K_SWITCHINFO, K_NODEDESC, K_PSC_CLEAR };
@@ -147,24 +148,11 @@ static void got_nodeinfo(struct disc *d, uint32_t parent, uint8_t via_port, cons
 		LOG_E("DSC-0002", "node 0x%016" PRIx64 " reports unknown type %u: ignored", guid, type);
 		return;
 	}
-	idx = model_add_node(d->b, guid, type, nports);
+	idx = patch_add_nodeinfo(d->b, data, &local_port);
+	if (idx < 0)
+		return;
 	struct model_node_in *n = model_node(d->b, (uint32_t)idx);
-	n->sysimg_guid = mad_get_field64((void *)data, 0, IB_NODE_SYSTEM_GUID_F);
-	n->partition_cap = (uint16_t)mad_get_field((void *)data, 0, IB_NODE_PARTITION_CAP_F);
-	n->device_id = (uint16_t)mad_get_field((void *)data, 0, IB_NODE_DEVID_F);
-	n->vendor_id = mad_get_field((void *)data, 0, IB_NODE_VENDORID_F);
-	n->revision = mad_get_field((void *)data, 0, IB_NODE_REVISION_F);
-	n->local_port = local_port;
 	uint64_t port_guid = mad_get_field64((void *)data, 0, IB_NODE_PORT_GUID_F);
-	if (type == IBSM_SWITCH) {
-		n->ports[0].guid = port_guid;
-		n->ports[0].flags |= IBSM_PORT_PRESENT;
-		for (uint32_t p = 1; p <= nports; p++)
-			n->ports[p].guid = guid;
-	} else if (local_port <= nports) {
-		n->ports[local_port].guid = port_guid;
-		n->ports[local_port].flags |= IBSM_PORT_PRESENT;
-	}
 	n->mkey = d->mkeys ? held_mkey(d, port_guid) : 0;
 	if (is_local) {
 		n->dr_hops = 0;
@@ -177,7 +165,6 @@ static void got_nodeinfo(struct disc *d, uint32_t parent, uint8_t via_port, cons
 		n->dr_path[n->dr_hops] = via_port;
 		model_link(d->b, parent, via_port, (uint32_t)idx, local_port);
 	}
-	g_snprintf(n->desc, sizeof(n->desc), "0x%016" PRIx64, guid);
 	node_description(d, n, (uint32_t)idx);
 	if (type == IBSM_SWITCH) {
 		/* port 0 at once; the external ports once SwitchInfo says whether they changed */
@@ -195,28 +182,7 @@ static void got_portinfo(struct disc *d, uint32_t idx, uint8_t port, const uint8
 	if (!n || port > n->nports)
 		return;
 	struct model_port_in *p = &n->ports[port];
-	void *pi = (void *)data;
-	memcpy(p->portinfo, data, SMP_DATA_SIZE);
-	p->have_portinfo = 1;
-	p->flags |= IBSM_PORT_PRESENT;
-	p->state = (uint8_t)mad_get_field(pi, 0, IB_PORT_STATE_F);
-	p->phys_state = (uint8_t)mad_get_field(pi, 0, IB_PORT_PHYS_STATE_F);
-	p->width = (uint8_t)mad_get_field(pi, 0, IB_PORT_LINK_WIDTH_ACTIVE_F);
-	p->speed = (uint8_t)mad_get_field(pi, 0, IB_PORT_LINK_SPEED_ACTIVE_F);
-	p->mtu_cap = (uint8_t)mad_get_field(pi, 0, IB_PORT_MTU_CAP_F);
-	p->vl_cap = (uint8_t)mad_get_field(pi, 0, IB_PORT_VL_CAP_F);
-	p->oper_vls = (uint8_t)mad_get_field(pi, 0, IB_PORT_OPER_VLS_F);
-	uint32_t capmask = mad_get_field(pi, 0, IB_PORT_CAPMASK_F);
-	if (capmask & IB_CAP_IS_SM)
-		p->flags |= IBSM_PORT_ISSM;
-	if (n->type != IBSM_SWITCH || port == 0) {
-		p->lid = (uint16_t)mad_get_field(pi, 0, IB_PORT_LID_F);
-		p->lmc = (uint8_t)mad_get_field(pi, 0, IB_PORT_LMC_F);
-	}
-	if (p->phys_state == IB_PHYS_LINKUP && port != 0)
-		p->flags |= IBSM_PORT_LINKUP;
-	if (n->type == IBSM_SWITCH && port == 0)
-		p->flags |= IBSM_PORT_LINKUP;
+	patch_take_portinfo(n, port, data);
 	/* Explore: through every LinkUp switch port, and out of our own CA port. */
 	if (p->phys_state != IB_PHYS_LINKUP || port == 0)
 		return;
@@ -286,18 +252,7 @@ static void clear_state_change(struct disc *d, uint32_t idx, const uint8_t *si)
 static void got_switchinfo(struct disc *d, uint32_t idx, const uint8_t *data)
 {
 	struct model_node_in *n = model_node(d->b, idx);
-	void *si = (void *)data;
-	memcpy(n->switchinfo, data, SMP_DATA_SIZE);
-	n->have_switchinfo = 1;
-	n->lft_cap = (uint16_t)mad_get_field(si, 0, IB_SW_LINEAR_FDB_CAP_F);
-	n->lft_top = (uint16_t)mad_get_field(si, 0, IB_SW_LINEAR_FDB_TOP_F);
-	n->mft_cap = (uint16_t)mad_get_field(si, 0, IB_SW_MCAST_FDB_CAP_F);
-	n->pkey_enf_cap = (uint16_t)mad_get_field(si, 0, IB_SW_PARTITION_ENFORCE_CAP_F);
-	n->enhanced_sp0 = (uint8_t)mad_get_field(si, 0, IB_SW_ENHANCED_PORT0_F);
-	if (n->enhanced_sp0)
-		n->ports[0].flags |= IBSM_PORT_ESP0;
-	int psc = (int)mad_get_field(si, 0, IB_SW_STATE_CHANGE_F);
-	mad_set_field(n->switchinfo, 0, IB_SW_STATE_CHANGE_F, 0); /* handled here, not later */
+	int psc = patch_take_switchinfo(n, data);
 	uint32_t old = quiet_switch(d, n, psc);
 	if (old != IBSM_NONE)
 		reuse_external_ports(d, idx, old);
@@ -309,16 +264,7 @@ static void got_switchinfo(struct disc *d, uint32_t idx, const uint8_t *data)
 
 static void got_nodedesc(struct disc *d, uint32_t idx, const uint8_t *data)
 {
-	struct model_node_in *n = model_node(d->b, idx);
-	char desc[SMP_DATA_SIZE + 1];
-	memcpy(desc, data, SMP_DATA_SIZE);
-	desc[SMP_DATA_SIZE] = 0;
-	for (char *c = desc; *c; c++)
-		if ((unsigned char)*c < 0x20)
-			*c = ' ';
-	g_strchomp(desc);
-	if (desc[0])
-		g_strlcpy(n->desc, desc, sizeof(n->desc));
+	patch_take_nodedesc(model_node(d->b, idx), data);
 }
 
 /* A NodeInfo through a port whose PortInfo came from the last sweep failed: something
@@ -373,17 +319,7 @@ static void switchinfo_from_prev(struct disc *d, uint32_t idx)
 	    d->prev->nodes[old].nports == n->nports && d->prev->nx[old].have_switchinfo) {
 		/* the raw attribute, as the programmer's SwitchInfo Set left it (LinearFDBTop
 		 * written since that generation was discovered) */
-		void *si = n->switchinfo;
-		memcpy(si, d->prev->nx[old].switchinfo, sizeof(n->switchinfo));
-		mad_set_field(si, 0, IB_SW_STATE_CHANGE_F, 0);
-		n->have_switchinfo = 1;
-		n->lft_cap = (uint16_t)mad_get_field(si, 0, IB_SW_LINEAR_FDB_CAP_F);
-		n->lft_top = (uint16_t)mad_get_field(si, 0, IB_SW_LINEAR_FDB_TOP_F);
-		n->mft_cap = (uint16_t)mad_get_field(si, 0, IB_SW_MCAST_FDB_CAP_F);
-		n->pkey_enf_cap = (uint16_t)mad_get_field(si, 0, IB_SW_PARTITION_ENFORCE_CAP_F);
-		n->enhanced_sp0 = (uint8_t)mad_get_field(si, 0, IB_SW_ENHANCED_PORT0_F);
-		if (n->enhanced_sp0)
-			n->ports[0].flags |= IBSM_PORT_ESP0;
+		patch_take_switchinfo(n, d->prev->nx[old].switchinfo);
 		d->st.switchinfo_from_prev++;
 	}
 	read_external_ports(d, idx);

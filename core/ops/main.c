@@ -345,7 +345,9 @@ out:
 
 /* Everything the SM holds, in reverse order of construction. */
 static void sm_release(struct sm *sm)
-{
+{	if (sm->trap_lids)
+		g_array_free(sm->trap_lids, TRUE);
+
 	if (sm->t) /* first: nothing may answer into what is freed below, or into a closed port */
 		transport_quiesce(sm->t, 2 * sm->opt->timeout_ms);
 	sweep_join_dumps(sm);

@@ -12,6 +12,7 @@
 #include "sm/sweep.h"
 
 #define LIGHT_LOG_MAX 8 /* LSW-0002 lines per light sweep */
+#define LIGHT_PSC_MAX 64 /* switches with PortStateChange a repair reads first; more: heavy */
 
 enum { L_SWITCHINFO, L_OUR_PORT, L_PORT };
 
@@ -25,6 +26,8 @@ struct light {
 	uint32_t changed, failed;     /* PortStateChange / our port; switches not answering */
 	uint32_t ports_read, ports_changed, ports_failed;
 	GArray *seen;                 /* struct port_seen: switch ports whose reading replaces f's */
+	uint32_t psc_switches[LIGHT_PSC_MAX]; /* switch ids that showed PortStateChange */
+	uint32_t n_psc;
 };
 
 static const char *phys_name(unsigned s)
@@ -113,8 +116,12 @@ static void on_reply(struct transport *t, const struct smp_req *r, int status,
 	}
 	if (status != 0)
 		l->failed++;
-	else if (kind == L_SWITCHINFO && mad_get_field((void *)data, 0, IB_SW_STATE_CHANGE_F))
+	else if (kind == L_SWITCHINFO && mad_get_field((void *)data, 0, IB_SW_STATE_CHANGE_F)) {
 		l->changed++;
+		l->psc_switches[l->n_psc < LIGHT_PSC_MAX ? l->n_psc : LIGHT_PSC_MAX - 1] =
+			smp_cookie_id(r->cookie);
+		l->n_psc++;
+	}
 	else if (kind == L_OUR_PORT && mad_get_field((void *)data, 0, IB_PORT_STATE_F) != IBSM_STATE_ACTIVE)
 		l->changed++;
 }
@@ -159,6 +166,27 @@ static void take_readings(struct sm *sm, struct light *l)
 	}
 }
 
+/* What a repair needs (sm/repair.h): the switches that showed PortStateChange, as traps 128 of
+ * their port 0 LIDs would; anything else seen (a switch not answering, our own port, a port
+ * changed behind our back, too many switches) asks for a heavy sweep. */
+static void note_changes(struct sm *sm, const struct light *l)
+{
+	if (!l->changed && !l->failed && !l->ports_changed)
+		return;
+	if (l->failed || l->ports_changed || l->n_psc != l->changed || l->n_psc > LIGHT_PSC_MAX) {
+		sm->trap_full = 1;
+		return;
+	}
+	if (!sm->trap_lids)
+		sm->trap_lids = g_array_new(FALSE, FALSE, sizeof(struct trap_lid));
+	for (uint32_t i = 0; i < l->n_psc; i++) {
+		const struct fabric *f = l->f;
+		struct trap_lid e = { .lid = f->ports[f->nodes[f->switches[l->psc_switches[i]].node].port0].lid,
+				      .seq = ++sm->trap_seq };
+		g_array_append_val(sm->trap_lids, e);
+	}
+}
+
 int light_sweep(struct sm *sm, struct light_state *ls)
 {
 	struct fabric *f = sm->fabric;
@@ -181,6 +209,7 @@ int light_sweep(struct sm *sm, struct light_state *ls)
 	transport_drain(sm->t, &sm->stop);
 	take_readings(sm, &l);
 	g_array_free(l.seen, TRUE);
+	note_changes(sm, &l);
 	if (l.changed || l.failed || l.ports_changed)
 		LOG_I("LSW-0001", "light sweep: %u port state changes, %u switches not answering, %u of %u "
 		      "ports read changed behind this SM's back (%u reads failed): heavy sweep", l.changed,

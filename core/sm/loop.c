@@ -35,7 +35,7 @@ struct loop {
 	GMainLoop *ml;
 	int argc;
 	char **argv;
-	int heavy_pending, light_pending, hup_pending;
+	int heavy_pending, repair_pending, light_pending, hup_pending;
 	double heavy_at;           /* a heavy sweep is due at this time (0: none) */
 	unsigned incomplete;       /* heavy sweeps in a row that did not complete */
 	struct light_state light;  /* where the light sweep's port check goes on (sm/light.h) */
@@ -241,13 +241,20 @@ static void reload(struct loop *l)
 	policies_load_qos(l->sm);        /* and -Y, likewise */
 }
 
-static void heavy(struct loop *l)
+/* A heavy sweep; with `repair`, a repair first (sweep_repair), the heavy sweep if declined. */
+static void heavy(struct loop *l, int repair)
 {
 	struct sm *sm = l->sm;
 	GError *err = NULL;
 	double t0 = phase_now();
 	in_sweep = 1;
-	int res = sweep_heavy(sm, &err);
+	int res = repair ? sweep_repair(sm, &err) : SWEEP_DECLINED;
+	if (repair && res != SWEEP_DECLINED)
+		counts.repairs++;
+	else if (repair)
+		counts.repairs_declined++;
+	if (res == SWEEP_DECLINED)
+		res = sweep_heavy(sm, &err);
 	in_sweep = 0;
 	if (res < 0) {
 		LOG_SYS_E("LOOP-0001", "%s", err->message);
@@ -316,8 +323,13 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 	}
 	if (sm->trap_pending) {
 		sm->trap_pending = 0;
-		if (sm->state != IB_SM_STANDBY && !sm->opt->sm_inactive && !sweeping_off)
-			l->heavy_pending = 1;
+		if (sm->state != IB_SM_STANDBY && !sm->opt->sm_inactive && !sweeping_off) {
+			/* traps 128 alone: a repair may do (sweep_repair declines what it cannot) */
+			if (sm->trap_full || !sm->opt->repair_sweep)
+				l->heavy_pending = 1;
+			else
+				l->repair_pending = 1;
+		}
 	}
 	if (req_reroute) { /* console `reroute`: the routes cached under -A are not reused */
 		req_reroute = 0;
@@ -351,7 +363,11 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 			in_sweep = 0;
 			if (changed) {
 				counts.light_changes++;
-				l->heavy_pending = 1;
+				/* PortStateChange alone (light.c noted the switches): a repair may do */
+				if (sm->trap_full || !sm->trap_lids || !sm->trap_lids->len || !sm->opt->repair_sweep)
+					l->heavy_pending = 1;
+				else
+					l->repair_pending = 1;
 			}
 		}
 	}
@@ -368,9 +384,10 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 	}
 	if (l->heavy_at && phase_now() >= l->heavy_at && !sweeping_off)
 		l->heavy_pending = 1;
-	if (l->heavy_pending && !sm->stop) {
-		l->heavy_pending = 0;
-		heavy(l);
+	if ((l->heavy_pending || l->repair_pending) && !sm->stop) {
+		int repair = !l->heavy_pending;
+		l->heavy_pending = l->repair_pending = 0;
+		heavy(l, repair);
 	}
 	loop_tick_run(sm); /* the console, metrics, ... (loop.h) */
 	if (!sm->stop)

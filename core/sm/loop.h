@@ -41,10 +41,12 @@ int loop_sweeping(const struct sm *sm);
 
 /* What the loop has done, for the console and the metrics (read on the main thread). */
 struct loop_counts {
-	uint64_t heavy, light;            /* sweeps run */
+	uint64_t heavy, light;            /* sweeps run (heavy: repairs included) */
 	uint64_t heavy_by_result[4];      /* SWEEP_UP, _STANDBY, _INCOMPLETE, _INACTIVE */
 	uint64_t heavy_failed;            /* sweep_heavy() < 0 */
 	uint64_t light_changes;           /* light sweeps that asked for a heavy one */
+	uint64_t repairs;                 /* sweeps that repaired the last generation (sm/repair.h) */
+	uint64_t repairs_declined;        /* repairs tried that left it to a heavy sweep */
 	int last_result;                  /* SWEEP_* of the last heavy sweep, -1 failed, -2 none */
 	double last_heavy_at;             /* phase_now() when it ended (0: none) */
 	double last_heavy_seconds;        /* how long it took */

@@ -23,6 +23,11 @@
 /* OpenSM's default SM_Key: SMs that share it recognise each other's SMInfo. */
 #define SM_KEY_DEFAULT 0x0000000000000001ULL
 
+struct trap_lid {
+	uint16_t lid;
+	uint32_t seq;
+};
+
 struct sm {
 	struct sm_options *opt;
 	struct transport *t;           /* NULL offline */
@@ -69,6 +74,12 @@ struct sm {
 	uint32_t sweep_failures;       /* SMPs this sweep lost for good + linked ports not ACTIVE */
 	volatile int stop;             /* SIGTERM/SIGINT */
 	volatile int trap_pending;     /* a trap asked for a heavy sweep */
+	/* traps 128 since the last sweep (sm/repair.h): their issuer LIDs and arrival numbers; a
+	 * repair reads their switches instead of a whole discovery, unless trap_full says another
+	 * trap (144, 129-131) wants a heavy sweep */
+	GArray *trap_lids;             /* struct trap_lid */
+	uint32_t trap_seq;             /* traps 128 received so far */
+	int trap_full;
 	int reread_desc;               /* trap 144: read every NodeDescription again */
 	uint32_t summary_nodes, summary_switches, summary_max_lid;
 	char summary_engine[64];

@@ -17,6 +17,7 @@
 #include "routing/run.h"
 #include "sa/pkeys.h"
 #include "sm/mcast_routing.h"
+#include "sm/repair.h"
 #include "sm/sminfo.h"
 #include "sm/sweep.h"
 
@@ -249,6 +250,22 @@ static void report_lost_nodes(const struct fabric *prev, const struct fabric *f)
 		LOG_E("SWP-0009", "%u nodes unreachable since the last sweep", lost);
 }
 
+/* f becomes sm->fabric (the reference taken over): the nodes lost and whether the cabling
+ * changed are said. */
+static void install_generation(struct sm *sm, struct fabric *f)
+{
+	report_lost_nodes(sm->fabric, f);
+	uint64_t sig = fabric_topology_signature(f);
+	sm->topology_changed = sig != sm->topology_sig;
+	if (sm->topology_changed && sm->topology_sig)
+		LOG_I("SWP-0007", "topology changed since the last sweep");
+	sm->topology_sig = sig;
+	fabric_unref(sm->fabric);
+	sm->fabric = f;
+	if (f->pub.sm_port != IBSM_NONE)
+		sm->port_guid = f->ports[f->pub.sm_port].guid;
+}
+
 /* Discovery into sm->fabric; the number of SMPs that failed for good, or -1 with *err. */
 static int discover_phase(struct sm *sm, GError **err)
 {
@@ -261,18 +278,9 @@ static int discover_phase(struct sm *sm, GError **err)
 		phase_end(&sm->phases, "failed");
 		return -1;
 	}
-	report_lost_nodes(sm->fabric, f);
-	uint64_t sig = fabric_topology_signature(f);
-	sm->topology_changed = sig != sm->topology_sig;
-	if (sm->topology_changed && sm->topology_sig)
-		LOG_I("SWP-0007", "topology changed since the last sweep");
-	sm->topology_sig = sig;
-	fabric_unref(sm->fabric);
-	sm->fabric = f;
+	install_generation(sm, f);
 	phase_end(&sm->phases, "%u nodes, %u switches, %u ports", f->pub.n_nodes, f->pub.n_switches,
 		  f->pub.n_ports);
-	if (f->pub.sm_port != IBSM_NONE)
-		sm->port_guid = f->ports[f->pub.sm_port].guid;
 	return (int)ds.failures;
 }
 
@@ -317,6 +325,8 @@ static int mastership_phase(struct sm *sm)
 	return 0;
 }
 
+static int after_discovery(struct sm *sm, int failures, GError **err);
+
 int sweep_heavy(struct sm *sm, GError **err)
 {
 	phase_log_reset(&sm->phases);
@@ -341,9 +351,43 @@ int sweep_heavy(struct sm *sm, GError **err)
 	 * the routing (a newer sweep is due). Cleared here, not only by the event loop: --once
 	 * has none, and a trap there would cancel the routing of every sweep after it. */
 	sm->trap_pending = 0;
+	sm->trap_full = 0;
+	if (sm->trap_lids)
+		g_array_set_size(sm->trap_lids, 0);
 	int failures = discover_phase(sm, err);
 	if (failures < 0)
 		return -1;
+	return after_discovery(sm, failures, err);
+}
+
+int sweep_repair(struct sm *sm, GError **err)
+{
+	if (!sm->fabric || !sm->t || sm->state != IB_SM_MASTER || !sm->subnet_up || sm->opt->sm_inactive ||
+	    sm->trap_full || sm->reread_desc || !sm->trap_lids || !sm->trap_lids->len)
+		return SWEEP_DECLINED;
+	phase_log_reset(&sm->phases);
+	phase_begin(&sm->phases, "discovery");
+	struct repair_stats rs;
+	char why[200];
+	struct fabric *f = repair_discover(sm, &rs, why, sizeof(why));
+	if (!f) {
+		phase_end(&sm->phases, "repair declined");
+		LOG_I("SWP-0023", "repair declined: %s; a heavy sweep instead", why);
+		return SWEEP_DECLINED;
+	}
+	install_generation(sm, f);
+	phase_end(&sm->phases, "repair: %u nodes, %u switches, %u ports", f->pub.n_nodes,
+		  f->pub.n_switches, f->pub.n_ports);
+	LOG_I("SWP-0022", "repair %u: %u switches read (%u ports, %u NodeInfo), %u verified by "
+	      "SwitchInfo, %u links down, %u up, %u nodes new, %u dropped, %u routes mended, %u rounds",
+	      sm->generation, rs.switches_read, rs.ports_read, rs.nodeinfo_sent, rs.verified,
+	      rs.links_down, rs.links_up, rs.nodes_new, rs.nodes_dropped, rs.routes_fixed, rs.rounds);
+	return after_discovery(sm, 0, err);
+}
+
+/* What a sweep does once sm->fabric is the new generation (discovered or repaired). */
+static int after_discovery(struct sm *sm, int failures, GError **err)
+{
 	if (mastership_phase(sm)) {
 		sm->subnet_up = 0;
 		sm->sa_in.master = 0;

@@ -15,6 +15,7 @@
 #define TRAP_CAPABILITY        144
 #define TRAP_ERRORS_FIRST      129
 #define TRAP_ERRORS_LAST       131
+#define TRAP_LIDS_MAX          256 /* traps 128 kept for a repair; more: a heavy sweep */
 
 static struct trap_counts counts;
 static GHashTable *error_reports; /* issuer LID -> count of 129-131 */
@@ -50,8 +51,21 @@ static void on_trap(struct dispatch *d, const struct mad_in *m, void *ctx)
 	sa_report_trap(sm->sa, notice); /* to the subscribers of this trap */
 	if (number == TRAP_CAPABILITY)
 		sm->reread_desc = 1; /* the description may have changed */
-	if (traps_want_sweep(number, issuer))
-		sm->trap_pending = 1;
+	if (!traps_want_sweep(number, issuer))
+		return;
+	sm->trap_pending = 1;
+	if (number != TRAP_LINK_STATE) {
+		sm->trap_full = 1; /* a heavy sweep, not a repair */
+		return;
+	}
+	/* the switch (or port) to read first when the change is repaired (sm/repair.h) */
+	if (!sm->trap_lids)
+		sm->trap_lids = g_array_new(FALSE, FALSE, sizeof(struct trap_lid));
+	struct trap_lid e = { .lid = issuer, .seq = ++sm->trap_seq };
+	if (sm->trap_lids->len < TRAP_LIDS_MAX)
+		g_array_append_val(sm->trap_lids, e);
+	else
+		sm->trap_full = 1; /* a storm of them: a heavy sweep reads everything anyway */
 }
 
 void traps_agent_register(struct sm *sm)
