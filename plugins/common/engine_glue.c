@@ -27,6 +27,8 @@ void engine_inst_teardown(void *inst)
 	if (!m)
 		return;
 	guid_file_stamp_clear(&m->stamp);
+	if (m->memo && m->memo_free)
+		m->memo_free(m->memo);
 	free(m);
 }
 

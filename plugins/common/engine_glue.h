@@ -17,6 +17,8 @@
 struct engine_inst {
 	const struct ibsm_core *core;
 	struct guid_file_stamp stamp;
+	void *memo;                     /* what an engine keeps between runs (mhc.h: the fill's) */
+	void (*memo_free)(void *memo);  /* frees it at teardown */
 };
 
 int engine_inst_setup(const struct ibsm_core *core, void **inst); /* 0 or -ENOMEM */

@@ -62,7 +62,18 @@ int mhc_ignore_apply(struct engine_run *run, const struct ibsm_fabric *f);
 typedef unsigned (*mhc_narrow_fn)(const void *ctx, const struct ibsm_fabric *f, uint32_t s,
 				  uint32_t t, uint8_t *c, unsigned n);
 
+/* The last fill of an engine instance, kept so that the next fill copies the rows whose
+ * inputs did not change instead of computing them again: a row depends only on the
+ * destinations, its switch's links and the hop rows of its switch and of that switch's
+ * neighbours, so a copied row is the row a fill would compute, byte for byte. Used when the
+ * fill has no narrowing hook and no ignore file, the fabric has the same nodes and ports, and
+ * the rows fit MHC_MEMO_MAX_BYTES (beyond, every fill computes every row). */
+struct mhc_memo;
+#define MHC_MEMO_MAX_BYTES (128u << 20)
+void mhc_memo_free(void *memo);
+
 struct mhc_fill {
+	struct engine_inst *memo_owner; /* NULL: no memo; else inst->memo keeps the last fill */
 	const uint8_t *hops;          /* [S * S] switch hops over the scope's links, 0xFF none */
 	const uint8_t *dest_ignored;  /* [n_ports] or NULL: routes to it count nowhere */
 	const uint8_t *exit_ignored;  /* [n_ports] or NULL: routes leaving by it do not count */
@@ -76,6 +87,7 @@ struct mhc_fill_stats {
 	uint64_t routed;       /* LFT entries written */
 	uint64_t unreachable;  /* (switch, LID) pairs with no usable path */
 	unsigned threads;
+	uint32_t rows_reused;  /* rows copied from the last fill (struct mhc_memo) */
 };
 
 /* Fills out->lft for the scope: every switch row in scope->switches sends every LID offset

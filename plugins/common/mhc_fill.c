@@ -19,6 +19,7 @@
 #include "engine_dests.h"
 #include "engine_glue.h"
 #include "mhc.h"
+#include "mhc_memo.h"
 #include "switch_links.h"
 
 #define MAX_THREADS 64
@@ -42,6 +43,10 @@ struct plan {
 	uint32_t max_nadj;
 	mhc_narrow_fn narrow;         /* NULL: every min-hop port */
 	const void *narrow_ctx;
+	const struct mhc_memo *memo;  /* the last fill, when reuse is set */
+	const uint8_t *reuse;         /* [S] 1: row copied from memo */
+	uint64_t *row_routed, *row_unreachable; /* [S] each row's counts (for the next memo) */
+	atomic_uint rows_reused;
 	atomic_uint next_row;
 	atomic_int stop;
 };
@@ -274,13 +279,35 @@ static inline uint8_t row_exit(struct worker *w, uint32_t s, const uint8_t *row,
 	return c[least_loaded(w, d, c, n, count)];
 }
 
+static void fill_row(struct worker *w, uint32_t s, uint8_t *row, const uint8_t *hrow);
+
 /* Fills switch s's row: offset by offset (every destination's first LID before any second),
  * each destination in order. */
 static void route_row(struct worker *w, uint32_t s)
 {
-	const struct plan *pl = w->pl;
+	struct plan *pl = w->pl;
 	uint8_t *row = pl->lft + (size_t)s * pl->stride;
 	const uint8_t *hrow = pl->hops + (size_t)s * pl->S;
+	uint64_t routed0 = w->routed, unreachable0 = w->unreachable;
+	if (pl->reuse && pl->reuse[s]) {
+		uint64_t r, u;
+		memcpy(row, mhc_memo_row(pl->memo, s, &r, &u), pl->stride);
+		w->routed += r;
+		w->unreachable += u;
+		atomic_fetch_add(&pl->rows_reused, 1);
+	} else {
+		fill_row(w, s, row, hrow);
+	}
+	if (pl->row_routed) {
+		pl->row_routed[s] = w->routed - routed0;
+		pl->row_unreachable[s] = w->unreachable - unreachable0;
+	}
+}
+
+/* Computes switch s's row (see route_row). */
+static void fill_row(struct worker *w, uint32_t s, uint8_t *row, const uint8_t *hrow)
+{
+	const struct plan *pl = w->pl;
 	w->row = s;
 	row_ports(w, s);
 	row_links(w, s);
@@ -433,9 +460,39 @@ int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 			pl.max_nadj = ibsm_switch_at(f, s)->nadj;
 	atomic_init(&pl.next_row, 0);
 	atomic_init(&pl.stop, 0);
+	atomic_init(&pl.rows_reused, 0);
+	/* the last fill's rows whose inputs are unchanged are copied (mhc_memo.c) */
+	int memo_ok = opt->memo_owner && !opt->narrow && !opt->exit_ignored && !opt->dest_ignored;
+	uint8_t *reuse = NULL;
+	if (memo_ok) {
+		reuse = mhc_memo_reuse(opt->memo_owner->memo, f, sc, pl.hops, dests.v, dests.n, out->stride);
+		pl.memo = opt->memo_owner->memo;
+		pl.reuse = reuse;
+		pl.row_routed = calloc(S, sizeof(*pl.row_routed));
+		pl.row_unreachable = calloc(S, sizeof(*pl.row_unreachable));
+		if (!pl.row_routed || !pl.row_unreachable) {
+			free(pl.row_routed);
+			free(pl.row_unreachable);
+			pl.row_routed = pl.row_unreachable = NULL;
+			memo_ok = 0;
+		}
+	}
 	unsigned nthreads = engine_thread_count(core, opt->threads_key, (uint64_t)nrows * dests.n,
 						FILL_THREADS_WORK, MAX_THREADS);
 	rc = fill_rows(core, &pl, nthreads < nrows ? nthreads : nrows, out, st);
+	st->rows_reused = atomic_load(&pl.rows_reused);
+	if (memo_ok) {
+		/* the memo is this fill now (or none, if it failed or was cancelled) */
+		if (rc == 0)
+			mhc_memo_save(&opt->memo_owner->memo, f, sc, pl.hops, dests.v, dests.n, out->lft,
+				      out->stride, rows, nrows, pl.row_routed, pl.row_unreachable);
+		else
+			mhc_memo_free(opt->memo_owner->memo), opt->memo_owner->memo = NULL;
+		opt->memo_owner->memo_free = mhc_memo_free;
+	}
+	free(reuse);
+	free(pl.row_routed);
+	free(pl.row_unreachable);
 done:
 	st->rows = nrows;
 	st->dests = dests.n;
@@ -452,7 +509,7 @@ void mhc_fill_log(const struct ibsm_core *core, const struct mhc_fill_stats *st,
 		core->log(core, IBSM_LOG_INFO, "%llu (switch, LID) pairs have no path in scope",
 			  (unsigned long long)st->unreachable);
 	core->log(core, IBSM_LOG_VERBOSE,
-		  "%llu LFT entries on %u switches to %u end ports%s in %.3f s (%u threads)",
-		  (unsigned long long)st->routed, st->rows, st->dests, detail, seconds,
-		  st->threads);
+		  "%llu LFT entries on %u switches (%u rows as the last fill left them) to %u end "
+		  "ports%s in %.3f s (%u threads)", (unsigned long long)st->routed, st->rows,
+		  st->rows_reused, st->dests, detail, seconds, st->threads);
 }

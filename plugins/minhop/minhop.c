@@ -40,6 +40,7 @@ static int minhop_route(void *inst, const struct ibsm_fabric *f, const struct ib
 		return engine_run_end(&run, rc);
 	res->ignore_matched = run.ignore_matched;
 	struct mhc_fill opt = {
+		.memo_owner = run.inst, /* a link change refills only the rows it touched */
 		.dest_ignored = run.dest_ign, .exit_ignored = run.exit_ign,
 		.threads_key = "minhop_threads",
 	};

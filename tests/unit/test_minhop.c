@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <glib.h>
 #include <gmodule.h>
+#include "fabric/patch.h"
 #include "fabric_fixture.h"
 
 static const struct ibsm_engine *minhop, *halfbit;
@@ -490,6 +491,53 @@ static void test_threads_deterministic(void)
 	fabric_unref(f);
 }
 
+/* A second route() on the same instance after a link went away copies the rows whose inputs
+ * did not change (plugins/common/mhc_memo.c) and gives, byte for byte, the tables a fresh
+ * instance computes; so does a third on the first fabric again. */
+static void test_memo_equals_fresh(void)
+{
+	struct fabric *f1 = fx_kary_ntree(4, 3, 1);
+	struct model_builder *b = patch_builder_from(f1);
+	/* a link between two switches of the top two levels: the last switch's first up-link */
+	uint32_t top = f1->pub.n_switches - 1, node = f1->switches[top].node;
+	const struct ibsm_switch *sw = &f1->switches[top];
+	g_assert_cmpuint(sw->nadj, >, 0);
+	patch_unlink(b, node, f1->adj[sw->adj0].port);
+	GError *err = NULL;
+	struct fabric *f2 = model_freeze(b, 2, &err);
+	g_assert_no_error(err);
+	model_builder_free(b);
+	fx_assign_lids(f2, 1);
+	struct fx_core c;
+	struct fx_run r, fresh;
+	struct ibsm_scope all = fx_scope_all();
+	fx_core_init(&c);
+	g_assert_cmpint(fx_route(minhop, &c, &f1->pub, NULL, &r), ==, 0);
+	size_t n = (size_t)f2->pub.n_switches * r.routes.stride;
+	const struct fabric *order[2] = { f2, f1 };
+	for (int i = 0; i < 2; i++) {
+		const struct fabric *f = order[i];
+		struct ibsm_routes again = r.routes;
+		again.lft = g_malloc(n + 1);
+		memset(again.lft, IBSM_NO_PORT, n + 1);
+		void *res = NULL;
+		g_assert_cmpint(minhop->route(r.inst, &f->pub, &all, &again, &res), ==, 0);
+		minhop->result_free(res);
+		g_assert_cmpint(fx_route(minhop, &c, &f->pub, NULL, &fresh), ==, 0);
+		g_assert_cmpuint(fresh.routes.stride, ==, again.stride);
+		g_assert_cmpmem(again.lft, n, fresh.routes.lft, n);
+		fx_run_clear(&fresh);
+		g_free(again.lft);
+	}
+	/* fills: f1, f2 (memo), f2 fresh, f1 (memo), f1 fresh; the memo ones copied rows */
+	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, "rows as the last fill left them"), ==, 5);
+	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, "(0 rows as the last fill left them)"), ==, 3);
+	fx_run_clear(&r);
+	fx_core_clear(&c);
+	fabric_unref(f1);
+	fabric_unref(f2);
+}
+
 static void test_cancel_and_bad_stride(void)
 {
 	struct fabric *f = fx_kary_ntree(4, 2, 0);
@@ -593,6 +641,7 @@ int main(int argc, char **argv)
 		g_test_add_func("/minhop/ignore-file-logged-once", test_ignore_file_logged_once);
 		g_test_add_func("/minhop/threads-deterministic", test_threads_deterministic);
 		g_test_add_func("/minhop/cancel-and-bad-stride", test_cancel_and_bad_stride);
+		g_test_add_func("/minhop/memo-equals-fresh", test_memo_equals_fresh);
 	}
 	if (halfbit)
 		g_test_add_func("/halfbit/scope", test_halfbit);

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* mhc_memo.h - the last fill of a min-hop engine instance (see struct mhc_memo in mhc.h): what
+ * decides each row, and the rows, so a fill copies the rows whose inputs did not change. */
+#ifndef MHC_MEMO_H
+#define MHC_MEMO_H
+
+#include <stdint.h>
+#include <ibsm/fabric.h>
+#include <ibsm/routing.h>
+#include "engine_dests.h"
+#include "mhc.h"
+
+/* reuse[S] (malloc'd; 1: row s may be copied from m), or NULL when m does not apply at all
+ * (no memo, other nodes or ports, other destinations or stride). */
+uint8_t *mhc_memo_reuse(const struct mhc_memo *m, const struct ibsm_fabric *f,
+			const struct ibsm_scope *sc, const uint8_t *hops,
+			const struct engine_dest *dests, uint32_t ndests, uint32_t stride);
+/* Row s of m (stride bytes) and the counts it had. */
+const uint8_t *mhc_memo_row(const struct mhc_memo *m, uint32_t s, uint64_t *routed,
+			    uint64_t *unreachable);
+/* *memo (freed first) becomes this fill: rows[0 .. nrows) were filled, routed[s] and
+ * unreachable[s] their counts. Nothing is kept beyond MHC_MEMO_MAX_BYTES. 0, or -1 without
+ * memory (no memo then). */
+int mhc_memo_save(void **memo, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+		  const uint8_t *hops, const struct engine_dest *dests, uint32_t ndests,
+		  const uint8_t *lft, uint32_t stride, const uint32_t *rows, uint32_t nrows,
+		  const uint64_t *routed, const uint64_t *unreachable);
+
+#endif
