@@ -418,6 +418,7 @@ struct fabric *repair_discover(struct sm *sm, struct repair_stats *st, char *why
 	sm->trap_lids = g_array_new(FALSE, FALSE, sizeof(struct trap_lid));
 	sm->trap_pending = 0;
 	rp.b = patch_builder_from(prev);
+	transport_step_now(sm->t); /* tens of ms on a large fabric: the SA is served between */
 	for (guint i = 0; start && i < start->len; i++) {
 		uint16_t lid = g_array_index(start, struct trap_lid, i).lid;
 		uint32_t s = trap_switch(prev, lid);
@@ -461,10 +462,17 @@ struct fabric *repair_discover(struct sm *sm, struct repair_stats *st, char *why
 		g_free(reached);
 		reached = g_new0(uint8_t, model_count(rp.b));
 		st->routes_fixed += fix_routes(&rp, reached);
-		struct model_builder *out = patch_reachable(rp.b, reached, &st->nodes_dropped);
+		uint32_t cut = 0;
+		for (uint32_t i = 0; i < model_count(rp.b); i++)
+			cut += !reached[i];
+		/* a copy without what can no longer be reached, when something cannot */
+		struct model_builder *out = cut ? patch_reachable(rp.b, reached, &st->nodes_dropped) : rp.b;
 		GError *err = NULL;
+		transport_step_now(sm->t);
 		f = model_freeze(out, ++sm->generation, &err);
-		model_builder_free(out);
+		if (out != rp.b)
+			model_builder_free(out);
+		transport_step_now(sm->t);
 		if (!f) {
 			decline(&rp, "%s", err->message);
 			g_clear_error(&err);

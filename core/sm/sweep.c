@@ -376,6 +376,7 @@ int sweep_repair(struct sm *sm, GError **err)
 		return SWEEP_DECLINED;
 	}
 	install_generation(sm, f);
+	transport_step_now(sm->t);
 	phase_end(&sm->phases, "repair: %u nodes, %u switches, %u ports", f->pub.n_nodes,
 		  f->pub.n_switches, f->pub.n_ports);
 	LOG_I("SWP-0022", "repair %u: %u switches read (%u ports, %u NodeInfo), %u verified by "
