@@ -245,6 +245,7 @@ bench: deps
 	python3 bench/torus_bench.py $(TORUS_BENCH_ARGS)
 	python3 bench/engines_bench.py $(ENGINES_BENCH_ARGS)
 	python3 bench/repair_bench.py $(REPAIR_BENCH_ARGS)
+	python3 bench/scale_bench.py $(SCALE_BENCH_ARGS)
 
 # libFuzzer targets (clang): tests/fuzz/fuzz_<target>.c over the core and policy sources
 # (compiled again by clang, instrumented for coverage, not from the archives). Findings go to

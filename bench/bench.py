@@ -48,6 +48,8 @@ FABRICS = {
     4096: ((16, 16, 16), (1, 16, 16)),
     8192: ((16, 16, 32), (1, 16, 16)),
     16384: ((16, 16, 64), (1, 16, 16)),
+    # the largest subnet (bench/scale_bench.py): 45184 LIDs, needs ibsim -L 49152
+    39936: ((16, 16, 156), (1, 16, 16)),
 }
 PHASES = ("discovery", "lids", "ports", "routing", "lft", "arm", "active")
 HZ = os.sysconf("SC_CLK_TCK")
@@ -216,13 +218,13 @@ class Sim:
 
     count = 0
 
-    def __init__(self, fabric, rundir, console=False):
+    def __init__(self, fabric, rundir, console=False, args=(), start_limit=300):
         Sim.count += 1
         self.sock = "ibsmbench-%d-%d" % (os.getpid(), Sim.count)
         s = fabric.size
         cmd = ["ibsim", "-s"] + ([] if console else ["-n"]) + [
-            "-N", str(s["nodes"] + 16), "-S", str(s["switches"] + 16), "-P", str(s["ports"] + 64),
-            fabric.net]
+            "-N", str(s["nodes"] + 16), "-S", str(s["switches"] + 16), "-P", str(s["ports"] + 64)
+        ] + list(args) + [fabric.net]
         env = dict(os.environ, IBSIM_SOCKNAME=self.sock)
         env.pop("LD_PRELOAD", None)
         self.log = os.path.join(rundir, "ibsim.log")
@@ -233,12 +235,14 @@ class Sim:
             self.fifo = os.open(path, os.O_RDWR)  # read-write: ibsim never sees EOF
         self.proc = PROCS.start(cmd, rundir, env, self.log,
                                 stdin=self.fifo if console else subprocess.DEVNULL)
-        watch, deadline = LogWatch(self.log), time.monotonic() + 300
+        t0 = time.monotonic()
+        watch, deadline = LogWatch(self.log), t0 + start_limit
         while not watch.seen("ready"):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 PROCS.stop(self.proc)
                 raise RuntimeError("ibsim did not start: " + tail_of(self.log))
             time.sleep(0.05)
+        self.start_s = time.monotonic() - t0
         self.cpu0 = proc_cpu(self.proc.pid) or 0.0
 
     def client_env(self, umad2sim, rundir):

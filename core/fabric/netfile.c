@@ -714,6 +714,23 @@ static int link_all(struct nf_parser *p, GError **err)
 	return 0;
 }
 
+/* LinearFDBCap given to the switches: ibsim's default, or IBSM_FABRIC_LFT_CAP (the value of
+ * ibsim's -L for the same file, 1..49152) so that a fabric with more than 30719 LIDs can be
+ * routed offline exactly as ibsim -L would present it. */
+static uint32_t netfile_lft_cap(void)
+{
+	const char *e = g_getenv("IBSM_FABRIC_LFT_CAP");
+	char *end = NULL;
+	unsigned long v;
+
+	if (!e || !*e)
+		return NETFILE_LFT_CAP;
+	v = strtoul(e, &end, 0);
+	if (*end || v == 0 || v > 49152)
+		return NETFILE_LFT_CAP;
+	return (uint32_t)v;
+}
+
 static void fill_node(const struct nf_node *n, struct model_node_in *m)
 {
 	int sw = n->type == NF_SWITCH, pn;
@@ -725,7 +742,7 @@ static void fill_node(const struct nf_node *n, struct model_node_in *m)
 	m->revision = NF_REVISION;
 	m->partition_cap = sw ? NF_SW_PKEY_CAP : NF_CA_PKEY_CAP;
 	if (sw) {
-		m->lft_cap = NETFILE_LFT_CAP;
+		m->lft_cap = netfile_lft_cap();
 		m->mft_cap = NETFILE_MFT_CAP;
 		m->pkey_enf_cap = NETFILE_PKEY_ENF_CAP;
 		m->enhanced_sp0 = n->esp0 > 0;

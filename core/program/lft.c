@@ -181,18 +181,37 @@ static void wanted_block(const struct pass *g, uint32_t sw, uint32_t b, uint8_t 
 		want[i] = g->lft[(size_t)sw * g->stride + first + i];
 }
 
+void lft_pace(struct pass *g)
+{
+	if (transport_outstanding(g->t) < LFT_QUEUE_HIGH)
+		return;
+	while (transport_outstanding(g->t) > LFT_QUEUE_LOW && !(g->stop && *g->stop))
+		transport_poll(g->t, 1, 0);
+}
+
 uint32_t lft_write_changed(struct pass *g, uint32_t nblocks)
 {
 	uint32_t sent = 0, ns = g->f->pub.n_switches;
+	/* each switch's memory looked up once, not once per block */
+	struct held_lft **held = g_new0(struct held_lft *, ns ? ns : 1);
+	for (uint32_t sw = 0; sw < ns; sw++)
+		held[sw] = g_hash_table_lookup(g->lft_mem->held,
+					       &g->f->nodes[g->f->switches[sw].node].guid);
 	/* block-major across switches spreads the load over all switches */
-	for (uint32_t b = 0; b < nblocks; b++) {
+	for (uint32_t b = 0; b < nblocks && !(g->stop && *g->stop); b++) {
+		uint32_t first = b * LFT_BLOCK_SIZE;
 		for (uint32_t sw = 0; sw < ns; sw++) {
 			uint32_t node = g->f->switches[sw].node;
 			if (!g->f->nx[node].have_switchinfo)
 				continue;
-			struct held_lft *h = g_hash_table_lookup(g->lft_mem->held, &g->f->nodes[node].guid);
-			uint8_t want[LFT_BLOCK_SIZE];
-			wanted_block(g, sw, b, want);
+			struct held_lft *h = held[sw];
+			/* a whole block inside the table is compared where it lies, not copied */
+			uint8_t tail[LFT_BLOCK_SIZE];
+			const uint8_t *want = tail;
+			if (first + LFT_BLOCK_SIZE <= g->stride)
+				want = g->lft + (size_t)sw * g->stride + first;
+			else
+				wanted_block(g, sw, b, tail);
 			if (h && b < h->nblocks && h->known[b] &&
 			    !memcmp(h->rows + (size_t)b * LFT_BLOCK_SIZE, want, LFT_BLOCK_SIZE))
 				continue;
@@ -202,7 +221,9 @@ uint32_t lft_write_changed(struct pass *g, uint32_t nblocks)
 			memcpy(r.data, want, LFT_BLOCK_SIZE);
 			transport_submit(g->t, &r);
 			sent++;
+			lft_pace(g);
 		}
 	}
+	g_free(held);
 	return sent;
 }

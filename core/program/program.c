@@ -119,9 +119,10 @@ static uint32_t switch_ports(struct pass *g, struct phase_log *pl, uint32_t nblo
 	}
 	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
 		uint32_t node = f->switches[s].node;
-		if (f->nx[node].have_switchinfo)
+		if (f->nx[node].have_switchinfo) {
 			n_read += lft_prepare(g, s, nblocks);
-		else if (no_si++ < NOT_ACTIVE_LOG_MAX)
+			lft_pace(g); /* a fabric met with tables: its blocks read a share at a time */
+		} else if (no_si++ < NOT_ACTIVE_LOG_MAX)
 			LOG_E("PRG-0003", "switch 0x%016" PRIx64 " (%s): no SwitchInfo, its tables are not "
 			      "programmed", f->nodes[node].guid, f->nodes[node].desc);
 	}

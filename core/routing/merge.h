@@ -17,4 +17,11 @@ int routing_merge(const struct fabric *f, const struct ibsm_scope *scope,
 		  const struct ibsm_routes *step, uint8_t *final_lft, uint32_t stride,
 		  uint8_t *lid_owner, uint8_t owner);
 
+/* routing_merge() of step over tables with no route anywhere, done inside step->lft itself:
+ * afterwards step->lft holds exactly what final_lft would (entries out of scope, refused or
+ * not a route read IBSM_NO_PORT, LID 0 too), with the same log lines. Spares the second
+ * n_switches x stride buffer on a single-step run. Returns as routing_merge(). */
+int routing_merge_in_place(const struct fabric *f, const struct ibsm_scope *scope,
+			   struct ibsm_routes *step);
+
 #endif

@@ -25,11 +25,15 @@ struct routing_result *routing_run(struct fallback_list *c, struct fabric *f, GE
 	if (c->orch)
 		return orch_run(c->orch, f, err);
 	gint64 t0 = g_get_monotonic_time();
+	/* no tables of its own yet: the winning step's merged rows become r->lft (step_run.h,
+	 * scratch NULL), so a run holds one n_switches x stride buffer, not three */
 	struct routing_result *r = routing_result_new(f);
+	g_free(r->lft);
+	r->lft = NULL;
 	struct ibsm_routes routes = { .size = sizeof(routes), .stride = r->stride };
 	size_t bytes = (size_t)r->n_switches * r->stride;
 	routes.lft = g_malloc(bytes ? bytes : 1);
-	uint8_t *scratch = g_malloc(bytes ? bytes : 1);
+	uint8_t *scratch = NULL;
 	struct ibsm_scope scope = { .size = sizeof(scope), .step = 0 }; /* NULL bits: all */
 	GString *whys = g_string_new(NULL);
 	int routed = 0;
@@ -54,7 +58,6 @@ struct routing_result *routing_run(struct fallback_list *c, struct fabric *f, GE
 		g_free(pre);
 	}
 	g_free(routes.lft);
-	g_free(scratch);
 	if (!routed) {
 		if (cancelled(c))
 			g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_CANCELLED, "routing cancelled");

@@ -13,12 +13,19 @@
  * holes make the step a failure whatever route() returned (but for an engine whose tables are
  * loaded as given, IBSM_CAP_AS_LOADED: logged). 0, or -EHOSTUNREACH with why. */
 static int merge_and_verify(struct routing_step *s, struct fabric *f, const struct ibsm_scope *scope,
-			    const struct ibsm_routes *routes, struct routing_result *r, uint8_t *scratch,
+			    struct ibsm_routes *routes, struct routing_result *r, uint8_t *scratch,
 			    char *why, size_t why_len)
 {
 	size_t bytes = (size_t)r->n_switches * r->stride;
-	memcpy(scratch, r->lft, bytes);
-	int refused = routing_merge(f, scope, routes, scratch, r->stride, NULL, 0);
+	int refused;
+	if (scratch) {
+		memcpy(scratch, r->lft, bytes);
+		refused = routing_merge(f, scope, routes, scratch, r->stride, NULL, 0);
+	} else {
+		/* nothing routed before this step: merged over no route, in place */
+		refused = routing_merge_in_place(f, scope, routes);
+		scratch = routes->lft;
+	}
 	r->rejected = refused > 0 ? (uint32_t)refused : 0;
 	struct routing_holes h;
 	gint64 t0 = g_get_monotonic_time();
@@ -71,7 +78,14 @@ int routing_step_try(struct routing_step *s, struct fabric *f, const struct ibsm
 			ops->result_free(result);
 		return rc;
 	}
-	memcpy(r->lft, scratch, (size_t)r->n_switches * r->stride);
+	if (scratch) {
+		memcpy(r->lft, scratch, (size_t)r->n_switches * r->stride);
+	} else {
+		/* the merged tables change hands: r->lft (no route anywhere, or NULL) goes back */
+		uint8_t *blank = r->lft;
+		r->lft = routes->lft;
+		routes->lft = blank;
+	}
 	uint8_t part = routing_result_add(r, s, result);
 	for (uint32_t lid = 1; lid < r->stride; lid++)
 		if (ibsm_scope_routes_lid(&f->pub, scope, lid))

@@ -707,6 +707,36 @@ static void test_merge_bad_port(void)
 	fabric_unref(f);
 }
 
+/* routing_merge_in_place() leaves in the step's own rows exactly what routing_merge() writes
+ * over tables with no route, for scopes of switches, destinations and path bits, with
+ * refused ports and no-route entries among the rows. */
+static void test_merge_in_place(void)
+{
+	struct fabric *f = tiny_fabric();
+	uint64_t sw[1] = { 0 }, dests[1] = { 0 };
+	bit_set(sw, 1);
+	bit_set(dests, port_id(f, CA_GUID(0), 1));
+	bit_set(dests, port_id(f, SW_GUID(1), 0));
+	struct ibsm_scope scopes[] = {
+		{ .size = sizeof(struct ibsm_scope) },
+		{ .size = sizeof(struct ibsm_scope), .switches = { sw, 2 } },
+		{ .size = sizeof(struct ibsm_scope), .dests = { dests, f->pub.n_ports } },
+		{ .size = sizeof(struct ibsm_scope), .path_bit_first = 1, .path_bit_count = 1 },
+	};
+	for (unsigned k = 0; k < G_N_ELEMENTS(scopes); k++) {
+		uint8_t rows[16], final[16];
+		for (unsigned i = 0; i < 16; i++)  /* routes, no-routes, ports beyond the 4 */
+			rows[i] = (uint8_t)(i % 5 == 4 ? IBSM_NO_PORT : i % 7 == 6 ? 9 : 1 + i % 4);
+		struct ibsm_routes step = { .size = sizeof(step), .stride = 8, .lft = rows };
+		fill(final, IBSM_NO_PORT);
+		int want = routing_merge(f, &scopes[k], &step, final, 8, NULL, 0);
+		g_assert_cmpint(routing_merge_in_place(f, &scopes[k], &step), ==, want);
+		for (unsigned i = 0; i < 16; i++)
+			g_assert_cmpuint(rows[i], ==, final[i]);
+	}
+	fabric_unref(f);
+}
+
 /* ---- switch_hops ---- */
 
 static const enum hops_method methods[] = { HOPS_AUTO, HOPS_BFS, HOPS_BITSET };
@@ -1104,6 +1134,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/engines/merge/no-port-keeps", test_merge_no_port_keeps);
 	g_test_add_func("/engines/merge/later-overrides", test_merge_later_overrides);
 	g_test_add_func("/engines/merge/bad-port", test_merge_bad_port);
+	g_test_add_func("/engines/merge/in-place", test_merge_in_place);
 	g_test_add_func("/engines/hops/ring", test_hops_ring);
 	g_test_add_func("/engines/hops/excluded-link", test_hops_excluded_link);
 	g_test_add_func("/engines/hops/methods-agree", test_hops_methods_agree);

@@ -440,6 +440,29 @@ static void test_default_bases(void)
 	g_free(path);
 }
 
+/* IBSM_FABRIC_LFT_CAP gives the switches the LinearFDBCap ibsim -L would (a fabric past LID
+ * 30719 routed offline); unset, empty, 0, past 49152 or not a number: ibsim 0.10's default. */
+static void test_lft_cap_env(void)
+{
+	char *path = write_file("cap.net", "Hca 1 \"a\"\n[1] \"s\"[1]\n\nSwitch 2 \"s\"\n[1] \"a\"[1]\n", -1);
+	const struct { const char *value; uint32_t cap; } cases[] = {
+		{ "49152", 49152 }, { "0xC000", 49152 }, { "1024", 1024 }, { NULL, NETFILE_LFT_CAP },
+		{ "", NETFILE_LFT_CAP }, { "0", NETFILE_LFT_CAP }, { "49153", NETFILE_LFT_CAP },
+		{ "48k", NETFILE_LFT_CAP },
+	};
+	for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
+		if (cases[i].value)
+			g_setenv("IBSM_FABRIC_LFT_CAP", cases[i].value, TRUE);
+		else
+			g_unsetenv("IBSM_FABRIC_LFT_CAP");
+		struct fabric *f = load_path(path);
+		g_assert_cmpuint(f->nx[fabric_node_by_guid(f, 0x200000)].lft_cap, ==, cases[i].cap);
+		fabric_unref(f);
+	}
+	g_unsetenv("IBSM_FABRIC_LFT_CAP");
+	g_free(path);
+}
+
 /* Loads text as NAME in the scratch dir: must fail with code, the message must start with
  * "<file>:<line>: " (file = where_file or NAME) and contain fragment; b must stay empty. */
 static void expect_error_at(const char *text, gssize len, int code, const char *where_file,
@@ -712,6 +735,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/netfile/ibnetdiscover-output", test_ibnetdiscover_output);
 	g_test_add_func("/netfile/syntax", test_syntax);
 	g_test_add_func("/netfile/default-bases", test_default_bases);
+	g_test_add_func("/netfile/lft-cap-env", test_lft_cap_env);
 	g_test_add_func("/netfile/parse-errors", test_parse_errors);
 	g_test_add_func("/netfile/link-errors", test_link_errors);
 	g_test_add_func("/netfile/file-errors", test_file_errors);

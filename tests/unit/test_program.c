@@ -203,6 +203,13 @@ static void test_bringup_fat_tree_lmc(void)
 	check_bringup(fx_kary_ntree(2, 3, 0), 1);
 }
 
+/* 244 LIDs: three whole LFT blocks and a partial one per switch (whole blocks are compared
+ * where they lie in the routes, the last one through a padded copy) */
+static void test_bringup_many_blocks(void)
+{
+	check_bringup(fx_line(4, 60, 0), 0);
+}
+
 /* ---- (b) LFT diffs ---------------------------------------------------------------------------- */
 
 /* Sets of any kind, and reads of tables, from record `from` on. */
@@ -781,6 +788,7 @@ int main(int argc, char **argv)
 	log_set_quiet(!g_getenv("IBSM_TEST_LOG")); /* judged from the fake, not from the log */
 	g_test_add_func("/program/bringup/line", test_bringup_line);
 	g_test_add_func("/program/bringup/fat_tree_lmc1", test_bringup_fat_tree_lmc);
+	g_test_add_func("/program/bringup/many_blocks", test_bringup_many_blocks);
 	g_test_add_func("/program/lft/diff", test_lft_diff);
 	g_test_add_func("/program/lft/reset_switch", test_lft_reset_switch);
 	g_test_add_func("/program/lft/refused_block", test_lft_refused_block);
