@@ -552,7 +552,9 @@ def live_run(sm, fabric, rundir, umad2sim, timeout, smprate=None, hups=0):
         if not res["up"]:
             res["log_tail"] = tail_of(log) + tail_of(out)
         if smprate and res["up"]:
-            res["ceiling"] = measure_ceiling(smprate, sim, rundir, umad2sim)
+            # the same number of SMPs as this SM sent, the window ibsm uses (max_wire_smps)
+            res["ceiling"] = measure_ceiling(smprate, sim, rundir, umad2sim,
+                                             count=res.get("smps") or 100000, window=64)
     finally:
         if p is not None:
             PROCS.stop(p)
@@ -560,9 +562,10 @@ def live_run(sm, fabric, rundir, umad2sim, timeout, smprate=None, hups=0):
     return res
 
 
-def measure_ceiling(smprate, sim, rundir, umad2sim, count=100000):
+def measure_ceiling(smprate, sim, rundir, umad2sim, count=100000, window=32):
     try:
-        out = subprocess.run([smprate, "-n", str(count)], cwd=rundir, capture_output=True,
+        out = subprocess.run([smprate, "-n", str(count), "-w", str(window)], cwd=rundir,
+                             capture_output=True,
                              text=True, env=sim.client_env(umad2sim, rundir), timeout=120,
                              preexec_fn=_child_setup)
     except subprocess.TimeoutExpired:
@@ -924,11 +927,11 @@ def markdown(meta, labels, summary, offline, sm_a, sm_b):
                 label = ""
         w("")
         if any(per["ceiling_smps_per_s"] for per in summary.values()):
-            w("## SMP ceiling (trivial client bench/smprate.c: NodeInfo Gets, 32 in flight, "
-              "on each run's ibsim after the SM stopped)\n")
-            w("| hosts | SMPs/s | %s SMPs at that rate (s) | %s SMPs at that rate (s) |"
-              % (sm_a, sm_b))
-            w("|---|---|---|---|")
+            w("## SMP ceiling (trivial client bench/smprate.c: as many NodeInfo Gets as the SM "
+              "sent, 64 in flight, on each run's ibsim after the SM stopped)\n")
+            w("| hosts | SMPs/s | %s SMPs at that rate (s) | %s SMPs at that rate (s) | "
+              "%s bring-up / that time |" % (sm_a, sm_b, sm_b))
+            w("|---|---|---|---|---|")
             for hosts, per in summary.items():
                 c = per["ceiling_smps_per_s"]
                 if not c:
@@ -936,8 +939,12 @@ def markdown(meta, labels, summary, offline, sm_a, sm_b):
                 floor = []
                 for name in (sm_a, sm_b):
                     s = per[name]["smps"]
-                    floor.append("%.2f" % (s["median"] / c["median"]) if s else "-")
-                w("| %d | %s | %s | %s |" % (hosts, fmt_spread(c, "%.0f"), floor[0], floor[1]))
+                    floor.append(s["median"] / c["median"] if s else None)
+                t = per[sm_b]["wall_s"]
+                ratio = "%.2f" % (t["median"] / floor[1]) if floor[1] and t else "-"
+                w("| %d | %s | %s | %s | %s |" % (hosts, fmt_spread(c, "%.0f"),
+                                                  "%.2f" % floor[0] if floor[0] else "-",
+                                                  "%.2f" % floor[1] if floor[1] else "-", ratio))
             w("")
     if offline:
         # offline: {engine: {hosts: runs}} (older result files: {hosts: runs}, minhop)

@@ -9,14 +9,16 @@ of libumad2sim.so and SMPCOUNT_TRACE set, so every MAD the SM sends and receives
 with a monotonic timestamp. One repair is measured from the first trap (SMI class, method Trap)
 the SM receives after the link changed in ibsim, to the last answer to an LFT Set
 (LinearForwardingTable, IBA 14.2.5.10) it receives for that change. Also counted: the SMPs the
-SM sent in between, and the LFT blocks it wrote. Meanwhile bench/sa_load.c keeps 32 PathRecord
-queries outstanding from a host, so the SA's answers during the repairs are recorded too.
+SM sent in between, and the LFT blocks it wrote. Meanwhile bench/sa_load.c keeps PathRecord
+queries outstanding (--sa-window, 4) from a host, so the SA's answers during the repairs are
+recorded too.
 
 The link is taken down and brought back --reps times (medians reported); a repair is over
 when the SM has sent nothing for --quiet seconds.
 
 usage: repair_bench.py [--hosts 8192] [--reps 3] [--ibsm PATH] [--keep] [--no-save]"""
 import os
+import random
 import statistics
 import struct
 import sys
@@ -27,6 +29,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import bench as B  # noqa: E402  (processes, fabrics, the two SMs)
 import sa_bench as SA  # noqa: E402  (the load client's output, the fabric's facts)
+import scale_bench as SC  # noqa: E402  (sampled host pairs walked by ibtracert -G)
 
 REC = 280          # tests/tools/smpcount.c: struct trace_rec
 CLASS_SM_LID, CLASS_SM_DR = 0x01, 0x81
@@ -64,6 +67,31 @@ def repair_figures(recs):
     return {"trap_to_lft_s": round((last - trap) / 1e9, 4), "smps": smps, "lft_blocks": len(sets)}
 
 
+def wait_repaired(trace, offset, quiet_s, limit_s):
+    """Waits until the SM has written LFT blocks since byte offset and then sent nothing for
+    quiet_s (an SM may compute routes for seconds without a MAD: OpenSM does); at most limit_s.
+    Returns True when it did."""
+    t0, pos, seen = time.monotonic(), offset, False
+    since = time.monotonic()
+    while time.monotonic() - t0 < limit_s:
+        time.sleep(0.25)
+        size = os.path.getsize(trace)
+        if size != pos:
+            with open(trace, "rb") as f:
+                f.seek(pos)
+                data = f.read(size - pos)
+            n = len(data) // REC * REC
+            for i in range(0, n, REC):
+                mad = data[i + 24:i + 48]
+                if data[i + 12] == 0 and mad[3] == METHOD_SET and (mad[16] << 8 | mad[17]) == ATTR_LFT:
+                    seen = True
+            pos += n
+            since = time.monotonic()
+        elif seen and time.monotonic() - since >= quiet_s:
+            return True
+    return False
+
+
 def wait_quiet(trace, quiet_s, limit_s):
     """Waits until the trace has not grown for quiet_s (at most limit_s)."""
     t0 = time.monotonic()
@@ -78,7 +106,7 @@ def wait_quiet(trace, quiet_s, limit_s):
     return False
 
 
-def measure(fabric, umad2sim, load, reps, quiet_s):
+def measure(fabric, umad2sim, load, reps, quiet_s, pairs, window):
     """umad2sim: the SM's LD_PRELOAD (the tracer first); the load client gets the last part."""
     plain = umad2sim.split(":")[-1]
     ca, link = SA.net_facts(fabric.net)
@@ -89,21 +117,23 @@ def measure(fabric, umad2sim, load, reps, quiet_s):
         out["link"] = '%s[%d]' % link
         out["down"], out["up"] = [], []
         # the SA load for the whole series; the changes are made while it runs
-        seconds = reps * 2 * (quiet_s + 40)
+        seconds = reps * 2 * (quiet_s + 60) + 120
         env = SA.client_env(sim, plain, rundir, ca)
         env.pop("SMPCOUNT_TRACE", None)
         lout = os.path.join(rundir, "load.out")
-        lp = B.PROCS.start([load, "-n", str(maxlid), "-w", "32", "-d", str(seconds), "-T"],
+        lp = B.PROCS.start([load, "-n", str(maxlid), "-w", str(window), "-d", str(seconds), "-T"],
                            rundir, env, lout)
         try:
             wait_quiet(trace, quiet_s, 120)
-            for _ in range(reps):
+            for rep in range(reps):
                 for kind, cmd in (("down", "Unlink"), ("up", "ReLink")):
                     off = os.path.getsize(trace)
                     sim.console('%s "%s"[%d]' % (cmd, link[0], link[1]))
-                    time.sleep(1.0)
-                    wait_quiet(trace, quiet_s, 600)
+                    wait_repaired(trace, off, quiet_s, 900)
                     out[kind].append(repair_figures(read_trace(trace, off)))
+                    if rep == reps - 1 and pairs:
+                        # what the switches hold after the repair: sampled pairs walked
+                        out["delivered_" + kind] = SC.check_pairs(sim, plain, rundir, pairs)
         finally:
             B.PROCS.stop(lp)
         with open(lout) as f:
@@ -121,8 +151,9 @@ def markdown(meta, runs):
     lines = ["## Repair: a spine link down and up (%s)" % meta["fabric"], "",
              "%s, %s. Link %s taken down and brought back %d times in ibsim; times from the MAD "
              "trace of each SM (tests/tools/smpcount.so): first trap received -> last LFT Set "
-             "answered. SA: bench/sa_load.c, 32 PathRecord queries outstanding throughout." % (
-                 meta["date"], meta["machine"], meta.get("link"), meta["reps"]), "",
+             "answered. SA: bench/sa_load.c, %d PathRecord queries outstanding throughout. Delivery: random "
+             "host pairs walked through the switches' LFTs by ibtracert -G after the last repairs." % (
+                 meta["date"], meta["machine"], meta.get("link"), meta["reps"], meta.get("sa_window", 32)), "",
              "| SM | change | trap -> last LFT ack s (median) | all | SMPs sent | LFT blocks |",
              "|---|---|---|---|---|---|"]
     for r in runs:
@@ -137,6 +168,12 @@ def markdown(meta, runs):
                 " ".join("%.3f" % x["trap_to_lft_s"] if x and x.get("trap_to_lft_s") is not None
                          else "-" for x in rows),
                 med(rows, "smps"), med(rows, "lft_blocks")))
+    lines += ["", "| SM | pairs delivered after the last link down | after it came back |", "|---|---|---|"]
+    for r in runs:
+        d, u = r.get("delivered_down"), r.get("delivered_up")
+        if d or u:
+            lines.append("| %s | %s | %s |" % (r["sm"], "%d/%d" % (d["delivered"], d["pairs"]) if d else "-",
+                                                "%d/%d" % (u["delivered"], u["pairs"]) if u else "-"))
     lines += ["", "| SM | SA queries/s | ok | timeouts | p99 ms | max ms |", "|---|---|---|---|---|---|"]
     for r in runs:
         sa = r.get("sa") or {}
@@ -158,6 +195,11 @@ def markdown(meta, runs):
 def main(argv):
     def add(ap):
         ap.add_argument("--reps", type=int, default=3)
+        ap.add_argument("--sa-window", type=int, default=4,
+                        help="PathRecord queries the SA load client keeps outstanding (4: an SA in "
+                             "use; sa_bench.py measures 32 through a re-route)")
+        ap.add_argument("--pairs", type=int, default=100,
+                        help="random host pairs walked (ibtracert -G) after the last repairs")
         ap.add_argument("--quiet", type=float, default=4.0,
                         help="a repair is over when the SM sent nothing for this long (s)")
     a = B.section_args("OpenSM's and ibsm's repair of a spine link", 8192, argv, add)
@@ -171,7 +213,11 @@ def main(argv):
         meta["client"], link = SA.net_facts(fabric.net)
         meta["link"] = "%s[%d]" % link
         meta["reps"] = a.reps
-        return measure(fabric, umad2sim, load, a.reps, a.quiet), None
+        guids = SC.host_guids(fabric, work)
+        rnd = random.Random(29)
+        pairs = [tuple(rnd.sample(guids, 2)) for _ in range(a.pairs)]
+        meta["sa_window"] = a.sa_window
+        return measure(fabric, umad2sim, load, a.reps, a.quiet, pairs, a.sa_window), None
 
     # both SMs start with the tracer ahead of umad2sim and write their trace into their run
     # directory (side_by_side starts them there)

@@ -3,6 +3,8 @@
  * PathRecord queries (SubnAdmGet, by SLID and DLID, pairs drawn at random from LIDs 1..N)
  * outstanding against the SM's SA for D seconds and reports what came back and how fast.
  *   sa_load -n MAXLID [-w WINDOW] [-d SECONDS] [-t TIMEOUT_MS] [-r SEED] [-T]
+ * SIGTERM or SIGINT ends a run early: no new query, the ones in flight answered or timed out,
+ * then the figures of what was done.
  * A query is answered when the response with its TID comes (any status: 0, NO_RECORDS for a
  * LID no port holds, BUSY are counted apart); one that gets nothing within the timeout counts
  * as timed out and its slot is reused. Latency: from the send to the answer. Output, one line:
@@ -14,6 +16,7 @@
  *   t SEC answered A p50_ms P p99_ms P max_ms M
  * so that a sweep that stops the SA shows as a gap. libibumad only (MAD fields by hand). */
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +78,14 @@ static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (ui
 static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)(v >> 16)); put16(p + 2, (uint16_t)v); }
 static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)(v >> 32)); put32(p + 4, (uint32_t)v); }
 
+static volatile sig_atomic_t term_seen;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	term_seen = 1;
+}
+
 int main(int argc, char **argv)
 {
 	int window = 1, timeout_ms = 2000, timeline = 0, maxlid = 0;
@@ -126,11 +137,18 @@ int main(int argc, char **argv)
 	uint64_t sent = 0, ok = 0, norec = 0, busy = 0, other = 0, timeouts = 0;
 	uint32_t seq = 1;
 	double t0 = now_s(), end = t0 + duration;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	struct timespec wall0;
 	clock_gettime(CLOCK_REALTIME, &wall0);
 	double epoch0 = (double)wall0.tv_sec + wall0.tv_nsec / 1e9;
 	for (;;) {
 		double t = now_s();
+		if (term_seen && end > t)
+			end = t; /* SIGTERM: no new queries, the ones in flight answered, then the figures */
 		int active = 0;
 		for (int i = 0; i < window; i++) {
 			struct slot *s = &slots[i];
