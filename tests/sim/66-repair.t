@@ -7,7 +7,8 @@ it act. For each change (a link between two switches down and back, a host leavi
 back, a whole switch next to the SM's own leaf unlinked and relinked, two links at once):
 - the log says SWP-0022 (repaired) rather than SWP-0023 (declined), and the wire (SMP counter
   shim) agrees: a repair sends fewer than half the NodeInfo Gets the heavy sweep after it sends
-  (a discovery sends one through every link);
+  (a discovery sends one through every link; a sweep left incomplete while a switch comes back
+  port by port is retried by a heavy sweep, whose Gets are allowed for);
 - every pair of live hosts is delivered by the LFTs the diags read back;
 - then SIGHUP makes a heavy sweep (whole discovery, routes computed anew) of the same fabric:
   it must write nothing (the counter sees no Set at all), the LFTs read back are unchanged,
@@ -87,7 +88,11 @@ with h.Sim(net, host="host-1") as sim:
         tap.ok(done is not None and "SWP-0022" in text and "SWP-0023" not in text,
                "%s: repaired (SWP-0022), not declined" % what,
                "\n".join(ln for ln in text.splitlines() if "SWP-002" in ln or "TRP-" in ln) or text[-1500:])
-        repairs = max(1, len(re.findall(r"SWP-0022", text)))
+        repaired = set(re.findall(r"SWP-0022 repair (\d+):", text))
+        # a sweep left incomplete (a port of a switch coming back not ACTIVE yet) is retried
+        # by a heavy sweep a second later: its NodeInfo Gets are a discovery's
+        heavies = len(set(re.findall(r"SWP-0005 heavy sweep (\d+):", text)) - repaired)
+        repairs = max(1, len(repaired))
         repair_ni, repair_summary = d.gets(h.NODEINFO), d.summary()
         snap1 = sim.collect(host="host-9")
         tap.check("%s: every pair of live hosts delivered" % what, h.check_routes(snap1))
@@ -99,9 +104,10 @@ with h.Sim(net, host="host-1") as sim:
         swept = du.wait_text(log, off, r"SWP-0005", POLL_S, alive=sm.alive)
         sm.wait_idle(1.0, POLL_S)
         d = sm.counts() - c1
-        tap.ok(0 < repair_ni / repairs < d.gets(h.NODEINFO) / 2,
-               "%s: %d NodeInfo Gets on the wire in %d repairs, %d in the heavy sweep after" % (
-                   what, repair_ni, repairs, d.gets(h.NODEINFO)), repair_summary)
+        heavy_ni = d.gets(h.NODEINFO)
+        tap.ok(0 < repair_ni - 1.2 * heavies * heavy_ni < repairs * heavy_ni / 2,
+               "%s: %d NodeInfo Gets on the wire in %d repairs (and %d heavy sweeps), %d in the "
+               "heavy sweep after" % (what, repair_ni, repairs, heavies, heavy_ni), repair_summary)
         tap.ok(swept is not None and d.sets() == 0 and re.search(r"SWP-0006", du.since(log, off)),
                "%s: a heavy sweep of the same fabric writes nothing (%d Sets)" % (what, d.sets()),
                d.describe_sets(snap1) + "\n" + du.since(log, off)[-1200:])
