@@ -10,7 +10,8 @@ PREFIX  ?= /usr/local
 SYSCONFDIR ?= /etc
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
 PLUGIN_INSTALL_DIR ?= $(PREFIX)/lib/ibsm/plugins
-LIBEXEC_DIR ?= $(PREFIX)/lib/ibsm
+LIBEXEC_DIR ?= $(PREFIX)/libexec/ibsm
+PKGCONFIG_DIR ?= $(PREFIX)/share/pkgconfig
 MAN_DIR ?= $(PREFIX)/share/man
 DESTDIR ?=
 CC      ?= cc
@@ -22,10 +23,10 @@ LDFLAGS ?=
 PKGS      = libibumad libibmad glib-2.0 gmodule-2.0 yaml-0.1
 DEPS_PKGS = libibumad-dev libibmad-dev libglib2.0-dev libyaml-dev ibsim-utils libumad2sim0 \
             infiniband-diags ibutils opensm pkg-config python3 perl valgrind \
-            build-essential dpkg-dev debhelper man-db groff-base mandoc logrotate systemd procps \
+            build-essential dpkg-dev debhelper lintian man-db groff-base mandoc logrotate systemd procps \
             chromium
 # what the tests need beyond building: OpenSM/osmtest judge and stand beside ibsm; the
-# packaging test builds the .debs (dpkg-dev, debhelper), renders and lints the man pages
+# packaging test builds the .debs (dpkg-dev, debhelper; lintian judges them), renders and lints the man pages
 # (man-db, groff-base, mandoc) and checks the logrotate snippet and the units (logrotate -d,
 # systemd-analyze verify; procps: the units' /bin/kill); chromium: tests/sim/64-report.t renders
 # the fabric report headless
@@ -290,12 +291,13 @@ $(B)/ibsm.yaml: $(B)/ibsm $(PLUGIN_SO)
 	@IBSM_PLUGIN_PATH= $(B)/ibsm -F $@.empty -c $@.tmp >/dev/null && rm -f $@.empty && mv $@.tmp $@
 
 # What the installed files name, written for this PREFIX/SYSCONFDIR: etc/ and doc/man/ spell
-# the Debian layout (/usr/sbin/ibsm, /usr/lib/ibsm, /etc, /lib/systemd/system).
+# the Debian layout (/usr/sbin/ibsm, /usr/lib/ibsm, /usr/libexec/ibsm, /usr/share/pkgconfig, /etc,
+# /lib/systemd/system).
 INSTALL_SED = -e 's|/usr/sbin/ibsm|$(PREFIX)/sbin/ibsm|g' \
   -e 's|/usr/lib/ibsm/plugins|$(PLUGIN_INSTALL_DIR)|g' \
-  -e 's|/usr/lib/ibsm/ibsm-ports|$(LIBEXEC_DIR)/ibsm-ports|g' \
+  -e 's|/usr/libexec/ibsm/ibsm-ports|$(LIBEXEC_DIR)/ibsm-ports|g' \
   -e 's|/usr/include/ibsm|$(PREFIX)/include/ibsm|g' \
-  -e 's|/usr/lib/pkgconfig|$(PREFIX)/lib/pkgconfig|g' \
+  -e 's|/usr/share/pkgconfig|$(PKGCONFIG_DIR)|g' \
   -e 's|/usr/share/doc/ibsm|$(PREFIX)/share/doc/ibsm|g' \
   -e 's|/usr/share/man|$(MAN_DIR)|g' \
   -e 's,\(^\|[^r]\)/lib/systemd/system,\1$(SYSTEMD_UNIT_DIR),g' \
@@ -307,13 +309,13 @@ MAN_PAGES = $(wildcard doc/man/*.[1-8])
 # defaults file) are never written over an existing one.
 install: all $(B)/ibsm-plugin.pc $(B)/ibsm.yaml
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PLUGIN_INSTALL_DIR) $(DESTDIR)$(LIBEXEC_DIR) \
-	  $(DESTDIR)$(PREFIX)/include/ibsm $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	  $(DESTDIR)$(PREFIX)/include/ibsm $(DESTDIR)$(PKGCONFIG_DIR)
 	install -m 755 $(B)/ibsm $(DESTDIR)$(PREFIX)/sbin/ibsm
 	install -m 755 $(B)/ibsm-cli $(DESTDIR)$(PREFIX)/sbin/ibsm-cli
 	install -m 755 $(filter-out %/torus-2QoS.so,$(PLUGIN_SO)) $(DESTDIR)$(PLUGIN_INSTALL_DIR)/
 	ln -sf torus2qos.so $(DESTDIR)$(PLUGIN_INSTALL_DIR)/torus-2QoS.so
 	install -m 644 include/ibsm/*.h $(DESTDIR)$(PREFIX)/include/ibsm/
-	install -m 644 $(B)/ibsm-plugin.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/ibsm-plugin.pc
+	install -m 644 $(B)/ibsm-plugin.pc $(DESTDIR)$(PKGCONFIG_DIR)/ibsm-plugin.pc
 	install -d $(DESTDIR)$(SYSCONFDIR)/ibsm $(DESTDIR)$(SYSCONFDIR)/default \
 	  $(DESTDIR)$(SYSCONFDIR)/logrotate.d $(DESTDIR)$(SYSTEMD_UNIT_DIR) \
 	  $(DESTDIR)$(PREFIX)/share/doc/ibsm \

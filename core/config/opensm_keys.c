@@ -84,7 +84,8 @@ static const struct opensm_key table[] = {
 	{ "cc_ca_cong_setting_trigger_threshold", "0 0", NE, NO_CC },
 	{ "cc_ca_cong_setting_ccti_min", "0 0", NE, NO_CC },
 	{ "cc_cct", NULL, NE, NO_CC },
-	{ "prefix_routes_file", "/etc/opensm/prefix-routes.conf", NE, "the SA answers PathRecords within this subnet only" },
+	{ "prefix_routes_file", "/etc/opensm/prefix-routes.conf", NE,
+	  "no per-prefix routes: a PathRecord to any off-subnet prefix goes to the first router (rtr_pr_* keys)" },
 	{ "consolidate_ipv6_snm_req", "FALSE", NE, "every IPv6 solicited-node group gets its own MLID" },
 };
 

@@ -44,6 +44,8 @@ void options_defaults(struct sm_options *o)
 	o->leaf_hoq_life = 16;
 	o->vl_stall_count = 7;
 	o->packet_life = 18;
+	o->rtr_pr_mtu = 4;   /* 2048 */
+	o->rtr_pr_rate = 16; /* 100 Gb/s */
 	o->pid_file = g_strdup("/run/ibsm/ibsm.pid"); /* systemd: RuntimeDirectory=ibsm, PIDFile= */
 	o->console = g_strdup("socket");
 	o->console_port = 10000;

@@ -82,6 +82,8 @@ struct sm_options {
 	uint8_t subnet_timeout;     /* PortInfo.SubnetTimeout */
 	uint64_t subnet_prefix;
 	uint8_t hoq_life, leaf_hoq_life, vl_stall_count, packet_life;
+	uint32_t rtr_pr_flow_label;  /* rtr_pr_*: what PathRecords through a router carry */
+	uint8_t rtr_pr_tclass, rtr_pr_sl, rtr_pr_mtu, rtr_pr_rate;
 	int daemon;                 /* -B: run in the background (done by main) */
 	char *pid_file;             /* --pid_file (default /run/ibsm/ibsm.pid) */
 	char *partition_config_file;/* -P partitions.conf (core/pkey.c; missing = default partition) */

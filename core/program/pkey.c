@@ -140,6 +140,18 @@ GArray *pkey_targets(const struct fabric *f)
 		if (s.cap)
 			g_array_append_val(t, s);
 	}
+	/* switch ports facing another switch: read (the SA's P_KeyTableRecords list them, as
+	 * OpenSM's do), never written (no partition is enforced between switches) */
+	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
+		const struct ibsm_port *x = &f->ports[p];
+		uint32_t node = x->node;
+		if (!x->num || f->nodes[node].type != IBSM_SWITCH || x->peer == IBSM_NONE ||
+		    !f->px[p].have_portinfo || f->nodes[f->ports[x->peer].node].type != IBSM_SWITCH)
+			continue;
+		struct pkey_target r = { .port = p, .src = IBSM_NONE, .cap = f->nx[node].pkey_enf_cap };
+		if (r.cap)
+			g_array_append_val(t, r);
+	}
 	return t;
 }
 
@@ -468,8 +480,8 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	read_tables(&r);
 	uint32_t dropped_ports = 0;
 	for (uint32_t i = 0; i < r.n && !(g->stop && *g->stop); i++) {
-		if (!r.ok[i])
-			continue; /* never write a table we could not read */
+		if (!r.ok[i] || r.tg[i].src == IBSM_NONE)
+			continue; /* never write a table we could not read, nor one only read */
 		const struct pkey_target *tg = &r.tg[i];
 		uint32_t dropped = pkey_layout(r.held[i], tg->cap, &pk[tg->src], r.want[i]);
 		if (dropped && dropped_ports++ < 10) {

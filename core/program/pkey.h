@@ -15,7 +15,8 @@
 #define PKEY_MAX_ENTRIES 2048  /* what a 16-bit block number could ever address we cap here */
 
 /* One table to write: port id `port` gets the table of end port `src` (itself, or for a switch
- * external port the end port it faces), with `cap` entries. */
+ * external port the end port it faces), with `cap` entries; src IBSM_NONE (a switch port
+ * facing another switch): only read, for the SA to show. */
 struct pkey_target {
 	uint32_t port, src, cap;
 };

@@ -76,6 +76,7 @@ void sa_compute(struct sa *sa, const struct sa_request *rq, double now, struct s
 	v.requester = requester_port(v.f, rq); /* what it may see: doc/sa-partitions.md */
 	v.answer_max = SA_ANSWER_MAX;
 	v.ix = sa->ix;
+	v.bitwise = rq->attr_mod >> 31;
 	a->rec_size = sa_handler_rec_size(h);
 	sa_handler_answer(h, sa, rq, &v, now, a);
 	if (!a->status && a->table && a->recs->len > SA_ANSWER_MAX)

@@ -20,7 +20,8 @@ struct sa_layout {
 	uint16_t offset[SA_MAX_COMPONENTS]; /* filled by sa_layout_init() */
 	uint64_t subset;           /* components matched as bit sets: every bit the query sets
 				    * must be set in the record (PortInfo.CapabilityMask: the
-				    * "is SM" query), as OpenSM does */
+				    * "is SM" query); the SA does so when the request asks (its
+				    * AttributeModifier bit 31), as OpenSM does */
 };
 
 /* Computes offsets; 0, or -1 when the widths do not add up to the size (a table error). */

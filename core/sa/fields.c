@@ -28,7 +28,7 @@ static int locate(enum MAD_FIELDS fld, unsigned *off, unsigned *len)
 }
 
 int sa_layout_add_fields(struct sa_layout *l, const enum MAD_FIELDS *fields, size_t n,
-			 unsigned attr_bits, enum MAD_FIELDS subset_field, unsigned *end_bits)
+			 unsigned attr_bits, const enum MAD_FIELDS *subset, unsigned *end_bits)
 {
 	unsigned at = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -37,8 +37,9 @@ int sa_layout_add_fields(struct sa_layout *l, const enum MAD_FIELDS *fields, siz
 			return -1;
 		if (off > at)
 			l->width[l->n++] = (uint16_t)(off - at); /* a reserved gap */
-		if (fields[i] == subset_field)
-			l->subset |= 1ULL << l->n;
+		for (const enum MAD_FIELDS *x = subset; x && *x != IB_NO_FIELD; x++)
+			if (fields[i] == *x)
+				l->subset |= 1ULL << l->n;
 		l->width[l->n++] = (uint16_t)len;
 		at = off + len;
 	}

@@ -12,10 +12,10 @@
 
 /* Appends the components of fields[0..n) to l (after those it has). attr_bits: the
  * attribute's size, the tail after its last field becoming one reserved component (0: pad to
- * a whole byte only). A field equal to subset_field (or none: IB_NO_FIELD) is matched as a bit
- * set. *end_bits: where the attribute's components end. 0, or -1 when a field is missing or
- * out of wire order, or the layout is full. */
+ * a whole byte only). The fields listed in subset (ended by IB_NO_FIELD; NULL: none) are
+ * marked as bit sets (compmask.h). *end_bits: where the attribute's components end. 0, or -1
+ * when a field is missing or out of wire order, or the layout is full. */
 int sa_layout_add_fields(struct sa_layout *l, const enum MAD_FIELDS *fields, size_t n,
-			 unsigned attr_bits, enum MAD_FIELDS subset_field, unsigned *end_bits);
+			 unsigned attr_bits, const enum MAD_FIELDS *subset, unsigned *end_bits);
 
 #endif

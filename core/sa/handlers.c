@@ -21,12 +21,12 @@
 #define SA_RESP_TIME_VALUE 16      /* ClassPortInfo.RespTimeValue: 4.096 us * 2^16 = 268 ms */
 
 /* ClassPortInfo: what this SA really does. CapabilityMask: MultiPathRecord (bit 10), PortInfo
- * CapabilityMask matched as a subset (13); CapabilityMask2: SwitchInfoRecord carries
- * MulticastFDBTop (3), PortInfoRecords are the whole PortInfo (6) with the extended speeds (7).
- * UD multicast (9): MCMemberRecord joins program the switches' MFTs. Not claimed: optional
- * records (8: ServiceAssociation and RandomForwardingTable are not served), alias GUIDs
- * (CapabilityMask2 5). The SA answers on QP1 with the well-known Q_Key, and Reports (traps) go
- * out the same way. */
+ * CapabilityMask matched as a subset when AttributeModifier bit 31 asks (13); CapabilityMask2:
+ * PortInfoRecords are the whole PortInfo (6) with the extended speeds (7). UD multicast (9):
+ * MCMemberRecord joins program the switches' MFTs. Not claimed: optional records (8:
+ * ServiceAssociation and RandomForwardingTable are not served), alias GUIDs (CapabilityMask2
+ * 5), MulticastFDBTop (CapabilityMask2 3: the switches' MulticastFDBTop is not programmed yet).
+ * The SA answers on QP1 with the well-known Q_Key, and Reports (traps) go out the same way. */
 static void class_port_info(struct sa *sa, const struct sa_request *rq, const struct sa_view *v,
 			    double now, struct sa_answer *a)
 {
@@ -36,8 +36,8 @@ static void class_port_info(struct sa *sa, const struct sa_request *rq, const st
 	mad_set_field(cpi, 0, IB_CPI_CLASSVER_F, SA_CLASS_VERSION);
 	mad_set_field(cpi, 0, IB_CPI_CAPMASK_F, UMAD_SA_CAP_MASK_IS_MULTIPATH_SUP |
 		      UMAD_SA_CAP_MASK_IS_PORTINFO_CAP_MASK_MATCH_SUP | UMAD_SA_CAP_MASK_IS_UD_MCAST_SUP);
-	mad_set_field(cpi, 0, IB_CPI_CAPMASK2_F, UMAD_SA_CAP_MASK2_IS_MCAST_TOP_SUP |
-		      UMAD_SA_CAP_MASK2_IS_FULL_PORTINFO_REC_SUP | UMAD_SA_CAP_MASK2_IS_EXT_SPEEDS_SUP);
+	mad_set_field(cpi, 0, IB_CPI_CAPMASK2_F, UMAD_SA_CAP_MASK2_IS_FULL_PORTINFO_REC_SUP |
+		      UMAD_SA_CAP_MASK2_IS_EXT_SPEEDS_SUP);
 	mad_set_field(cpi, 0, IB_CPI_RESP_TIME_VALUE_F, SA_RESP_TIME_VALUE);
 	mad_set_field(cpi, 0, IB_CPI_REDIRECT_QP_F, 1);
 	mad_set_field(cpi, 0, IB_CPI_REDIRECT_QKEY_F, IB_DEFAULT_QP1_QKEY);
@@ -49,7 +49,10 @@ static void path_records(struct sa *sa, const struct sa_request *rq, const struc
 			 double now, struct sa_answer *a)
 {
 	(void)now;
-	struct pr_env env = { .subnet_prefix = sa->in.subnet_prefix, .packet_life = sa->in.packet_life };
+	struct pr_env env = { .subnet_prefix = sa->in.subnet_prefix, .packet_life = sa->in.packet_life,
+			      .mc = sa->mc, .rtr_flow_label = sa->in.rtr_flow_label,
+			      .rtr_tclass = sa->in.rtr_tclass, .rtr_sl = sa->in.rtr_sl,
+			      .rtr_mtu = sa->in.rtr_mtu, .rtr_rate = sa->in.rtr_rate };
 	if (v->f)
 		a->status = pr_query(v, &env, rq->record, rq->comp_mask, a->table, a->recs);
 }

@@ -11,6 +11,8 @@ void sa_inputs_init(struct sa_inputs *in)
 	memset(in, 0, sizeof(*in));
 	in->subnet_prefix = 0xfe80000000000000ULL;
 	in->packet_life = 18;
+	in->rtr_mtu = 4;
+	in->rtr_rate = 16;
 }
 
 void sa_inputs_set_routes(struct sa_inputs *in, struct routing_result *r, struct sa_pkeys *pk)

@@ -45,6 +45,9 @@ struct sa_inputs {
 	uint64_t sm_key;           /* a request presenting it sees keys in records */
 	uint64_t subnet_prefix;    /* of GIDs in PathRecords and notices */
 	uint8_t packet_life;       /* PacketLifeTime of paths */
+	/* what PathRecords to an off-subnet DGID (through a router) carry: rtr_pr_* */
+	uint32_t rtr_flow_label;
+	uint8_t rtr_tclass, rtr_sl, rtr_mtu, rtr_rate;
 	int master;                /* only a master answers */
 	uint8_t priority, state;   /* this SM, as SMInfoRecord shows it */
 	uint32_t act_count;

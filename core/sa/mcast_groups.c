@@ -191,27 +191,40 @@ void mc_delete(struct mc_groups *g, struct mc_group *grp)
 	g_hash_table_remove(g->by_mgid, grp->mgid); /* frees grp */
 }
 
+/* Member i of grp is no member any more. */
+static void remove_member(struct mc_groups *g, struct mc_group *grp, guint i)
+{
+	uint64_t port_guid = g_array_index(grp->members, struct mc_member, i).port_guid;
+	g_array_remove_index_fast(grp->members, i);
+	count_membership(g, port_guid, -1);
+	char t[40];
+	if (activity_on(ACT_MCM_MEMBER))
+		activity_report(ACT_MCM_MEMBER, "mlid=0x%04x mgid=%s port_guid=0x%016" PRIx64
+				" join_state=-1", grp->mlid, mgid_text(grp->mgid, t), port_guid);
+}
+
 int mc_leave(struct mc_groups *g, struct mc_group *grp, uint64_t port_guid, uint8_t state)
 {
 	int i = member_index(grp, port_guid);
 	if (i < 0)
 		return -1;
 	struct mc_member *m = &g_array_index(grp->members, struct mc_member, i);
-	if ((m->join_state & MC_FULL) && (state & MC_FULL))
+	uint8_t was = m->join_state, now = (uint8_t)(was & ~(state & MC_STATES));
+	int lost_full = (was & MC_FULL) && !(now & MC_FULL);
+	unsigned others = grp->n_full - (was & MC_FULL ? 1u : 0u); /* other full members */
+	if ((now & MC_FULL) || (now && others))
+		m->join_state = now;
+	else
+		remove_member(g, grp, (guint)i);
+	if (lost_full)
 		grp->n_full--;
-	m->join_state &= (uint8_t)~(state & MC_STATES);
-	if (!m->join_state) {
-		g_array_remove_index_fast(grp->members, (guint)i);
-		count_membership(g, port_guid, -1);
-		char t[40];
-		if (activity_on(ACT_MCM_MEMBER))
-			activity_report(ACT_MCM_MEMBER, "mlid=0x%04x mgid=%s port_guid=0x%016" PRIx64
-					" join_state=-1", grp->mlid, mgid_text(grp->mgid, t), port_guid);
-	}
 	if (!grp->n_full && !grp->persistent) {
 		mc_delete(g, grp);
 		return 1;
 	}
+	if (lost_full && !grp->n_full) /* a persistent group: kept, emptied */
+		while (grp->members->len)
+			remove_member(g, grp, grp->members->len - 1);
 	return 0;
 }
 

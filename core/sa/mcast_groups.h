@@ -2,16 +2,18 @@
 /* mcast_groups.h - the multicast groups the SA keeps (across generations, like services):
  * each one's MGID, MLID and parameters (what its creator asked: Q_Key, P_Key, MTU, rate, SL,
  * ...) and its members, a port each with the OR of its join states (IBA 15.2.5.17: full
- * member 1, non-member 2, send-only non-member 4). A group lives while it has a full member,
- * or for good when it is persistent (the IPoIB groups partitions.conf asks for); its MLID then
- * goes back to the pool. The wire side (MCMemberRecord Set/Delete/Get) comes on top. */
+ * member 1, non-member 2, send-only non-member 4, send-only full member 8; every member, of
+ * any state, is in the group's MFT tree, as on OpenSM 3.3.23). A group lives while it has a
+ * full member (bit 1), or for good when it is persistent (the IPoIB groups partitions.conf
+ * asks for); its MLID then goes back to the pool. The wire side (MCMemberRecord
+ * Set/Delete/Get) comes on top. */
 #ifndef IBSM_SA_MCAST_GROUPS_H
 #define IBSM_SA_MCAST_GROUPS_H
 
 #include <glib.h>
 #include <stdint.h>
 
-enum { MC_FULL = 1, MC_NON_MEMBER = 2, MC_SEND_ONLY = 4, MC_STATES = 7 };
+enum { MC_FULL = 1, MC_NON_MEMBER = 2, MC_SEND_ONLY = 4, MC_SEND_ONLY_FULL = 8, MC_STATES = 0xf };
 
 struct mc_params {
 	uint32_t qkey, flow_label;
@@ -55,9 +57,12 @@ unsigned mc_memberships(const struct mc_groups *g, uint64_t port_guid);
  * theirs. Clamped to 0xC000..0xFFFE. */
 void mc_set_mlid_limit(struct mc_groups *g, uint16_t last);
 uint16_t mc_mlid_limit(const struct mc_groups *g);
-/* Removes the join states STATE of the port; a port left with none is no member any more, and
- * a group left without a full member is deleted unless persistent (1 then: GRP is freed).
- * -1 when the port is not a member. */
+/* Removes the join states STATE of the port, as OpenSM 3.3.23's osm_mgrp_remove_port: the port
+ * stays a member with the states left if one is full membership or another full member
+ * remains, else it goes (with none left it goes in any case). A group left without a full
+ * member is deleted unless persistent (1 then: GRP is freed); a persistent one loses every
+ * member with its last full member (OpenSM empties a well-known group so). -1 when the port
+ * is not a member. */
 int mc_leave(struct mc_groups *g, struct mc_group *grp, uint64_t port_guid, uint8_t state);
 /* A port gone from the fabric leaves every group; the number of groups deleted so. */
 unsigned mc_port_gone(struct mc_groups *g, uint64_t port_guid);

@@ -56,7 +56,9 @@ uint16_t mpr_query(const struct sa_view *v, const struct pr_env *env, const uint
 	}
 	pr_put(q, PR_NUMBPATH, per_pair);
 
-	/* every pair's paths, then taken round by round */
+	/* every pair's paths, then taken round by round; an unknown GID is INVALID_GID */
+	struct pr_env strict = *env;
+	strict.strict = 1;
 	unsigned npairs = ns * nd;
 	GByteArray **paths = g_new0(GByteArray *, npairs);
 	uint16_t st = 0;
@@ -65,7 +67,7 @@ uint16_t mpr_query(const struct sa_view *v, const struct pr_env *env, const uint
 			memcpy(q + 24, req + MPR_FIXED + i * 16, 16);      /* SGID */
 			memcpy(q + 8, req + MPR_FIXED + (ns + j) * 16, 16); /* DGID */
 			GByteArray *p = paths[i * nd + j] = g_byte_array_new();
-			st = pr_query(v, env, q, pmask, 1, p);
+			st = pr_query(v, &strict, q, pmask, 1, p);
 		}
 	unsigned total = cap ? cap : npairs, made = 0;
 	for (unsigned round = 0; !st && round < per_pair && made < total; round++)

@@ -80,6 +80,21 @@ static int build_indexed(const struct sa_view *v, int trusted, uint64_t mask, co
 	return 1;
 }
 
+/* A LID asked for names the port whose LMC range holds it: the record (which carries the base
+ * LID) matches any of them, as OpenSM's osm_sa_node_record.c. */
+static void query(const struct sa_view *v, uint64_t *mask, uint8_t *record)
+{
+	if (!(*mask & 1))
+		return;
+	const struct fabric *f = v->f;
+	uint16_t lid = (uint16_t)(record[0] << 8 | record[1]);
+	uint32_t p = lid && lid <= f->pub.max_lid ? f->pub.lid_port[lid] : IBSM_NONE;
+	if (p != IBSM_NONE && f->ports[p].lid) {
+		record[0] = (uint8_t)(f->ports[p].lid >> 8);
+		record[1] = (uint8_t)f->ports[p].lid;
+	}
+}
+
 struct sa_kind sa_node_record = {
 	.layout = { .name = "NodeRecord", .attr = 0x11, .size = NR_SIZE, .n = 15,
 		    /* LID, reserved, NodeInfo: BaseVersion, ClassVersion, NodeType, NumPorts,
@@ -88,4 +103,5 @@ struct sa_kind sa_node_record = {
 		    .width = { 16, 16, 8, 8, 8, 8, 64, 64, 64, 16, 16, 32, 8, 24, 512 } },
 	.build = build,
 	.build_indexed = build_indexed,
+	.query = query,
 };

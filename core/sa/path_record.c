@@ -3,6 +3,7 @@
 #include <string.h>
 #include <infiniband/mad.h>
 #include "sa/path_record.h"
+#include "sa/mcast_groups.h"
 #include "sa/wire.h"
 
 #define MAX_HOPS 64
@@ -160,14 +161,33 @@ void pr_put(uint8_t *rec, int comp, uint64_t v)
 	}
 }
 
+/* The router port a path off the subnet goes to: the first router end port with a LID, in
+ * the order OpenSM keeps its routers (by wire GUID); IBSM_NONE if there is none. */
+static uint32_t first_router(const struct fabric *f)
+{
+	uint32_t best = IBSM_NONE;
+	for (uint32_t p = 0; p < f->pub.n_ports; p++)
+		if (f->nodes[f->ports[p].node].type == IBSM_ROUTER && f->ports[p].lid &&
+		    fabric_is_end_port(f, p) &&
+		    (best == IBSM_NONE || GUINT64_TO_BE(f->ports[p].guid) < GUINT64_TO_BE(f->ports[best].guid)))
+			best = p;
+	return best;
+}
+
 /* The end port a GID names: by its port GUID, when the prefix is ours or link-local
- * (fe80::/10, which names this subnet whatever the rest of its prefix says), as OpenSM. */
+ * (fe80::/10, which names this subnet whatever the rest of its prefix says), as OpenSM; a
+ * destination off the subnet (another unicast prefix), the first router port (*via set),
+ * except for a MultiPathRecord (env->strict). */
 static uint16_t port_of_gid(const struct fabric *f, const struct pr_env *env, const uint8_t *gid,
-			    uint32_t *port)
+			    int dest, uint32_t *port, int *via)
 {
 	uint64_t prefix = sa_be64(gid);
 	int ours = prefix == env->subnet_prefix || (prefix >> 54) == 0x3fa;
 	*port = ours ? fabric_port_by_guid(f, sa_be64(gid + 8)) : IBSM_NONE;
+	if (!ours && dest && !env->strict && gid[0] != 0xff) {
+		*port = first_router(f);
+		*via = *port != IBSM_NONE;
+	}
 	return *port == IBSM_NONE ? SA_ERR_REQ_INVALID_GID : 0;
 }
 
@@ -175,14 +195,15 @@ static uint16_t port_of_gid(const struct fabric *f, const struct pr_env *env, co
  * for; *any when the query names neither. */
 static uint16_t end_of(const struct sa_view *v, const struct pr_env *env, const uint8_t *q,
 		       uint64_t mask, int gid_comp, int gid_off, int lid_comp, uint32_t *port,
-		       uint16_t *lid, int *any)
+		       uint16_t *lid, int *any, int *via)
 {
 	const struct fabric *f = v->f;
 	*any = 0;
 	*port = IBSM_NONE;
 	*lid = 0;
+	*via = 0;
 	if (mask & (1ULL << gid_comp)) {
-		uint16_t st = port_of_gid(f, env, q + gid_off, port);
+		uint16_t st = port_of_gid(f, env, q + gid_off, gid_comp == PR_DGID, port, via);
 		if (st)
 			return st;
 	}
@@ -207,9 +228,11 @@ struct query {
 	const struct pr_env *env;
 	struct qos_query qos;      /* what QoS match rules see of the query */
 	const uint8_t *q;
-	uint64_t mask, plain;      /* plain: the components sa_match compares */
-	unsigned per_pair;
+	uint64_t mask;
+	unsigned per_pair;         /* records one pair may give (NumbPath; 1 for a Get) */
+	int get;                   /* a Get: the first record found is the answer */
 	uint16_t slid, dlid;       /* asked for (0: any of the port's LMC range) */
+	const uint8_t *rtr_dgid;   /* an off-subnet DGID the path goes to through a router */
 	GByteArray *out;
 };
 
@@ -251,157 +274,293 @@ static int restricts_offsets(const struct qos_level *lvl, unsigned nd)
 	return 0;
 }
 
-/* The records of one (src, dst) pair: up to per_pair distinct DLIDs, then SLIDs of the
- * ports' LMC ranges (or the LIDs the query fixed), shaped by the pair's QoS level (-Q with a
- * policy): its MTU and rate limits, packet lifetime, P_Keys, path bits and SL. */
+struct parms {
+	int mtu, rate, life, sl;
+	uint16_t pkey;
+};
+
+/* The parameters of the path from port src (at slid) to port dst at dlid under the query, as
+ * OpenSM's pr_rcv_get_path_parms works them out: the walk's MTU and rate, the QoS level of
+ * (src, dst) (its limits, packet lifetime, P_Keys and SL), the query's selectors, P_Key and
+ * SL. -1 when the query leaves no path. Used for both directions of a pair: a path is
+ * reversible when the way back qualifies under its own level. */
+static int parms(const struct query *qq, uint32_t src, uint32_t dst, uint16_t slid, uint16_t dlid,
+		 struct parms *o)
+{
+	const struct fabric *f = qq->v->f;
+	const uint8_t *q = qq->q;
+	uint64_t m = qq->mask;
+	struct path p;
+	if (walk(qq->v, src, dlid, &p) < 0)
+		return -1;
+	int rule;
+	const struct qos_level *lvl = qq->v->qos ? qos_match_level(qq->v->qos, f, src, dst, &qq->qos, &rule)
+						 : NULL;
+	if (lvl && lvl->mtu_limit > 0 && p.mtu > lvl->mtu_limit)
+		p.mtu = (uint8_t)lvl->mtu_limit;
+	if (lvl && lvl->rate_limit > 0 && pr_rate_units((uint8_t)lvl->rate_limit) &&
+	    p.units > pr_rate_units((uint8_t)lvl->rate_limit))
+		p.units = pr_rate_units((uint8_t)lvl->rate_limit);
+	/* a port's path to itself crosses no link: PacketLifeTime 0, as OpenSM */
+	int mtu = p.mtu, rate = pr_rate_at_most(p.units), life = src == dst ? 0 : qq->env->packet_life;
+	if (src != dst && lvl && lvl->packet_life >= 0)
+		life = lvl->packet_life;
+	/* MTU, rate and packet lifetime constrain the path only with their selector, as
+	 * OpenSM reads a query (saquery --mtu 2 without '<', '>' or '=' asks nothing) */
+	if ((m >> PR_MTU & 1) && (m >> PR_MTU_SEL & 1))
+		mtu = select_ordered((unsigned)bits(q, PR_MTU_SEL), mtu, (int)bits(q, PR_MTU));
+	if (rate && (m >> PR_RATE & 1) && (m >> PR_RATE_SEL & 1)) {
+		unsigned sel = (unsigned)bits(q, PR_RATE_SEL);
+		uint8_t want_code = (uint8_t)bits(q, PR_RATE);
+		unsigned want = pr_rate_units(want_code);
+		if (!want)
+			rate = -1;
+		else if (sel == 0)
+			rate = p.units > want ? rate : -1;
+		else if (sel == 1)
+			rate = p.units < want ? rate : pr_rate_at_most(want - 1);
+		else if (sel == 2)
+			rate = p.units >= want ? want_code : -1;
+		if (rate == 0)
+			rate = -1;
+	}
+	if ((m >> PR_LIFE & 1) && (m >> PR_LIFE_SEL & 1)) {
+		unsigned sel = (unsigned)bits(q, PR_LIFE_SEL);
+		int want = (int)bits(q, PR_LIFE);
+		int ok = sel == 0 ? life > want : sel == 1 ? life < want : sel == 2 ? life == want : 1;
+		if (!ok)
+			life = -1;
+	}
+	if (mtu < 0 || rate < 0 || life < 0)
+		return -1;
+	/* a partition both ends are in, one of them as a full member: for raw traffic any (the
+	 * answer then carries none), else the asked one (with a level that names P_Keys, one
+	 * of those), as OpenSM */
+	int raw = (m >> PR_RAW & 1) && bits(q, PR_RAW);
+	uint16_t want_pkey = !raw && (m >> PR_PKEY & 1) ? (uint16_t)bits(q, PR_PKEY) : 0, pkey;
+	if (raw)
+		pkey = sa_pkeys_shared(qq->v->pk, src, dst, 0);
+	else if (lvl && lvl->pkeys && lvl->pkeys->len && !want_pkey)
+		pkey = shared_in(qq->v->pk, src, dst, lvl->pkeys);
+	else if (lvl && lvl->pkeys && lvl->pkeys->len && !qos_ranges_have(lvl->pkeys, want_pkey & 0x7fff))
+		pkey = 0;
+	else
+		pkey = sa_pkeys_shared(qq->v->pk, src, dst, want_pkey);
+	if (!pkey)
+		return -1;
+	/* the SL asked for, else the level's, else the partition's (sl=); the routing engine
+	 * has the last word (a torus-2QoS path gets the SL its turns need) and must agree with
+	 * the one asked */
+	int sl = m >> PR_SL & 1 ? (int)bits(q, PR_SL) : lvl && lvl->sl >= 0 ? lvl->sl :
+		 qq->v->part_sl && qq->v->part_sl[pkey & 0x7fff] ? qq->v->part_sl[pkey & 0x7fff] - 1 : 0;
+	if ((m >> PR_SL & 1) && lvl && lvl->sl >= 0 && lvl->sl != sl)
+		return -1;
+	int got = routing_path_sl(qq->v->r, (uint8_t)sl, slid, dlid);
+	if ((m >> PR_SL & 1) && got != sl)
+		return -1;
+	o->mtu = mtu;
+	o->rate = rate;
+	o->life = life;
+	o->sl = got;
+	o->pkey = raw ? 0 : pkey;
+	return 0;
+}
+
+/* One record from src at slid to dst at dlid, if the query lets it be. ServiceID, FlowLabel,
+ * TClass and HopLimit are answered 0 (no router between), RawTraffic and the QoS class 0,
+ * NumbPath 0 with Reversible, Preference as given, as OpenSM's pr_rcv_build_pr: they are no
+ * filter of a unicast PathRecord query. */
+static void one_path(struct query *qq, uint32_t src, uint32_t dst, uint16_t slid, uint16_t dlid,
+		     uint8_t preference, unsigned *made)
+{
+	const struct fabric *f = qq->v->f;
+	struct parms fw, back;
+	if (parms(qq, src, dst, slid, dlid, &fw) < 0)
+		return;
+	int reversible = parms(qq, dst, src, dlid, slid, &back) == 0;
+	if ((qq->mask >> PR_REVERSIBLE & 1) && bits(qq->q, PR_REVERSIBLE) && !reversible)
+		return;
+	uint8_t rec[PR_SIZE] = { 0 };
+	sa_put_gid(rec + 8, qq->env->subnet_prefix, f->ports[dst].guid);
+	sa_put_gid(rec + 24, qq->env->subnet_prefix, f->ports[src].guid);
+	pr_put(rec, PR_DLID, dlid);
+	pr_put(rec, PR_SLID, slid);
+	pr_put(rec, PR_REVERSIBLE, (uint64_t)reversible);
+	pr_put(rec, PR_PKEY, fw.pkey);
+	pr_put(rec, PR_SL, (uint64_t)fw.sl);
+	pr_put(rec, PR_MTU_SEL, 2);
+	pr_put(rec, PR_MTU, (uint64_t)fw.mtu);
+	pr_put(rec, PR_RATE_SEL, 2);
+	pr_put(rec, PR_RATE, (uint64_t)fw.rate);
+	pr_put(rec, PR_LIFE_SEL, 2);
+	pr_put(rec, PR_LIFE, (uint64_t)fw.life);
+	pr_put(rec, PR_PREFERENCE, preference);
+	if (qq->rtr_dgid) { /* beyond the router: the DGID asked for, as the site configured */
+		const struct pr_env *e = qq->env;
+		memcpy(rec + 8, qq->rtr_dgid, 16);
+		pr_put(rec, PR_HOPLIMIT, 0xff);
+		pr_put(rec, PR_FLOW, e->rtr_flow_label & 0xfffff);
+		pr_put(rec, PR_TCLASS, e->rtr_tclass);
+		pr_put(rec, PR_SL, e->rtr_sl & 0xf);
+		if (e->rtr_mtu && e->rtr_mtu < fw.mtu)
+			pr_put(rec, PR_MTU, e->rtr_mtu);
+		if (e->rtr_rate && pr_rate_units(e->rtr_rate) &&
+		    pr_rate_units(e->rtr_rate) < pr_rate_units((uint8_t)fw.rate))
+			pr_put(rec, PR_RATE, e->rtr_rate);
+	}
+	g_byte_array_append(qq->out, rec, PR_SIZE);
+	(*made)++;
+}
+
+/* The records of one (src, dst) pair over the LIDs of the ports' LMC ranges (or the LIDs the
+ * query fixed), in OpenSM's order: first the pairs at the same offset in both ranges
+ * (Preference 0), then every other (Preference 2), up to per_pair records. A QoS level whose
+ * path bits name offsets of the destination keeps only those DLIDs. */
 static void pair(struct query *qq, uint32_t src, uint32_t dst)
 {
 	const struct fabric *f = qq->v->f;
 	const struct ibsm_port *s = &f->ports[src], *d = &f->ports[dst];
 	unsigned ns = qq->slid ? 1 : 1u << s->lmc, nd = qq->dlid ? 1 : 1u << d->lmc;
-	unsigned made = 0;
+	uint16_t s0 = qq->slid ? qq->slid : s->lid, d0 = qq->dlid ? qq->dlid : d->lid;
+	if (!s0 || !d0)
+		return;
 	int rule;
 	const struct qos_level *lvl = qq->v->qos ? qos_match_level(qq->v->qos, f, src, dst, &qq->qos, &rule)
 						 : NULL;
 	int by_bits = !qq->dlid && restricts_offsets(lvl, nd);
-	for (unsigned k = 0; k < ns * nd && made < qq->per_pair; k++) {
-		if (by_bits && !qos_ranges_have(lvl->path_bits, k % nd))
-			continue;
-		uint16_t dlid = qq->dlid ? qq->dlid : (uint16_t)(d->lid + k % nd);
-		uint16_t slid = qq->slid ? qq->slid : (uint16_t)(s->lid + k / nd);
-		struct path p, back;
-		if (walk(qq->v, src, dlid, &p) < 0)
-			continue;
-		int reversible = walk(qq->v, dst, slid, &back) == 0;
-		const uint8_t *q = qq->q;
-		uint64_t m = qq->mask;
-		if ((m >> PR_REVERSIBLE & 1) && bits(q, PR_REVERSIBLE) && !reversible)
-			continue;
-		if (lvl && lvl->mtu_limit > 0 && p.mtu > lvl->mtu_limit)
-			p.mtu = (uint8_t)lvl->mtu_limit;
-		if (lvl && lvl->rate_limit > 0 && pr_rate_units((uint8_t)lvl->rate_limit) &&
-		    p.units > pr_rate_units((uint8_t)lvl->rate_limit))
-			p.units = pr_rate_units((uint8_t)lvl->rate_limit);
-		/* a port's path to itself crosses no link: PacketLifeTime 0, as OpenSM */
-		int mtu = p.mtu, rate = pr_rate_at_most(p.units), life = src == dst ? 0 : qq->env->packet_life;
-		if (src != dst && lvl && lvl->packet_life >= 0)
-			life = lvl->packet_life;
-		/* MTU, rate and packet lifetime constrain the path only with their selector, as
-		 * OpenSM reads a query (saquery --mtu 2 without '<', '>' or '=' asks nothing) */
-		if ((m >> PR_MTU & 1) && (m >> PR_MTU_SEL & 1))
-			mtu = select_ordered((unsigned)bits(q, PR_MTU_SEL), mtu, (int)bits(q, PR_MTU));
-		if (rate && (m >> PR_RATE & 1) && (m >> PR_RATE_SEL & 1)) {
-			unsigned sel = (unsigned)bits(q, PR_RATE_SEL);
-			uint8_t want_code = (uint8_t)bits(q, PR_RATE);
-			unsigned want = pr_rate_units(want_code);
-			if (!want)
-				rate = -1;
-			else if (sel == 0)
-				rate = p.units > want ? rate : -1;
-			else if (sel == 1)
-				rate = p.units < want ? rate : pr_rate_at_most(want - 1);
-			else if (sel == 2)
-				rate = p.units >= want ? want_code : -1;
-			if (rate == 0)
-				rate = -1;
-		}
-		if ((m >> PR_LIFE & 1) && (m >> PR_LIFE_SEL & 1)) {
-			unsigned sel = (unsigned)bits(q, PR_LIFE_SEL);
-			int want = (int)bits(q, PR_LIFE);
-			int ok = sel == 0 ? life > want : sel == 1 ? life < want : sel == 2 ? life == want : 1;
-			if (!ok)
-				life = -1;
-		}
-		if (mtu < 0 || rate < 0 || life < 0)
-			continue;
-		/* a partition both ends are in, one of them as a full member (the asked one; with a
-		 * level that names P_Keys, one of those) */
-		uint16_t want_pkey = m >> PR_PKEY & 1 ? (uint16_t)bits(q, PR_PKEY) : 0, pkey;
-		if (lvl && lvl->pkeys && lvl->pkeys->len && !want_pkey)
-			pkey = shared_in(qq->v->pk, src, dst, lvl->pkeys);
-		else if (lvl && lvl->pkeys && lvl->pkeys->len && !qos_ranges_have(lvl->pkeys, want_pkey & 0x7fff))
-			pkey = 0;
-		else
-			pkey = sa_pkeys_shared(qq->v->pk, src, dst, want_pkey);
-		if (!pkey)
-			continue;
-		/* the SL asked for, else the level's, else the partition's (sl=); the routing
-		 * engine has the last word (a
-		 * torus-2QoS path gets the SL its turns need) and must agree with the one asked */
-		int sl = m >> PR_SL & 1 ? (int)bits(q, PR_SL) : lvl && lvl->sl >= 0 ? lvl->sl :
-			 qq->v->part_sl && qq->v->part_sl[pkey & 0x7fff] ? qq->v->part_sl[pkey & 0x7fff] - 1 : 0;
-		if ((m >> PR_SL & 1) && lvl && lvl->sl >= 0 && lvl->sl != sl)
-			continue;
-		uint8_t rec[PR_SIZE] = { 0 };
-		for (int c = PR_SID_MSB; c <= PR_SID_LSB; c++) /* echoed: rdma_cm asks with them */
-			pr_put(rec, c, bits(q, c));
-		sa_put_gid(rec + 8, qq->env->subnet_prefix, d->guid);
-		sa_put_gid(rec + 24, qq->env->subnet_prefix, s->guid);
-		pr_put(rec, PR_DLID, dlid);
-		pr_put(rec, PR_SLID, slid);
-		if (m >> PR_FLOW & 1)
-			pr_put(rec, PR_FLOW, bits(q, PR_FLOW));
-		if (m >> PR_TCLASS & 1)
-			pr_put(rec, PR_TCLASS, bits(q, PR_TCLASS));
-		if (m >> PR_HOPLIMIT & 1)
-			pr_put(rec, PR_HOPLIMIT, bits(q, PR_HOPLIMIT));
-		pr_put(rec, PR_REVERSIBLE, (uint64_t)reversible);
-		pr_put(rec, PR_PKEY, pkey);
-		pr_put(rec, PR_SL, routing_path_sl(qq->v->r, (uint8_t)sl, slid, dlid));
-		pr_put(rec, PR_MTU_SEL, 2);
-		pr_put(rec, PR_MTU, (uint64_t)mtu);
-		pr_put(rec, PR_RATE_SEL, 2);
-		pr_put(rec, PR_RATE, (uint64_t)rate);
-		pr_put(rec, PR_LIFE_SEL, 2);
-		pr_put(rec, PR_LIFE, (uint64_t)life);
-		if (!sa_match(pr_layout(), qq->plain, q, rec))
-			continue;
-		g_byte_array_append(qq->out, rec, PR_SIZE);
-		made++;
+	unsigned made = 0;
+	for (unsigned i = 0; i < ns && i < nd && made < qq->per_pair; i++)
+		if (!by_bits || qos_ranges_have(lvl->path_bits, i))
+			one_path(qq, src, dst, (uint16_t)(s0 + i), (uint16_t)(d0 + i), 0, &made);
+	for (unsigned a = 0; a < ns && made < qq->per_pair; a++)
+		for (unsigned b = 0; b < nd && made < qq->per_pair; b++)
+			if (a != b && (!by_bits || qos_ranges_have(lvl->path_bits, b)))
+				one_path(qq, src, dst, (uint16_t)(s0 + a), (uint16_t)(d0 + b), 2, &made);
+}
+
+/* A multicast DGID: the path to the group (its MGID, MLID, P_Key, TClass, SL, FlowLabel,
+ * HopLimit, and exactly its MTU, rate and packet lifetime), the rest as the query gave it,
+ * when the query agrees with the group (its MLID, a member as the source, its P_Key, SL,
+ * FlowLabel, HopLimit, TClass), as OpenSM's pr_process_multicast. */
+static void multicast(struct query *qq)
+{
+	const struct fabric *f = qq->v->f;
+	const uint8_t *q = qq->q;
+	uint64_t m = qq->mask;
+	struct mc_group *g = qq->env->mc ? mc_find(qq->env->mc, q + 8) : NULL;
+	if (!g)
+		return;
+	if ((m >> PR_DLID & 1) && bits(q, PR_DLID) != g->mlid)
+		return;
+	if (m >> PR_SGID & 1) {
+		uint32_t p = fabric_port_by_guid(f, sa_be64(q + 32));
+		if (p == IBSM_NONE || !mc_member(g, f->ports[p].guid))
+			return;
 	}
+	if (m >> PR_SLID & 1) {
+		uint64_t lid = bits(q, PR_SLID);
+		uint32_t p = lid <= f->pub.max_lid ? f->pub.lid_port[lid] : IBSM_NONE;
+		if (p == IBSM_NONE || !mc_member(g, f->ports[p].guid))
+			return;
+	}
+	if ((m >> PR_PKEY & 1) && bits(q, PR_PKEY) != g->p.pkey)
+		return;
+	if ((m >> PR_SL & 1) && bits(q, PR_SL) != g->p.sl)
+		return;
+	if ((m >> PR_NUMBPATH & 1) && !qq->get && !bits(q, PR_NUMBPATH))
+		return;
+	if ((m >> PR_FLOW & 1) && bits(q, PR_FLOW) != g->p.flow_label)
+		return;
+	if ((m >> PR_HOPLIMIT & 1) && bits(q, PR_HOPLIMIT) != g->p.hop_limit)
+		return;
+	if ((m >> PR_TCLASS & 1) && bits(q, PR_TCLASS) != g->p.tclass)
+		return;
+	uint8_t rec[PR_SIZE];
+	memcpy(rec, q, PR_SIZE);
+	memcpy(rec + 8, g->mgid, 16);
+	pr_put(rec, PR_DLID, g->mlid);
+	pr_put(rec, PR_TCLASS, g->p.tclass);
+	pr_put(rec, PR_REVERSIBLE, 0);
+	pr_put(rec, PR_NUMBPATH, 1);
+	pr_put(rec, PR_PKEY, g->p.pkey);
+	pr_put(rec, PR_MTU_SEL, 2);
+	pr_put(rec, PR_MTU, g->p.mtu & 0x3f);
+	pr_put(rec, PR_RATE_SEL, 2);
+	pr_put(rec, PR_RATE, g->p.rate & 0x3f);
+	pr_put(rec, PR_LIFE_SEL, 2);
+	pr_put(rec, PR_LIFE, g->p.packet_life & 0x3f);
+	pr_put(rec, PR_SL, g->p.sl & 0xf);
+	pr_put(rec, PR_QOS, 0);
+	/* a group beyond the link has no hop limit set yet: the largest, as OpenSM */
+	pr_put(rec, PR_HOPLIMIT, (g->mgid[1] & 0xf) == 2 ? g->p.hop_limit : 0xff);
+	pr_put(rec, PR_FLOW, g->p.flow_label & 0xfffff);
+	pr_put(rec, PR_RAW, 0);
+	g_byte_array_append(qq->out, rec, PR_SIZE);
+}
+
+static gint by_guid(gconstpointer a, gconstpointer b, gpointer data)
+{
+	const struct fabric *f = data;
+	/* OpenSM's port table is keyed by the GUID as it is on the wire, read as a host integer */
+	uint64_t x = GUINT64_TO_BE(f->ports[*(const uint32_t *)a].guid);
+	uint64_t y = GUINT64_TO_BE(f->ports[*(const uint32_t *)b].guid);
+	return x < y ? -1 : x > y;
 }
 
 uint16_t pr_query(const struct sa_view *v, const struct pr_env *env, const uint8_t *query,
 		  uint64_t mask, int table, GByteArray *out)
 {
 	const struct fabric *f = v->f;
-	struct query qq = { .v = v, .env = env, .q = query, .mask = mask, .out = out };
+	struct query qq = { .v = v, .env = env, .q = query, .mask = mask, .out = out, .get = !table };
 	qq.qos.has_service_id = (mask >> PR_SID_MSB & 1) || (mask >> PR_SID_LSB & 1);
 	qq.qos.service_id = bits(query, PR_SID_MSB) << 32 | bits(query, PR_SID_LSB);
 	qq.qos.has_qos_class = mask >> PR_QOS & 1;
 	qq.qos.qos_class = (uint16_t)bits(query, PR_QOS);
 	qq.qos.has_pkey = mask >> PR_PKEY & 1;
 	qq.qos.pkey = (uint16_t)bits(query, PR_PKEY);
+	/* a multicast DGID: the group's path (a MultiPathRecord names unicast GIDs only) */
+	if (!env->strict && (mask >> PR_DGID & 1) && query[8] == 0xff) {
+		multicast(&qq);
+		return 0;
+	}
 	uint32_t src, dst;
-	int any_src, any_dst;
-	uint16_t st = end_of(v, env, query, mask, PR_SGID, 24, PR_SLID, &src, &qq.slid, &any_src);
+	int any_src, any_dst, via = 0;
+	uint16_t st = end_of(v, env, query, mask, PR_SGID, 24, PR_SLID, &src, &qq.slid, &any_src, &via);
 	if (!st)
-		st = end_of(v, env, query, mask, PR_DGID, 8, PR_DLID, &dst, &qq.dlid, &any_dst);
+		st = end_of(v, env, query, mask, PR_DGID, 8, PR_DLID, &dst, &qq.dlid, &any_dst, &via);
+	qq.rtr_dgid = via ? query + 8 : NULL;
+	/* OpenSM 3.3.23 answers an unknown LID or GID with no record: an empty table for a
+	 * GetTable, NO_RECORDS for a Get (the caller's rule for an empty Get) */
 	if (st)
-		return st;
-	if (!table && (any_src || any_dst)) /* a GetTable naming neither end: every pair, as OpenSM */
-		return SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
-	qq.per_pair = 1;
-	if (table && (mask >> PR_NUMBPATH & 1) && bits(query, PR_NUMBPATH))
-		qq.per_pair = (unsigned)bits(query, PR_NUMBPATH);
-	/* components compared on the record as built; the others were applied above */
-	qq.plain = mask & ~((1ULL << PR_NUMBPATH) | (1ULL << PR_REVERSIBLE) | (1ULL << PR_PKEY) |
-			    (1ULL << PR_QOS) | /* a QoS class selects a level; answers carry 0, as OpenSM's */
-			    (1ULL << PR_MTU_SEL) |
-			    (1ULL << PR_MTU) | (1ULL << PR_RATE_SEL) | (1ULL << PR_RATE) |
-			    (1ULL << PR_LIFE_SEL) | (1ULL << PR_LIFE));
+		return env->strict ? st : 0;
+	/* NumbPath for a GetTable (0: none), every path without it; a Get: the first path */
+	qq.per_pair = !table ? 1 : mask >> PR_NUMBPATH & 1 ? (unsigned)bits(query, PR_NUMBPATH) : ~0u;
 	/* a path only between ports the requester shares a partition with, each of them (as
 	 * OpenSM's osm_sa_path_record.c): a third party sees no path it could not see both ends
-	 * of; that the two ends share one is judged with the path's P_Key (pair) */
-	for (uint32_t s = any_src ? 0 : src; s < (any_src ? f->pub.n_ports : src + 1); s++) {
-		if ((any_src && !end_port(f, s)) || !sa_view_sees(v, s))
+	 * of; that the two ends share one is judged with the path's P_Key (pair). Ports in
+	 * OpenSM's order (by wire GUID, destinations outer); a Get stops at the first record. */
+	GArray *ends = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	if (any_src || any_dst) {
+		for (uint32_t p = 0; p < f->pub.n_ports; p++)
+			if (end_port(f, p))
+				g_array_append_val(ends, p);
+		g_array_sort_with_data(ends, by_guid, (gpointer)f);
+	}
+	guint nd = any_dst ? ends->len : 1, ns = any_src ? ends->len : 1;
+	for (guint j = 0; j < nd; j++) {
+		uint32_t d = any_dst ? g_array_index(ends, uint32_t, j) : dst;
+		if (!sa_view_sees(v, d))
 			continue;
-		for (uint32_t d = any_dst ? 0 : dst; d < (any_dst ? f->pub.n_ports : dst + 1); d++) {
-			if ((!any_dst || end_port(f, d)) && sa_view_sees(v, d))
+		for (guint i = 0; i < ns; i++) {
+			uint32_t s = any_src ? g_array_index(ends, uint32_t, i) : src;
+			if (sa_view_sees(v, s))
 				pair(&qq, s, d);
-			if (v->answer_max && out->len > v->answer_max)
-				return 0; /* more than an answer carries: the caller refuses it */
+			if ((qq.get && out->len) || (v->answer_max && out->len > v->answer_max)) {
+				g_array_free(ends, TRUE);
+				return 0; /* past what an answer carries: the caller refuses it */
+			}
 		}
 	}
+	g_array_free(ends, TRUE);
 	return 0;
 }

@@ -19,16 +19,27 @@ enum {
 	PR_MTU, PR_RATE_SEL, PR_RATE, PR_LIFE_SEL, PR_LIFE, PR_PREFERENCE, PR_RESV2, PR_N
 };
 
+struct mc_groups;
+
 struct pr_env {
 	uint64_t subnet_prefix;
 	uint8_t packet_life;       /* PacketLifeTime of every path (OpenSM's packet_life_time) */
+	struct mc_groups *mc;      /* the multicast groups a multicast DGID names (NULL: none) */
+	int strict;                /* an unknown LID or GID is the status (MultiPathRecord), not
+				    * an empty answer (PathRecord, as OpenSM) */
+	/* a path to an off-subnet DGID goes to the first router port: its FlowLabel, TClass and
+	 * SL, its MTU and rate at most (rtr_pr_*; mtu and rate 0: no limit) */
+	uint32_t rtr_flow_label;
+	uint8_t rtr_tclass, rtr_sl, rtr_mtu, rtr_rate;
 };
 
 /* Answers a PathRecord query (the request's record and mask) into out (PR_SIZE bytes each):
- * every (source, destination) pair the query names, at most max_per_pair paths each (NumbPath
- * for GetTable, 1 for Get), between ports the requester (v->requester) shares a partition
- * with, both of them. Returns 0, or the SA status (insufficient components, an unknown GID,
- * ...); a path the requester may not see is no record (NO_RECORDS for a Get), as on OpenSM.
+ * every (source, destination) pair the query names, every path of their LMC ranges (at most
+ * NumbPath each when the GetTable has it; a Get: the first path found), between ports the
+ * requester (v->requester) shares a partition with, both of them; a multicast DGID: the path
+ * to the group; an off-subnet DGID: the path to the first router port (env->rtr_*). Returns 0 (an unknown LID or GID: no record, as OpenSM 3.3.23), or with
+ * env->strict the SA status of an unknown GID or LID; a path the requester may not see is no
+ * record (NO_RECORDS for a Get), as on OpenSM.
  * Past v->answer_max bytes it stops (every pair of a large fabric is gigabytes). */
 uint16_t pr_query(const struct sa_view *v, const struct pr_env *env, const uint8_t *query,
 		  uint64_t mask, int table, GByteArray *out);

@@ -3,7 +3,10 @@
  * PortInfo as the SM last read or wrote it, for every port of every node (a switch's ports
  * under the switch's LID, as OpenSM answers). Its components are the PortInfo fields in wire
  * order with every reserved gap a component of its own, taken from libibmad's field table
- * (sa/fields.h). The M_Key reads 0 unless the requester presented our SM_Key. Only the ports
+ * (sa/fields.h); CapabilityMask and CapabilityMask2 are matched bit by bit when the request's
+ * AttributeModifier has bit 31 set, else exactly; Options is not matched but echoed (both as
+ * OpenSM's osm_sa_portinfo_record.c). The M_Key reads 0 unless the requester presented our
+ * SM_Key. Only the ports
  * the requester shares a partition with, each judged by its own P_Key table (a switch's
  * external ports too), as OpenSM's osm_sa_portinfo_record.c. */
 #include <string.h>
@@ -39,8 +42,24 @@ static int init(struct sa_layout *l)
 	l->width[l->n++] = 16; /* EndportLID */
 	l->width[l->n++] = 8;  /* PortNum */
 	l->width[l->n++] = 8;  /* Options */
-	return sa_layout_add_fields(l, pi_fields, G_N_ELEMENTS(pi_fields), PI_BITS, IB_PORT_CAPMASK_F,
-				    &end);
+	static const enum MAD_FIELDS bit_sets[] = { IB_PORT_CAPMASK_F, IB_PORT_CAPMASK2_F, IB_NO_FIELD };
+	return sa_layout_add_fields(l, pi_fields, G_N_ELEMENTS(pi_fields), PI_BITS, bit_sets, &end);
+}
+
+#define PIR_OPTIONS 2 /* the Options component (byte 3) */
+
+/* Options is no match field: OpenSM 3.3.23 answers every port whatever it says... */
+static void query(const struct sa_view *v, uint64_t *mask, uint8_t *record)
+{
+	(void)v, (void)record;
+	*mask &= ~(1ULL << PIR_OPTIONS);
+}
+
+/* ...and echoes it in each record when the mask names it (0 otherwise). */
+static void answer(uint64_t mask, const uint8_t *query, uint8_t *record)
+{
+	if (mask & (1ULL << PIR_OPTIONS))
+		record[3] = query[3];
 }
 
 /* The record of port (if the scan answers one: every port of a switch, under the switch's
@@ -101,4 +120,6 @@ struct sa_kind sa_portinfo_record = {
 	.init = init,
 	.build = build,
 	.build_indexed = build_indexed,
+	.query = query,
+	.answer = answer,
 };

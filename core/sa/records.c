@@ -61,6 +61,15 @@ void sa_kind_answer(const struct sa_kind *k, const struct sa_view *v, int truste
 	guint start = out->len;
 	size_t size = k->layout.size, n = 0;
 	uint8_t copy[SA_MAD_DATA];
+	const uint8_t *asked = query;
+	uint64_t asked_mask = mask;
+	const struct sa_layout *l = &k->layout;
+	struct sa_layout exact;
+	if (l->subset && !v->bitwise) { /* without AttributeModifier bit 31: compared exactly */
+		exact = *l;
+		exact.subset = 0;
+		l = &exact;
+	}
 	if (k->query && v->f && size <= sizeof(copy) && query_len >= size) {
 		memcpy(copy, query, size);
 		k->query(v, &mask, copy);
@@ -74,10 +83,12 @@ void sa_kind_answer(const struct sa_kind *k, const struct sa_view *v, int truste
 		keep_seen(k, v, start, out);
 	}
 	for (size_t off = start; off + size <= out->len; off += size) {
-		if (!sa_match(&k->layout, mask, query, out->data + off))
+		if (!sa_match(l, mask, query, out->data + off))
 			continue;
 		if (start + n * size != off)
 			memmove(out->data + start + n * size, out->data + off, size);
+		if (k->answer && query_len >= size)
+			k->answer(asked_mask, asked, out->data + start + n * size);
 		n++;
 	}
 	g_byte_array_set_size(out, (guint)(start + n * size));

@@ -42,6 +42,10 @@ struct sa_view {
 					   * builder of quadratic tables stops past it */
 	const struct sa_index *ix;        /* f's indexes by LID and GUID (sa/index.h; NULL: the
 					   * kinds scan every record) */
+	uint8_t bitwise;                  /* the request's AttributeModifier bit 31: the layout's
+					   * subset components (PortInfo CapabilityMask and
+					   * CapabilityMask2) matched bit by bit, else exactly, as
+					   * OpenSM's osm_sa_portinfo_record.c */
 };
 
 /* May the requester see port p of v->f: do they share a partition (sa_pkeys_share)? Every
@@ -64,6 +68,9 @@ struct sa_kind {
 	/* rewrites the query (a copy, mask and record) before matching, or NULL: the readings
 	 * OpenSM gives some components (a CA port's VLArb asked for as port 0) */
 	void (*query)(const struct sa_view *v, uint64_t *mask, uint8_t *record);
+	/* rewrites a record answered (after matching), given the query as it came (mask and
+	 * record), or NULL: what OpenSM echoes of a query (PortInfoRecord's Options) */
+	void (*answer)(uint64_t mask, const uint8_t *query, uint8_t *record);
 	/* answered only to a requester presenting our SM_Key (else ERR_REQ_INVALID), as OpenSM
 	 * does for P_KeyTableRecord: partition membership is not every port's business */
 	int trusted_only;

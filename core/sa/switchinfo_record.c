@@ -25,7 +25,7 @@ static int init(struct sa_layout *l)
 	l->n = 0;
 	l->width[l->n++] = 16; /* LID */
 	l->width[l->n++] = 16; /* reserved */
-	if (sa_layout_add_fields(l, si_fields, G_N_ELEMENTS(si_fields), 0, IB_NO_FIELD, &end) < 0 ||
+	if (sa_layout_add_fields(l, si_fields, G_N_ELEMENTS(si_fields), 0, NULL, &end) < 0 ||
 	    end / 8 > SI_MAX_BYTES)
 		return -1;
 	si_bytes = end / 8;

@@ -74,6 +74,10 @@ int sa_respond_status(struct dispatch *d, const struct sa_request *rq, uint16_t 
 	uint8_t *buf = response(rq, method, status, 0, table, &len);
 	if (!buf)
 		return -ENOMEM;
+	if (!table && rq->record && rq->record_len) { /* the request's record, as OpenSM answers */
+		size_t n = rq->record_len < SA_MAD_DATA ? rq->record_len : SA_MAD_DATA;
+		memcpy(umad_get_mad(buf) + IB_SA_DATA_OFFS, rq->record, n);
+	}
 	if (table) { /* a table answer is an RMPP transfer even when empty */
 		uint8_t *mad = umad_get_mad(buf);
 		mad_set_field(mad, 0, IB_SA_RMPP_VERS_F, 1);

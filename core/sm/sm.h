@@ -96,6 +96,11 @@ static inline void sm_apply_mkey(struct sm *sm)
 	sm->sa_in.sm_key = sm->opt->sm_key ? sm->opt->sm_key : SM_KEY_DEFAULT;
 	sm->sa_in.subnet_prefix = sm->opt->subnet_prefix;
 	sm->sa_in.packet_life = sm->opt->packet_life;
+	sm->sa_in.rtr_flow_label = sm->opt->rtr_pr_flow_label;
+	sm->sa_in.rtr_tclass = sm->opt->rtr_pr_tclass;
+	sm->sa_in.rtr_sl = sm->opt->rtr_pr_sl;
+	sm->sa_in.rtr_mtu = sm->opt->rtr_pr_mtu;
+	sm->sa_in.rtr_rate = sm->opt->rtr_pr_rate;
 	sa_publish(sm->sa, &sm->sa_in);
 	struct mkey_cfg c = { .secret = sm->opt->m_key, .protect = sm->opt->m_key_protect,
 			      .lease_s = (uint16_t)sm->opt->m_key_lease, .per_port = sm->opt->m_key_per_port };

@@ -9,7 +9,12 @@ are seen in the tables read back and on the wire (light sweeps are SMPs sent wit
 happening: none in an idle window with sweep_interval 0, some with 1). A valid edit + SIGHUP is
 applied; the same file then broken: SIGHUP logs the error with line and column, the daemon
 keeps running with the previous settings (the tables stay updn's, light sweeps go on) and a
-trap afterwards is still routed with updn. No verdict depends on speed."""
+trap afterwards is still routed with updn. No verdict depends on speed.
+Before the fabric: the shipped template etc/ibsm.yaml is the build's own `ibsm -c` of the
+defaults (as the Makefile's $(B)/ibsm.yaml writes it) and sets no key, so that in a test root
+(IBSM_SYSCONFDIR) beside an OpenSM site's opensm.conf, opensm.conf is the configuration (its
+sm_priority in the -c output, the log naming both files); once one key of ibsm.yaml is
+uncommented, ibsm.yaml is read and a warning (LOC-0003) says opensm.conf is not."""
 import os
 import re
 import signal
@@ -23,7 +28,7 @@ import daemon_util as du  # noqa: E402
 
 POLL_S = 60           # generous bound for each condition; the speed belongs in make bench
 IDLE_WINDOW_S = 3.0   # an observation window in which sweep_interval 0 must send nothing
-tap = h.start(plan=19, timeout=600)
+tap = h.start(plan=24, timeout=600)
 net = h.need_fabric(tap, "irregular.net")
 if h.sm_override():
     tap.skip_all("IBSM_SM_CMD set: ibsm's configuration file")
@@ -55,6 +60,55 @@ BAD = [  # (name, text, line of the mistake)
     ("bad value of a key ibsm owns", "routing_engine: minhop\n\npart_enforce: sideways\n", 3),
     ("bad value", "# comment\nrouting_engine: minhop\nsweep_interval: often\n", 3),
 ]
+
+# ---- the shipped template, and which file it leaves to be read (offline: --fabric, -c)
+work = h.Scratch(prefix="ibsm-config.")
+shipped = os.path.join(h.REPO, "etc", "ibsm.yaml")
+empty = work.path("empty.yaml")
+open(empty, "w").close()
+off_env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "IBSM_SYSCONFDIR")}
+tmpl = h.run([h.ibsm_path(), "-F", empty, "-c", "-"], env=dict(off_env, IBSM_PLUGIN_PATH=""), timeout=60)
+tap.ok(tmpl.rc == 0 and tmpl.out == h.read(shipped),
+       "etc/ibsm.yaml is the build's own template of the defaults (ibsm -F empty -c -)",
+       "differs: regenerate it (make build/ibsm.yaml; cp build/ibsm.yaml etc/ibsm.yaml)\n" + tmpl.describe()[-600:])
+set_lines = re.findall(r"(?m)^[^#\s].*$", h.read(shipped))
+tap.ok(not set_lines and re.search(r"(?m)^# sm_priority: 0$", h.read(shipped)),
+       "etc/ibsm.yaml sets no key: every key is commented out at its default", "set: %s" % set_lines[:5])
+root = work.path("etc")
+os.makedirs(os.path.join(root, "ibsm"))
+os.makedirs(os.path.join(root, "opensm"))
+own, osm = os.path.join(root, "ibsm", "ibsm.yaml"), os.path.join(root, "opensm", "opensm.conf")
+write(own, h.read(shipped))
+write(osm, "# an OpenSM site's file: the standby of an HA pair\nsm_priority 7\n")
+tiny = h.fabric("tiny.net")
+
+
+def which_file():
+    """(-c output, log of a --fabric dry run) with the test root as SYSCONFDIR"""
+    env = dict(off_env, IBSM_SYSCONFDIR=root, OSM_TMP_DIR=work.dir, OSM_CACHE_DIR=work.dir)
+    c = h.run([h.ibsm_path(), "-c", "-"], env=env, cwd=work.dir, timeout=60)
+    r = h.run([h.ibsm_path(), "--fabric", tiny, "-f", "-"], env=env, cwd=work.dir, timeout=60)
+    return c.out, r.text
+
+
+out, log = which_file()
+tap.ok(re.search(r"(?m)^sm_priority: 7$", out) and
+       re.search(r"INFO LOC-0001 configuration file: %s \(OpenSM's; %s sets no key: ignored\)" %
+                 (re.escape(osm), re.escape(own)), log) and "LOC-0003" not in log,
+       "the packaged ibsm.yaml beside an opensm.conf: opensm.conf is read (sm_priority 7), the log names "
+       "both", log[-1500:])
+write(own, h.read(shipped).replace("# sweep_interval: 10\n", "sweep_interval: 5\n"))
+out, log = which_file()
+tap.ok(re.search(r"(?m)^sweep_interval: 5$", out) and re.search(r"(?m)^# sm_priority: 0$", out) and
+       re.search(r"INFO LOC-0001 configuration file: %s$" % re.escape(own), log, re.M) and
+       re.search(r"WARN LOC-0003 OpenSM's %s is NOT read: %s sets keys" % (re.escape(osm), re.escape(own)), log),
+       "one key uncommented: ibsm.yaml is read, opensm.conf is not (sm_priority at its default) and a "
+       "warning says so (LOC-0003)", out[:300] + log[-1500:])
+os.unlink(osm)
+write(own, h.read(shipped))
+out, log = which_file()
+tap.ok(re.search(r"INFO LOC-0001 configuration file: %s \(sets no key: the defaults\)" % re.escape(own), log) and
+       "LOC-0003" not in log, "the packaged ibsm.yaml alone: read, the defaults, no warning", log[-1500:])
 
 with h.Sim(net) as sim:
     n_nodes = len(sim.netfile.nodes)

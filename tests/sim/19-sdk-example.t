@@ -66,7 +66,7 @@ if r.rc != 0:
 usr = os.path.join(stage, "usr")
 ibsm = os.path.join(usr, "sbin", "ibsm")
 plugindir = os.path.join(usr, "lib", "ibsm", "plugins")
-pcdir = os.path.join(usr, "lib", "pkgconfig")
+pcdir = os.path.join(usr, "share", "pkgconfig")
 want = [ibsm, os.path.join(plugindir, "minhop.so"), os.path.join(usr, "include", "ibsm", "routing.h"),
         os.path.join(usr, "include", "ibsm", "fabric.h"), os.path.join(pcdir, "ibsm-plugin.pc"),
         os.path.join(usr, "share", "doc", "ibsm", "LICENSE"),

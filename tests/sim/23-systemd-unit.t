@@ -43,7 +43,7 @@ LOGROTATE = os.path.join(h.REPO, "etc", "logrotate.d", "ibsm")
 DEFAULTS = os.path.join(h.REPO, "etc", "default", "ibsm")
 PORTS_HELPER = os.path.join(h.REPO, "etc", "ibsm-ports")
 # what the units name, and what stands in for it here
-INSTALLED = {"/usr/sbin/ibsm": h.ibsm_path(), "/usr/lib/ibsm/ibsm-ports": PORTS_HELPER,
+INSTALLED = {"/usr/sbin/ibsm": h.ibsm_path(), "/usr/libexec/ibsm/ibsm-ports": PORTS_HELPER,
              "/etc/default/ibsm": DEFAULTS}
 # [Service] keys that differ between ibsm.service and an instance of ibsm@.service: the rest
 # (the hardening) must be the same
@@ -189,7 +189,7 @@ tap.ok("opensm.service" in single.unit("Conflicts") and "opensm.service" in tmpl
        (single.unit("Conflicts"), tmpl_any.unit("Conflicts"), tmpl_any.unit("PartOf")))
 tap.ok(single.env_files == ["/etc/default/ibsm"] == tmpl_any.env_files and
        all(re.search(r"\s\$IBSM_ARGS$", u.one("ExecStart", "")) for u in (single, tmpl_any)) and
-       single.one("ExecCondition", "").lstrip("+") == "/usr/lib/ibsm/ibsm-ports" and
+       single.one("ExecCondition", "").lstrip("+") == "/usr/libexec/ibsm/ibsm-ports" and
        environment_file(DEFAULTS).get("PORTS", None) == "",
        "both read /etc/default/ibsm and end ExecStart= with $IBSM_ARGS (split into words); ibsm.service's "
        "ExecCondition= is ibsm-ports; the shipped PORTS= is empty (one SM on the default port)",

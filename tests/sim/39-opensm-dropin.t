@@ -8,10 +8,11 @@ B. OpenSM's full `opensm -c` template fed to `ibsm -F`: a simulated bring-up suc
    harness's fabric checks), and every key of the template either is one of ibsm's (its own
    `-c` lists it) or has its own log line naming FILE:LINE and the key; sa_key, not enforced,
    is an ERROR line; no key is called unknown.
-C. A test root (IBSM_SYSCONFDIR) with OpenSM's files only (/etc/opensm/opensm.conf,
-   partitions.conf) and nothing under /etc/ibsm: ibsm reads both (the log names them), and the
-   fabric shows it: every CA port has LMC 1 (smpquery portinfo) and the partition's P_Key
-   (smpquery pkeys).
+C. A test root (IBSM_SYSCONFDIR) with OpenSM's files (/etc/opensm/opensm.conf,
+   partitions.conf) and, under /etc/ibsm, only what the package installs: ibsm.yaml, the
+   template with every key commented out (etc/ibsm.yaml). ibsm reads OpenSM's two files (the
+   log names them, and says ibsm.yaml sets no key), and the fabric shows it: every CA port has
+   LMC 1 (smpquery portinfo) and the partition's P_Key (smpquery pkeys).
 D. Logs: -D 0x1 writes errors and warnings only; -f stdout is standard output.
 E. A --fabric dry run writes no dump anywhere unless asked; with --dump_files_dir it does.
    (-Z/part_enforce sets PortInfo's PartitionEnforcement bits, which ibsim does not keep, for
@@ -139,7 +140,10 @@ with h.Sim(h.fabric("ftree-small.net")) as sim:
 # ---- C. OpenSM's files where they are, nothing of ibsm's
 root = os.path.join(scratch, "etc")
 os.makedirs(os.path.join(root, "opensm"))
-os.makedirs(os.path.join(root, "ibsm"))   # present but empty, as after installing the package
+os.makedirs(os.path.join(root, "ibsm"))
+own_yaml = os.path.join(root, "ibsm", "ibsm.yaml")   # as the package installs it
+with open(own_yaml, "w") as f:
+    f.write(h.read(os.path.join(h.REPO, "etc", "ibsm.yaml")))
 PKEY = 0x8012
 with open(os.path.join(root, "opensm", "opensm.conf"), "w") as f:
     f.write("# an OpenSM site's file\nlmc 1\nsweep_interval 0\n")
@@ -150,11 +154,12 @@ with h.Sim(TINY) as sim:
     r = sim.run_sm(["--once", "-f", log], env=sim.env(IBSM_SYSCONFDIR=root), timeout=120)
     logtext = h.read(log)
     tap.ok(r.rc == 0, "with only /etc/opensm files, ibsm --once exits 0", r.describe() + h.tail(log))
-    tap.ok(re.search(r"LOC-0001 configuration file: %s \(OpenSM's" %
-                     re.escape(os.path.join(root, "opensm", "opensm.conf")), logtext) and
+    tap.ok(re.search(r"LOC-0001 configuration file: %s \(OpenSM's; %s sets no key" %
+                     (re.escape(os.path.join(root, "opensm", "opensm.conf")), re.escape(own_yaml)), logtext) and
            re.search(r"LOC-0002 partition_config_file: %s \(OpenSM's" %
                      re.escape(os.path.join(root, "opensm", "partitions.conf")), logtext),
-           "the log names OpenSM's opensm.conf and partitions.conf as the files used", h.tail(log))
+           "the log names OpenSM's opensm.conf (the packaged ibsm.yaml sets no key) and partitions.conf as "
+           "the files used", h.tail(log))
     snap = sim.collect()
     lmcs, keys = {}, {}
     for p in snap.ca_ports():

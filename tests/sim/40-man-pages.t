@@ -18,14 +18,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
 
 MAN = os.path.join(h.REPO, "doc", "man")
-PAGES = ["ibsm.8", "ibsm.yaml.5", "ibsm-engine.7"]
+PAGES = ["ibsm.8", "ibsm-cli.8", "ibsm.yaml.5", "ibsm-engine.7"]
 HEADERS = [os.path.join(h.REPO, "include", "ibsm", n) for n in ("fabric.h", "routing.h", "orchestrator.h")]
 # the structs whose every member the engine page names: what a plug-in fills in, what it is lent
 STRUCTS = ["ibsm_engine", "ibsm_core", "ibsm_orchestrator", "ibsm_orch_core"]
 # IBSM_ names the engine page may use that are not the SDK's: environment variables
 NOT_SDK = {"IBSM_PLUGIN_PATH"}
 
-tap = h.Tap(plan=12, timeout=120)
+tap = h.Tap(plan=14, timeout=120)
 miss = [t for t in ("man", "groff", "mandoc") if not h.which(t)]
 if miss:
     tap.fail_all("missing %s (run make deps: man-db, groff-base, mandoc)" % ", ".join(miss))

@@ -276,8 +276,8 @@ static void test_template_round_trip(void)
 	g_assert_true(g_file_get_contents(t, &text, NULL, NULL));
 	size_t n;
 	const struct config_key *ks = config_keys(&n);
-	for (size_t i = 0; i < n; i++) { /* every key, with its doc line */
-		char *line = g_strdup_printf("\n%s%s: ", ks[i].flags & (CONFIG_F_ENV | CONFIG_F_FALLBACK) ? "# " : "", ks[i].key);
+	for (size_t i = 0; i < n; i++) { /* every key, with its doc line, commented out at its default */
+		char *line = g_strdup_printf("\n# %s: ", ks[i].key);
 		char *doc = g_strdup_printf("# %s", ks[i].doc);
 		if (!strstr(text, line) || !strstr(text, doc))
 			g_error("template lacks key %s or its doc", ks[i].key);
@@ -287,6 +287,11 @@ static void test_template_round_trip(void)
 	/* the keys the engines declare, commented out at their default, with their help */
 	g_assert_nonnull(strstr(text, "# ---- routing engine demo ----\n\n# Threads of the demo engine\n"
 				      "# demo_threads: 2\n"));
+	/* so the template of the defaults sets no key (it does not hide an opensm.conf) */
+	GHashTable *set = config_load_pairs(t, &err);
+	g_assert_no_error(err);
+	g_assert_cmpuint(g_hash_table_size(set), ==, 0);
+	g_hash_table_destroy(set);
 	g_free(text);
 	g_assert_cmpint(build(&o, &err, "-F", t, NULL), ==, 0);
 	options_defaults(&d);
@@ -481,7 +486,23 @@ static void test_locations(void)
 	g_assert_cmpuint(o.lmc, ==, 1);
 	g_assert_cmpstr(o.config_file, ==, yaml);
 	g_assert_cmpstr(o.partition_config_file, ==, ownp);
+	g_assert_true(has_note(&o, IBSM_LOG_WARN, "LOC-0003", "opensm.conf is NOT read"));
 	options_free(&o);
+	/* an ibsm.yaml that sets no key (the packaged template: comments only) leaves it to opensm.conf */
+	g_assert_true(g_file_set_contents(yaml, "# lmc: 0\n\n# sm_priority: 0\n", -1, NULL));
+	g_assert_cmpint(build(&o, &err, NULL), ==, 0);
+	g_assert_cmpuint(o.lmc, ==, 2);
+	g_assert_cmpstr(o.config_file, ==, conf);
+	g_assert_true(has_note(&o, IBSM_LOG_INFO, "LOC-0001", "sets no key: ignored"));
+	g_assert_false(has_note(&o, IBSM_LOG_WARN, "LOC-0003", ""));
+	options_free(&o);
+	/* ... and is read (the defaults) when there is no opensm.conf */
+	g_assert_cmpint(g_unlink(conf), ==, 0);
+	g_assert_cmpint(build(&o, &err, NULL), ==, 0);
+	g_assert_cmpstr(o.config_file, ==, yaml);
+	g_assert_true(has_note(&o, IBSM_LOG_INFO, "LOC-0001", "sets no key: the defaults"));
+	options_free(&o);
+	g_assert_true(g_file_set_contents(conf, "lmc 2\nqos TRUE\n", -1, NULL));
 	g_assert_cmpint(g_unlink(yaml), ==, 0);
 	g_assert_cmpint(g_unlink(ownp), ==, 0);
 	g_assert_cmpint(g_unlink(conf), ==, 0);

@@ -199,6 +199,62 @@ static void mcmr(uint8_t *r, const uint8_t *mgid, uint64_t port, uint8_t state)
 #define JOIN_MASK (MCMR_MGID | MCMR_PORT_GID | MCMR_JOIN_STATE)
 #define CREATE (JOIN_MASK | MCMR_QKEY | MCMR_PKEY | MCMR_SL | MCMR_FLOW | MCMR_TCLASS)
 
+/* Every JoinState joins and leaves as on OpenSM 3.3.23: send-only full member (8) is kept as
+ * 8, added to the others and taken back by a leave of 8; a port keeps what is left only while
+ * it is full or another full member remains; the last full member takes a persistent group's
+ * members with it. */
+static void test_send_only_full(void)
+{
+	struct mc_groups *g = mc_groups_new();
+	struct mc_params p = { .qkey = 0x0b1b, .pkey = 0xffff, .mtu = 4, .rate = 3 };
+	uint8_t mgid[16];
+	mgid_of(mgid, 2);
+	struct mc_group *grp = mc_create(g, mgid, &p, 0);
+	g_assert_cmpuint(mc_join(g, grp, 0xA, gid0, MC_FULL, 0), ==, MC_FULL);
+	g_assert_cmpuint(mc_join(g, grp, 0xB, gid0, MC_SEND_ONLY_FULL, 0), ==, MC_SEND_ONLY_FULL);
+	g_assert_cmpuint(mc_join(g, grp, 0xB, gid0, MC_NON_MEMBER, 0), ==, MC_SEND_ONLY_FULL | MC_NON_MEMBER);
+	g_assert_cmpuint(mc_join(g, grp, 0xC, gid0, MC_SEND_ONLY, 0), ==, MC_SEND_ONLY);
+	g_assert_cmpuint(grp->n_full, ==, 1);              /* 8 is no full membership for the group */
+	g_assert_cmpint(mc_leave(g, grp, 0xB, MC_SEND_ONLY_FULL), ==, 0);
+	g_assert_cmpuint(mc_member(grp, 0xB)->join_state, ==, MC_NON_MEMBER);
+	g_assert_cmpint(mc_leave(g, grp, 0xB, MC_NON_MEMBER), ==, 0);
+	g_assert_null(mc_member(grp, 0xB));                /* none left: no member */
+	g_assert_cmpuint(mc_memberships(g, 0xB), ==, 0);
+	/* A (full) takes back its full membership while holding 8 too: nobody else is full, so
+	 * A goes, and the group with it */
+	g_assert_cmpuint(mc_join(g, grp, 0xA, gid0, MC_SEND_ONLY_FULL, 0), ==, MC_FULL | MC_SEND_ONLY_FULL);
+	g_assert_cmpint(mc_leave(g, grp, 0xA, MC_FULL), ==, 1);
+	g_assert_null(mc_find(g, mgid));
+	g_assert_cmpuint(mc_memberships(g, 0xC), ==, 0);
+	/* persistent: emptied with its last full member, kept */
+	grp = mc_create(g, mgid, &p, 1);
+	mc_join(g, grp, 0xA, gid0, MC_FULL, 0);
+	mc_join(g, grp, 0xB, gid0, MC_SEND_ONLY_FULL, 0);
+	g_assert_cmpint(mc_leave(g, grp, 0xA, MC_FULL), ==, 0);
+	g_assert_true(mc_find(g, mgid) == grp);
+	g_assert_cmpuint(grp->members->len, ==, 0);
+	/* through the SA: a join of 8 is answered 8, a leave of 8 takes it back */
+	struct mcm_env env = { .max_mtu = 4, .max_rate = 6, .packet_life = 18 };
+	struct mcm_requester a = { .port_guid = 1 }, b = { .port_guid = 2 };
+	uint8_t r[MCMR_SIZE], out[MCMR_SIZE];
+	int created, deleted;
+	mcmr(r, NULL, 1, MC_SEND_ONLY_FULL);                 /* 8 alone creates nothing */
+	g_assert_cmphex(mcm_join(g, &env, r, CREATE, &a, out, &created), ==, SA_ERR_REQ_INVALID);
+	mcmr(r, NULL, 1, MC_FULL);
+	g_assert_cmphex(mcm_join(g, &env, r, CREATE, &a, out, &created), ==, 0);
+	uint8_t m2[16];
+	memcpy(m2, out, 16);
+	mcmr(r, m2, 2, MC_SEND_ONLY_FULL);
+	g_assert_cmphex(mcm_join(g, &env, r, JOIN_MASK, &b, out, &created), ==, 0);
+	g_assert_cmpuint(out[48] & 0xf, ==, MC_SEND_ONLY_FULL);
+	g_assert_cmphex(mcm_leave(g, &env, r, JOIN_MASK, &b, out, &deleted), ==, 0);
+	g_assert_cmpuint(out[48] & 0xf, ==, 0);
+	g_assert_false(deleted);
+	g_assert_null(mc_member(mc_find(g, m2), 2));
+	g_assert_cmphex(mcm_leave(g, &env, r, JOIN_MASK, &b, out, &deleted), ==, SA_ERR_REQ_INVALID);
+	mc_groups_free(g);
+}
+
 static int deny_port_7(void *ctx, uint64_t port, uint16_t pkey)
 {
 	(void)ctx;
@@ -467,6 +523,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/mcast/mlid-exhaustion", test_mlid_exhaustion);
 	g_test_add_func("/mcast/mlid-cycles", test_mlid_cycles);
 	g_test_add_func("/mcast/join-states", test_join_states);
+	g_test_add_func("/mcast/send-only-full", test_send_only_full);
 	g_test_add_func("/mcast/persistent-port-gone", test_persistent_and_port_gone);
 	g_test_add_func("/mcast/group-cycles", test_group_cycles);
 	g_test_add_func("/mcast/mcmember", test_mcmember);

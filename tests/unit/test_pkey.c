@@ -143,9 +143,10 @@ static void test_targets(void)
 {
 	struct fabric *f = line_fabric(16, 8, 64);
 	GArray *t = pkey_targets(f);
-	/* 4 CA ports, 2 switch port 0, 4 switch ports facing CAs; no switch-to-switch port */
-	g_assert_cmpuint(t->len, ==, 10);
-	uint32_t n_ca = 0, n_sp0 = 0, n_ext = 0;
+	/* 4 CA ports, 2 switch port 0, 4 switch ports facing CAs; the 2 switch-to-switch ports
+	 * only read (src none) */
+	g_assert_cmpuint(t->len, ==, 12);
+	uint32_t n_ca = 0, n_sp0 = 0, n_ext = 0, n_isl = 0;
 	for (uint32_t i = 0; i < t->len; i++) {
 		const struct pkey_target *e = &g_array_index(t, struct pkey_target, i);
 		const struct ibsm_port *p = &f->ports[e->port];
@@ -158,6 +159,10 @@ static void test_targets(void)
 			n_sp0++;
 			g_assert_cmpuint(e->src, ==, e->port);
 			g_assert_cmpuint(e->cap, ==, 8);
+		} else if (e->src == IBSM_NONE) {
+			n_isl++;
+			g_assert_cmpuint(f->nodes[f->ports[p->peer].node].type, ==, IBSM_SWITCH);
+			g_assert_cmpuint(e->cap, ==, 64);
 		} else {
 			n_ext++;
 			/* the switch port's table is the one of the CA port it faces */
@@ -170,6 +175,7 @@ static void test_targets(void)
 	g_assert_cmpuint(n_ca, ==, 4);
 	g_assert_cmpuint(n_sp0, ==, 2);
 	g_assert_cmpuint(n_ext, ==, 4);
+	g_assert_cmpuint(n_isl, ==, 2);
 	g_array_free(t, TRUE);
 	fabric_unref(f);
 	/* no PartitionEnforcementCap: switch external ports get no table */

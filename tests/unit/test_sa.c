@@ -51,7 +51,7 @@ static void test_match(void)
 	g_assert_nonnull(pir);
 	g_assert_cmpuint(pir->layout.offset[3], ==, 32);          /* M_Key */
 	g_assert_cmpuint(pir->layout.width[7], ==, 32);           /* CapabilityMask */
-	g_assert_cmphex(pir->layout.subset, ==, 1ull << 7);
+	g_assert_cmphex(pir->layout.subset, ==, 1ull << 7 | 1ull << 53); /* CapabilityMask, CapabilityMask2 */
 	g_assert_cmpuint(pir->layout.width[19], ==, 3);           /* reserved, after ProtectBits */
 	g_assert_cmpuint(pir->layout.width[20], ==, 3);           /* LMC */
 	g_assert_cmpuint(pir->layout.width[44], ==, 2);           /* MulticastPKeyTrapSuppression */
@@ -112,6 +112,7 @@ static void sabed_clear(struct sabed *s)
 static uint64_t ask_sm_key; /* the SM_Key the next requests present */
 static uint16_t ask_slid;    /* the LID and QPN they come from */
 static uint32_t ask_qpn;
+static uint32_t ask_attr_mod; /* their AttributeModifier */
 
 /* Sends an SA request, returns the one response (and its length). */
 static const uint8_t *ask(struct sabed *s, uint8_t method, uint16_t attr, uint64_t mask,
@@ -126,6 +127,7 @@ static const uint8_t *ask(struct sabed *s, uint8_t method, uint16_t attr, uint64
 	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr);
 	mad_set_field64(mad, 0, IB_SA_COMPMASK_F, mask);
 	mad_set_field64(mad, 0, IB_SA_MKEY_F, ask_sm_key);
+	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, ask_attr_mod);
 	if (rec)
 		memcpy(mad + IB_SA_DATA_OFFS, rec, rec_len);
 	uint32_t before = fsma_nresponses(s->b.fk);
@@ -209,8 +211,9 @@ static void test_node_records(void)
 }
 
 /* PortInfoRecords: every switch port under the switch's LID and every CA port; the "is SM"
- * query (CapabilityMask component, a subset match) finds the SM's port alone; the M_Key is
- * shown only to a requester presenting our SM_Key. */
+ * query (CapabilityMask component, a subset match when AttributeModifier bit 31 asks, else
+ * exact: OpenSM's rules, CapabilityMask2 likewise) finds the SM's port alone; Options matches
+ * nothing and is echoed; the M_Key is shown only to a requester presenting our SM_Key. */
 static void test_portinfo_records(void)
 {
 	struct sabed s;
@@ -232,6 +235,9 @@ static void test_portinfo_records(void)
 	uint8_t q[68] = { 0 };
 	mad_set_field(q + 4, 0, IB_PORT_CAPMASK_F, 0x2); /* IsSM */
 	r = ask(&s, SA_GET, 0x12, 1u << 7, q, sizeof(q), &len);
+	g_assert_cmphex(status_of(r), ==, SA_ERR_NO_RECORDS); /* exactly 0x2: no port */
+	ask_attr_mod = 1u << 31;
+	r = ask(&s, SA_GET, 0x12, 1u << 7, q, sizeof(q), &len);
 	g_assert_cmphex(status_of(r), ==, 0);
 	const uint8_t *rec = r + IB_SA_DATA_OFFS;
 	g_assert_cmpuint((unsigned)(rec[0] << 8 | rec[1]), ==, f->ports[sm].lid);
@@ -239,6 +245,28 @@ static void test_portinfo_records(void)
 	ask_sm_key = 0x77;
 	r = ask(&s, SA_GET, 0x12, 1u << 7, q, sizeof(q), &len);
 	g_assert_cmphex(mad_get_field64((void *)(r + IB_SA_DATA_OFFS + 4), 0, IB_PORT_MKEY_F), ==, 0x1234);
+	/* CapabilityMask2: the SM's port holds 0x20 there; exactly 0x20, or bit by bit asked 0 */
+	mad_set_field(f->px[sm].portinfo, 0, IB_PORT_CAPMASK2_F, 0x20);
+	publish(&s);
+	uint8_t q2[68] = { 0 };
+	mad_set_field(q2 + 4, 0, IB_PORT_CAPMASK2_F, 0x20);
+	ask_attr_mod = 0;
+	r = ask(&s, SA_GETTABLE, 0x12, 1ull << 53, q2, sizeof(q2), &len);
+	g_assert_cmpuint(len, ==, IB_SA_DATA_OFFS + 72);
+	mad_set_field(q2 + 4, 0, IB_PORT_CAPMASK2_F, 0);
+	r = ask(&s, SA_GETTABLE, 0x12, 1ull << 53, q2, sizeof(q2), &len);
+	g_assert_cmpuint(len, ==, IB_SA_DATA_OFFS + (want - 1) * 72);
+	ask_attr_mod = 1u << 31;
+	r = ask(&s, SA_GETTABLE, 0x12, 1ull << 53, q2, sizeof(q2), &len);
+	g_assert_cmpuint(len, ==, IB_SA_DATA_OFFS + want * 72);
+	ask_attr_mod = 0;
+	/* Options (component 2): no match field, echoed in every record */
+	q2[3] = 0x01;
+	r = ask(&s, SA_GETTABLE, 0x12, 1u << 2, q2, sizeof(q2), &len);
+	g_assert_cmpuint(len, ==, IB_SA_DATA_OFFS + want * 72);
+	g_assert_cmphex(r[IB_SA_DATA_OFFS + 3], ==, 0x01);
+	r = ask(&s, SA_GETTABLE, 0x12, 0, q2, sizeof(q2), &len);
+	g_assert_cmphex(r[IB_SA_DATA_OFFS + 3], ==, 0);
 	/* an M_Key component cannot find the key when it is hidden */
 	ask_sm_key = 0;
 	mad_set_field64(q + 4, 0, IB_PORT_MKEY_F, 0x1234);
@@ -402,15 +430,20 @@ static void test_path_records(void)
 				recs), ==, 1);
 	g_assert_cmpuint(pr_get(recs->data, PR_MTU), ==, 5);
 	g_assert_cmpuint(pr_get(recs->data, PR_RATE), ==, 3);
-	/* statuses: a DGID of no port; a Get naming one end only */
+	/* a DGID of no port: no record, as OpenSM 3.3.23 (a Get NO_RECORDS, a GetTable an empty
+	 * table); a Get naming one end only: the first path found */
 	uint8_t qg[64] = { 0 };
 	put_gid(qg, PR_DGID, 0xdead);
 	put_gid(qg, PR_SGID, f->ports[a].guid);
 	uint32_t len;
 	const uint8_t *resp = ask(&s, SA_GET, 0x35, 1u << PR_DGID | 1u << PR_SGID, qg, 64, &len);
-	g_assert_cmphex(status_of(resp), ==, SA_ERR_REQ_INVALID_GID);
+	g_assert_cmphex(status_of(resp), ==, SA_ERR_NO_RECORDS);
+	resp = ask(&s, SA_GETTABLE, 0x35, 1u << PR_DGID | 1u << PR_SGID, qg, 64, &len);
+	g_assert_cmphex(status_of(resp), ==, 0);
+	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 64, ==, 0);
 	resp = ask(&s, SA_GET, 0x35, 1u << PR_SGID, qg, 64, &len);
-	g_assert_cmphex(status_of(resp), ==, SA_ERR_REQ_INSUFFICIENT_COMPONENTS);
+	g_assert_cmphex(status_of(resp), ==, 0);
+	g_assert_cmpuint(pr_get(resp + IB_SA_DATA_OFFS, PR_SLID), ==, f->ports[a].lid);
 	/* a GetTable from one source: a path to every end port with a LID (itself included) */
 	resp = ask(&s, SA_GETTABLE, 0x35, 1u << PR_SGID, qg, 64, &len);
 	g_assert_cmphex(status_of(resp), ==, 0);
@@ -532,8 +565,9 @@ static void test_path_qos_path_bits_high(void)
 	sabed_clear(&s);
 }
 
-/* LMC 2: NumbPath 4 gives four paths with distinct DLIDs first; 16 gives every SLID/DLID
- * combination, and not more. */
+/* LMC 2: NumbPath 4 gives the four paths at the same offset in both LMC ranges first (distinct
+ * SLIDs and DLIDs, Preference 0), as OpenSM; 16 gives every SLID/DLID combination, and not
+ * more. */
 static void test_path_numbpath_lmc(void)
 {
 	struct sabed s;
@@ -547,7 +581,8 @@ static void test_path_numbpath_lmc(void)
 	for (guint i = 0; i < recs->len / 64; i++) {
 		g_hash_table_add(dlids, GUINT_TO_POINTER(pr_get(recs->data + i * 64, PR_DLID)));
 		g_assert_cmpuint(pr_get(recs->data + i * 64, PR_SLID), ==,
-				 s.b.f->ports[fx_ca_port(&s.b.f->pub, 0, 1)].lid);
+				 s.b.f->ports[fx_ca_port(&s.b.f->pub, 0, 1)].lid + i);
+		g_assert_cmpuint(pr_get(recs->data + i * 64, PR_PREFERENCE), ==, 0);
 	}
 	g_assert_cmpuint(g_hash_table_size(dlids), ==, 4);
 	memset(q, 0, sizeof(q));
