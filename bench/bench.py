@@ -941,10 +941,11 @@ def markdown(meta, labels, summary, offline, sm_a, sm_b):
                     s = per[name]["smps"]
                     floor.append(s["median"] / c["median"] if s else None)
                 t = per[sm_b]["wall_s"]
-                ratio = "%.2f" % (t["median"] / floor[1]) if floor[1] and t else "-"
+                vs_ceiling = "%.2f" % (t["median"] / floor[1]) if floor[1] and t else "-"
                 w("| %d | %s | %s | %s | %s |" % (hosts, fmt_spread(c, "%.0f"),
                                                   "%.2f" % floor[0] if floor[0] else "-",
-                                                  "%.2f" % floor[1] if floor[1] else "-", ratio))
+                                                  "%.2f" % floor[1] if floor[1] else "-",
+                                                  vs_ceiling))
             w("")
     if offline:
         # offline: {engine: {hosts: runs}} (older result files: {hosts: runs}, minhop)
@@ -1163,19 +1164,22 @@ def main(argv):
 
     summary = summarize(live, [h for h in a.sizes if not a.no_live and h in fabrics],
                         ["OpenSM", sm_b])
-    report = markdown(meta, {h: f.label for h, f in fabrics.items()}, summary, offline,
-                      "OpenSM", sm_b)
-    sys.stdout.write(report)
+    base = None
     if not a.no_save:
+        # the figures first: a report that fails to render does not lose the run
         os.makedirs(a.results, exist_ok=True)
         stamp = started.strftime("%Y-%m-%d-%H%M%S") + ("-quick" if a.quick else "")
         base = os.path.join(a.results, stamp)
-        with open(base + ".md", "w") as f:
-            f.write(report)
         with open(base + ".json", "w") as f:
             json.dump({"meta": meta, "fabrics": {h: {"name": f.name, **f.size}
                                                  for h, f in fabrics.items()},
                        "summary": summary, "live": live, "offline": offline}, f, indent=1)
+    report = markdown(meta, {h: f.label for h, f in fabrics.items()}, summary, offline,
+                      "OpenSM", sm_b)
+    sys.stdout.write(report)
+    if base:
+        with open(base + ".md", "w") as f:
+            f.write(report)
         sys.stderr.write("bench: wrote %s.md and .json\n" % base)
     return 1 if failures else 0
 
