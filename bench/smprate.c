@@ -3,7 +3,13 @@
  * counts answers per second. `make bench` reports its rate as the ceiling any SM can reach
  * through umad2sim and ibsim on this machine.
  *
- * usage: smprate [-n COUNT] [-w WINDOW] [-p HOPS]     (run under LD_PRELOAD=libumad2sim.so)
+ * With -r TRACE it sends instead the SMP requests (Get and Set, directed-route or LID-routed)
+ * an SM sent, as tests/tools/smpcount.so recorded them (SMPCOUNT_TRACE), in their order and as
+ * they were, only faster: no waiting on the replies, the window always full. That is the
+ * ceiling for that SM's own mix of SMPs (hops, attributes, Sets) on that ibsim, which is what
+ * `make bench` divides the SM's bring-up time by.
+ *
+ * usage: smprate [-n COUNT] [-w WINDOW] [-p HOPS] [-r TRACE]  (under LD_PRELOAD=libumad2sim.so)
  * prints: smps=<answered> seconds=<s> rate=<smps per second> lost=<n>
  */
 #include <endian.h>
@@ -52,22 +58,77 @@ static void smp_build_node_info_get(void *umad, uint64_t tid, int hops)
 	umad_set_addr(umad, PERMISSIVE_LID, 0, 0, 0);
 }
 
+/* tests/tools/smpcount.c: struct trace_rec */
+struct trace_rec {
+	uint64_t ns;
+	uint32_t pid;
+	uint8_t direction, bad_status;
+	uint16_t len, lid;
+	uint8_t pad[6];
+	uint8_t mad[256];
+};
+
+_Static_assert(sizeof(struct trace_rec) == 280, "the layout smpcount.so writes");
+
+/* The SMP requests of a trace (sent, SMI classes, Get or Set); *n set. NULL on failure. */
+static struct trace_rec *load_trace(const char *path, long *n)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	long cap = 1 << 16, k = 0;
+	struct trace_rec *v = malloc(cap * sizeof(*v)), r;
+	while (v && fread(&r, sizeof(r), 1, f) == 1) {
+		uint8_t cls = r.mad[1], method = r.mad[3];
+		if (r.direction != 0 || (cls != UMAD_CLASS_SUBN_DIRECTED_ROUTE && cls != UMAD_CLASS_SUBN_LID_ROUTED) ||
+		    (method != UMAD_METHOD_GET && method != UMAD_METHOD_SET))
+			continue;
+		if (k == cap) {
+			struct trace_rec *w = realloc(v, 2 * cap * sizeof(*v));
+			if (!w) {
+				free(v);
+				v = NULL;
+				break;
+			}
+			v = w;
+			cap *= 2;
+		}
+		v[k++] = r;
+	}
+	fclose(f);
+	*n = k;
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	long count = 100000, window = 32, sent = 0, answered = 0, inflight = 0;
-	int hops = 1, opt, fd, agent, len;
+	int hops = 1, opt, fd, agent, lid_agent, len, count_given = 0;
 	void *send_buf, *recv_buf;
 	double start, seconds;
+	const char *trace = NULL;
+	struct trace_rec *recs = NULL;
+	long nrecs = 0;
 
-	while ((opt = getopt(argc, argv, "n:w:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:w:p:r:")) != -1) {
 		switch (opt) {
-		case 'n': count = strtol(optarg, NULL, 0); break;
+		case 'n': count = strtol(optarg, NULL, 0); count_given = 1; break;
 		case 'w': window = strtol(optarg, NULL, 0); break;
 		case 'p': hops = atoi(optarg); break;
+		case 'r': trace = optarg; break;
 		default:
-			fprintf(stderr, "usage: %s [-n COUNT] [-w WINDOW] [-p HOPS]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n COUNT] [-w WINDOW] [-p HOPS] [-r TRACE]\n", argv[0]);
 			return 2;
 		}
+	}
+	if (trace) {
+		recs = load_trace(trace, &nrecs);
+		if (!recs || nrecs == 0) {
+			fprintf(stderr, "smprate: %s: no SMP requests to send again\n", trace);
+			return 1;
+		}
+		if (!count_given || count > nrecs)
+			count = nrecs;
 	}
 	if (count < 1 || window < 1 || hops < 0 || hops >= UMAD_SMP_MAX_HOPS) {
 		fprintf(stderr, "smprate: bad -n, -w or -p\n");
@@ -83,8 +144,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	agent = umad_register(fd, UMAD_CLASS_SUBN_DIRECTED_ROUTE, 1, 0, NULL);
-	if (agent < 0) {
-		fprintf(stderr, "smprate: umad_register: %s\n", strerror(-agent));
+	lid_agent = umad_register(fd, UMAD_CLASS_SUBN_LID_ROUTED, 1, 0, NULL);
+	if (agent < 0 || lid_agent < 0) {
+		fprintf(stderr, "smprate: umad_register: %s\n", strerror(-(agent < 0 ? agent : lid_agent)));
 		return 1;
 	}
 	send_buf = calloc(1, umad_size() + sizeof(struct umad_smp));
@@ -95,8 +157,23 @@ int main(int argc, char **argv)
 	start = now_seconds();
 	while (answered < count) {
 		while (sent < count && inflight < window) {
-			smp_build_node_info_get(send_buf, sent + 1, hops);
-			if (umad_send(fd, agent, send_buf, sizeof(struct umad_smp), 0, 0) < 0) {
+			int via = agent;
+			if (recs) {
+				/* the SM's request as it was, under our own TID */
+				const struct trace_rec *r = &recs[sent];
+				struct umad_smp *smp = umad_get_mad(send_buf);
+				memcpy(smp, r->mad, sizeof(*smp));
+				smp->tid = htobe64((uint64_t)sent + 1);
+				if (r->mad[1] == UMAD_CLASS_SUBN_LID_ROUTED) {
+					umad_set_addr(send_buf, r->lid, 0, 0, 0);
+					via = lid_agent;
+				} else {
+					umad_set_addr(send_buf, PERMISSIVE_LID, 0, 0, 0);
+				}
+			} else {
+				smp_build_node_info_get(send_buf, sent + 1, hops);
+			}
+			if (umad_send(fd, via, send_buf, sizeof(struct umad_smp), 0, 0) < 0) {
 				fprintf(stderr, "smprate: umad_send failed\n");
 				return 1;
 			}
@@ -114,7 +191,9 @@ int main(int argc, char **argv)
 	printf("smps=%ld seconds=%.3f rate=%.0f lost=%ld\n", answered, seconds,
 	       seconds > 0 ? answered / seconds : 0.0, sent - answered);
 	umad_unregister(fd, agent);
+	umad_unregister(fd, lid_agent);
 	umad_close_port(fd);
+	free(recs);
 	umad_done();
 	free(send_buf);
 	free(recv_buf);

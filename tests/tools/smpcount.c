@@ -27,11 +27,15 @@
  * records): u64 CLOCK_MONOTONIC ns, u32 pid, u8 direction (0 sent, 1 received), u8 umad status
  * (0 or 1: non-zero), u16 MAD length, u16 LID of the umad address (network order undone),
  * u8 pad[6], then the first 256 bytes of the MAD (zero-filled). bench/repair_bench.py reads
- * it to time a repair from the trap to the last LFT block acknowledged; a test may compare
- * the MADs two SMs sent. */
+ * it to time a repair from the trap to the last LFT block acknowledged; bench/smprate.c -r
+ * sends an SM's requests again to measure the ceiling for its mix; a test may compare the MADs
+ * two SMs sent. With SMPCOUNT_TRACE_BUFFER=1 records are written 256 at a time (and at exit),
+ * a write per MAD being too dear for a bring-up of a million SMPs; the file is then complete
+ * only once the process has exited. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -101,6 +105,28 @@ _Static_assert(sizeof(struct trace_rec) == 280, "trace record layout is read by 
 
 static int trace_fd = -1;
 static int trace_all;
+#define TRACE_BUF_RECS 256
+static struct trace_rec *trace_buf; /* SMPCOUNT_TRACE_BUFFER=1: records not yet written */
+static unsigned trace_buffered;
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void trace_flush_locked(void)
+{
+	if (trace_buffered) {
+		ssize_t w = write(trace_fd, trace_buf, trace_buffered * sizeof(*trace_buf));
+		(void)w;
+		trace_buffered = 0;
+	}
+}
+
+static void __attribute__((destructor)) trace_fini(void)
+{
+	if (trace_fd < 0 || !trace_buf)
+		return;
+	pthread_mutex_lock(&trace_lock);
+	trace_flush_locked();
+	pthread_mutex_unlock(&trace_lock);
+}
 static struct header *map_hdr;
 static struct total *map_totals;
 static struct detail *map_details;
@@ -118,6 +144,9 @@ static void __attribute__((constructor)) smpcount_init(void)
 	if (tpath && *tpath) {
 		const char *all = getenv("SMPCOUNT_TRACE_ALL");
 		trace_all = all && !strcmp(all, "1");
+		const char *buf = getenv("SMPCOUNT_TRACE_BUFFER");
+		if (buf && !strcmp(buf, "1"))
+			trace_buf = malloc(TRACE_BUF_RECS * sizeof(*trace_buf));
 		trace_fd = open(tpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (trace_fd < 0)
 			fprintf(stderr, "smpcount: %s: %s; not tracing\n", tpath, strerror(errno));
@@ -288,6 +317,14 @@ static void trace_mad(int direction, const void *umad, int mad_len)
 	r.len = (uint16_t)(mad_len < 0 ? 0 : mad_len);
 	r.lid = ntohs(u->addr.lid);
 	memcpy(r.mad, u->data, mad_len < 0 ? 0 : mad_len > 256 ? 256 : (size_t)mad_len);
+	if (trace_buf) {
+		pthread_mutex_lock(&trace_lock);
+		trace_buf[trace_buffered++] = r;
+		if (trace_buffered == TRACE_BUF_RECS)
+			trace_flush_locked();
+		pthread_mutex_unlock(&trace_lock);
+		return;
+	}
 	ssize_t w = write(trace_fd, &r, sizeof(r));
 	(void)w;
 }
