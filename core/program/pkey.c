@@ -357,9 +357,18 @@ static const struct pkey_held *trusted_held(const struct pk_run *r, uint32_t por
 }
 
 /* Every target's table: from memory, or Gets of every block. */
+/* A P_Key pass over a large fabric is 100k tables (every end port and the switch ports facing
+ * them or other switches): the SA is served between slices of it, never kept waiting for all. */
+static inline void serve_between(struct pass *g, uint32_t i)
+{
+	if (g->t && (i & 2047) == 2047)
+		transport_step_now(g->t);
+}
+
 static void read_tables(struct pk_run *r)
 {
 	for (uint32_t i = 0; i < r->n; i++) {
+		serve_between(r->g, i);
 		const struct pkey_held *h = trusted_held(r, r->tg[i].port, r->tg[i].cap);
 		if (h) {
 			memcpy(r->held[i], h->keys, h->cap * sizeof(uint16_t));
@@ -412,6 +421,7 @@ static void remember_tables(struct pk_run *r)
 {
 	struct pkey_memory *mem = r->g->pkey_mem;
 	for (uint32_t i = 0; i < r->n; i++) {
+		serve_between(r->g, i);
 		struct held_key k = target_key(r->g->f, r->tg[i].port);
 		if (!r->ok[i] || (r->g->stop && *r->g->stop)) {
 			g_hash_table_remove(mem->held, &k);
@@ -465,12 +475,15 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 		LOG_E("PKY-0006", "partitions: %s", (const char *)g_ptr_array_index(skipped, i));
 	g_ptr_array_free(skipped, TRUE);
 	g_ptr_array_free(notes, TRUE);
+	if (g->t)
+		transport_step_now(g->t);
 	GArray *ta = pkey_targets(f);
 	struct pk_run r = { .g = g, .tg = (struct pkey_target *)(void *)ta->data, .n = ta->len };
 	r.held = g_new0(uint16_t *, r.n ? r.n : 1);
 	r.want = g_new0(uint16_t *, r.n ? r.n : 1);
 	r.ok = g_new0(uint8_t, r.n ? r.n : 1);
 	for (uint32_t i = 0; i < r.n; i++) {
+		serve_between(g, i);
 		if (r.tg[i].cap > PKEY_MAX_ENTRIES)
 			r.tg[i].cap = PKEY_MAX_ENTRIES;
 		r.held[i] = g_new0(uint16_t, r.tg[i].cap + PKEY_BLOCK_SIZE);
@@ -480,6 +493,7 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	read_tables(&r);
 	uint32_t dropped_ports = 0;
 	for (uint32_t i = 0; i < r.n && !(g->stop && *g->stop); i++) {
+		serve_between(g, i);
 		if (!r.ok[i] || r.tg[i].src == IBSM_NONE)
 			continue; /* never write a table we could not read, nor one only read */
 		const struct pkey_target *tg = &r.tg[i];
