@@ -362,7 +362,7 @@ static int parms(const struct query *qq, uint32_t src, uint32_t dst, uint16_t sl
 	o->rate = rate;
 	o->life = life;
 	o->sl = got;
-	o->pkey = raw ? 0 : pkey;
+	o->pkey = raw ? 0 : want_pkey ? want_pkey : pkey; /* the one asked, as asked (OpenSM) */
 	return 0;
 }
 

@@ -11,6 +11,7 @@ saquery cannot ask (Preference, RawTraffic, a Get). Asked of each SM on a fresh 
 - ServiceID, FlowLabel, TClass and HopLimit in the query (answered 0), Preference and
   RawTraffic set (answered, RawTraffic with P_Key 0), NumbPath 0, a Get naming one end;
 - the multicast DGID asked with a source that is no member, another P_Key, SL and P_Key;
+  a P_Key named limited (0x7fff) on ports that hold 0xffff (answered as asked);
 - MTU > 512 from h3 to h2 (sa_mad: saquery sends no MTU selector): the way back (h2 to h3)
   falls under the policy's 512-byte level, so the paths are not reversible, and with
   Reversible 1 there is none; MTU > 512 from h2 to h3: none.
@@ -243,6 +244,8 @@ def session(sm_name):
                  pr_rec(s3, d2, {49: 0x80, 54: 0x02})),
                 ("GetTable, h2 to h3, MTU > 512", GETTABLE, both | (1 << 16) | (1 << 17),
                  pr_rec(s2, d3, {54: 0x02})),
+                # a P_Key named limited (0x7fff) where both ports hold 0xffff: answered as asked
+                ("GetTable, h2 to h3, P_Key 0x7fff", GETTABLE, both | (1 << 13), pr_rec(s2, d3, {50: 0x7f, 51: 0xff})),
                 ("GetTable, site-local DGID", GETTABLE, both, pr_rec(s2, gid_bytes(0xfec0000000000000, h3[1]))),
                 ("Get, site-local DGID", GET, both, pr_rec(s2, gid_bytes(0xfec0000000000000, h3[1]))),
             ]
