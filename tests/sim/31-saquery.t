@@ -25,6 +25,7 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
+from saquery_text import blocks, lid_map, need_clients  # noqa: E402
 
 SM_HOST, CLIENT = "h1", "h5"
 QUERIES = ["NR", "PIR", "SL2VL", "VLAR", "IIR", "LR", "SR", "PR", "LFTR", "MFTR", "GIR", "SWIR",
@@ -34,39 +35,7 @@ LIDISH = re.compile(r"^(\s*)([A-Za-z_ ]*lid[A-Za-z_ ]*?)(:?\.{2,}:?\s*|\s*[:=]\s
 
 tap = h.start(plan=len(QUERIES) + 2, timeout=600, need=("opensm", "saquery"))
 net = h.need_fabric(tap, "ftree-small.net")
-if not os.path.isfile(h.rmpp_path()):
-    tap.bail_out("%s not built (run make)" % h.rmpp_path())
-
-
-def blocks(text):
-    """saquery's output -> list of record blocks (each a list of lines)."""
-    out, cur = [], None
-    for line in text.splitlines():
-        if re.match(r"^\S.*(dump|ClassPortInfo):?\s*$", line):
-            cur = [line.strip()]
-            out.append(cur)
-        elif cur is not None and line.strip():
-            cur.append(line.rstrip())
-        elif line.strip():
-            out.append([line.strip()])
-    return out
-
-
-def lid_map(text):
-    """LID -> port GUID, from saquery NR."""
-    m = {}
-    for b in blocks(text):
-        lid = guid = None
-        for line in b:
-            x = re.match(r"^\s*lid\.+(\d+)", line)
-            if x:
-                lid = int(x.group(1))
-            x = re.match(r"^\s*port_guid\.+(0x[0-9a-f]+)", line)
-            if x:
-                guid = x.group(1)
-        if lid is not None and guid:
-            m[lid] = guid
-    return m
+need_clients(tap)
 
 
 def normalize(text, lids, query):

@@ -31,6 +31,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
+from saquery_text import blocks, lid_map, need_clients  # noqa: E402
 
 SM_HOST, CLIENT = "h1", "h5"
 GROUP = "ff12:601b:ffff::67:67"
@@ -55,42 +56,7 @@ tap = h.start(plan=12, timeout=900, need=("opensm", "saquery"))
 net = h.need_fabric(tap, "ftree-small.net")
 if h.sm_override():
     tap.skip_all("IBSM_SM_CMD set: the comparison is between ibsm and OpenSM")
-sa_mad = os.path.join(h.build_dir(), "tests", "clients", "sa_mad")
-mc_member = os.path.join(h.build_dir(), "tests", "clients", "mc_member")
-for need in (h.rmpp_path(), sa_mad, mc_member):
-    if not os.path.isfile(need):
-        tap.bail_out("%s not built (run make)" % need)
-
-
-def blocks(text):
-    """saquery's output -> list of record blocks (each a list of lines)."""
-    out, cur = [], None
-    for line in text.splitlines():
-        if re.match(r"^\S.*(dump|ClassPortInfo):?\s*$", line):
-            cur = [line.strip()]
-            out.append(cur)
-        elif cur is not None and line.strip():
-            cur.append(line.rstrip())
-        elif line.strip():
-            out.append([line.strip()])
-    return out
-
-
-def lid_map(text):
-    """LID -> port GUID, from saquery NR."""
-    m = {}
-    for b in blocks(text):
-        lid = guid = None
-        for line in b:
-            x = re.match(r"^\s*lid\.+(\d+)", line)
-            if x:
-                lid = int(x.group(1))
-            x = re.match(r"^\s*port_guid\.+(0x[0-9a-f]+)", line)
-            if x:
-                guid = x.group(1)
-        if lid is not None and guid:
-            m[lid] = guid
-    return m
+sa_mad, mc_member = need_clients(tap, "sa_mad", "mc_member")
 
 
 def normalize(text, lids, drop=()):

@@ -29,6 +29,7 @@ import tempfile
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
+from saquery_text import blocks, need_clients  # noqa: E402
 
 SM_HOST, CLIENT = "h1", "h2"
 LMC = 2
@@ -70,24 +71,7 @@ tap = h.start(plan=None, timeout=900, need=("opensm", "saquery"))
 net = h.need_fabric(tap, "tiny.net")
 if h.sm_override():
     tap.skip_all("IBSM_SM_CMD set: the comparison is between ibsm and OpenSM")
-tool = os.path.join(h.build_dir(), "tests", "clients", "sa_mad")
-for need in (h.rmpp_path(), tool):
-    if not os.path.isfile(need):
-        tap.bail_out("%s not built (run make)" % need)
-
-
-def blocks(text):
-    """saquery's output -> list of record blocks (each a list of lines)."""
-    out, cur = [], None
-    for line in text.splitlines():
-        if re.match(r"^\S.*(dump|ClassPortInfo):?\s*$", line):
-            cur = [line.strip()]
-            out.append(cur)
-        elif cur is not None and line.strip():
-            cur.append(line.rstrip())
-        elif line.strip():
-            out.append([line.strip()])
-    return out
+[tool] = need_clients(tap, "sa_mad")
 
 
 def nodes(text):
