@@ -283,6 +283,10 @@ static void on_reply(struct transport *t, const struct smp_req *r, int status,
 	}
 	if (rp->declined)
 		return;
+	/* it answers after all (its route was mended): routes may go through it again, or what
+	 * hangs on it would be left out as cut off */
+	if (kind == R_SWITCHINFO || kind == R_VERIFY)
+		g_hash_table_remove(rp->unanswered, GUINT_TO_POINTER(idx + 1));
 	switch (kind) {
 	case R_SWITCHINFO: got_switchinfo(rp, idx, data); break;
 	case R_PSC_CLEAR: read_ports(rp, idx); break;
