@@ -371,6 +371,13 @@ static void sm_release(struct sm *sm)
 
 int main(int argc, char **argv)
 {
+	/* from the first instruction: a reload or logrotate signal sent while the SM is still
+	 * starting (a restart followed at once by a reload) must not kill it */
+	struct sigaction early;
+	memset(&early, 0, sizeof(early));
+	early.sa_handler = on_early_signal;
+	sigaction(SIGHUP, &early, NULL);
+	sigaction(SIGUSR1, &early, NULL);
 	struct sm_options opt;
 	char **argv_saved = g_strdupv(argv);
 	int rc = configure(argc, argv_saved, &opt);

@@ -8,7 +8,8 @@ feature here). SIGTERM with -s 0 on an idle fabric: exit 0. A restart on the sam
 full discovery, then not one Set: same LIDs, same LFTs. -B --pid_file on a fresh fabric: the
 command returns 0 while the daemon runs on (it holds no pipe of ours), the pid file names a
 running ibsm, that daemon brings the subnet up (every pair delivered), and SIGTERM to that pid
-stops it and removes the pid file. No verdict depends on how fast anything happened."""
+stops it and removes the pid file. SIGHUP and SIGUSR1 sent the moment ibsm is exec'd do not
+kill it. No verdict depends on how fast anything happened."""
 import os
 import re
 import signal
@@ -21,7 +22,7 @@ import harness as h  # noqa: E402
 import daemon_util as du  # noqa: E402
 
 POLL_S = 60           # generous bound for each condition; the speed belongs in make bench
-tap = h.start(plan=25, timeout=600)
+tap = h.start(plan=26, timeout=600)
 net = h.need_fabric(tap, "ftree-small.net")
 
 
@@ -139,4 +140,20 @@ with h.Sim(net) as sim:
     tap.ok(not os.path.exists(pidf), "-B: the pid file is removed when the daemon exits")
     if guard is not None:
         guard.stop()
+
+# SIGHUP (and SIGUSR1) the moment ibsm has been exec'd, before it has read its options: it must
+# live on (a restart followed at once by a reload killed it: the default action of SIGHUP)
+with h.Sim(net) as sim:
+    log = sim.path("early.log")
+    sm = sim.start_sm(["-f", log, "-s", "0"], host="h1", name="early", count=False)
+    exe = os.path.realpath(h.ibsm_path()) if not h.sm_override() else None
+    end = time.time() + POLL_S
+    while time.time() < end and exe and du.pid_exe(sm.pid) != exe and sm.alive():
+        pass                                   # spin: the window is milliseconds wide
+    os.kill(sm.pid, signal.SIGHUP)
+    os.kill(sm.pid, signal.SIGUSR1)
+    up = sm.wait_for(log, r"SUBNET UP", POLL_S)
+    tap.ok(up and sm.alive(), "SIGHUP and SIGUSR1 right after exec: the SM lives on and brings the subnet up",
+           "exit %s; %s" % (sm.popen.poll(), h.tail(log, 5)))
+    sm.stop()
 tap.done()
