@@ -89,7 +89,7 @@ UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 UNIT_BIN   = $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 UNIT_HELPERS = $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 
-.PHONY: all check unit sim units test-plugins demo deps bench install install-test clean fuzz \
+.PHONY: all check unit sim units test-plugins demo deps bench chaos install install-test clean fuzz \
         deps-fuzz FORCE
 all: $(B)/ibsm $(B)/ibsm-cli $(PLUGIN_SO) test-plugins
 
@@ -236,6 +236,11 @@ check: deps
 demo: deps
 	$(MAKE) all
 	sh tools/demo.sh
+
+# The chaos run (doc/chaos.md): CHAOS_ARGS, e.g. "--minutes 60 --hosts 8192 --seed 7"
+chaos: deps
+	$(MAKE) all
+	python3 tests/chaos/chaos.py $(CHAOS_ARGS)
 
 bench: deps
 	$(MAKE) all

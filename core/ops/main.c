@@ -300,6 +300,7 @@ static int run_online(struct sm *sm, int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sa.sa_handler = on_early_signal;
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -376,6 +377,7 @@ int main(int argc, char **argv)
 	struct sigaction early;
 	memset(&early, 0, sizeof(early));
 	early.sa_handler = on_early_signal;
+	early.sa_flags = SA_RESTART; /* a read or connect of the start-up is not cut short */
 	sigaction(SIGHUP, &early, NULL);
 	sigaction(SIGUSR1, &early, NULL);
 	struct sm_options opt;
