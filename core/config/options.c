@@ -24,6 +24,10 @@ void options_defaults(struct sm_options *o)
 	o->debug_flags = 0x3;
 	o->syslog_state_changes = 1;
 	o->sweep_interval = 10;
+	o->sminfo_polling_timeout = 10000; /* OpenSM's */
+	o->polling_retry_number = 4;
+	o->ipoib_mcgroup_creation_validation = 1; /* OpenSM's */
+	o->mcgroup_join_validation = 1;
 	o->repair_sweep = 1;
 	o->timeout_ms = 200;
 	o->retries = 3;
@@ -43,6 +47,13 @@ void options_defaults(struct sm_options *o)
 	o->m_key_per_port = 1;
 	o->leaf_hoq_life = 16;
 	o->vl_stall_count = 7;
+	o->leaf_vl_stall_count = 7; /* OpenSM 3.3.23's defaults */
+	o->local_phy_errors_threshold = 8;
+	o->overrun_errors_threshold = 8;
+	o->force_link_speed = 15;
+	o->force_link_speed_ext = 31;
+	o->force_link_width = 255;
+	o->use_mfttop = 1;
 	o->packet_life = 18;
 	o->rtr_pr_mtu = 4;   /* 2048 */
 	o->rtr_pr_rate = 16; /* 100 Gb/s */
@@ -58,6 +69,8 @@ void options_defaults(struct sm_options *o)
 	o->perfmgr_xmit_wait_threshold = 65535;
 	o->partition_config_file = g_build_filename(config_sysconfdir(), "ibsm", "partitions.conf", NULL);
 	o->qos_policy_file = g_build_filename(config_sysconfdir(), "ibsm", "qos-policy.conf", NULL);
+	o->enhanced_qos_vport0_unlimit_default_rl = 1; /* NVIDIA's default */
+	o->offsweep_balancing_window = 180; /* NVIDIA's default */
 	o->torus_config = g_build_filename(config_sysconfdir(), "ibsm", "torus-2QoS.conf", NULL);
 }
 
@@ -72,12 +85,16 @@ void options_free(struct sm_options *o)
 	g_free(o->topo_policy_file);
 	g_free(o->rch_policy_file);
 	g_free(o->port_prof_ignore_file);
+	g_free(o->prefix_routes_file);
+	g_free(o->node_name_map_name);
 	g_free(o->log_file);
 	g_free(o->plugin_dir);
 	g_free(o->fabric_file);
+	g_free(o->sa_db_file);
 	g_free(o->cache_dir);
 	g_free(o->tmp_dir);
 	g_free(o->pid_file);
+	g_free(o->enhanced_qos_policy_file);
 	g_free(o->partition_config_file);
 	g_free(o->qos_policy_file);
 	g_free(o->part_enforce);

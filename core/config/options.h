@@ -67,6 +67,19 @@ struct sm_options {
 	int repair_sweep;           /* a link change is repaired, not swept whole (sm/repair.h) */
 	int sm_inactive;            /* -I: NOTACTIVE, never sweeps */
 	int once;                   /* --once */
+	/* state kept across a restart or a failover (OpenSM's keys of the same names) */
+	int sa_db_dump;              /* the master writes opensm-sa.dump (light sweeps, exit) */
+	char *sa_db_file;            /* -S: the SA database loaded on becoming master (NULL: none) */
+	int sminfo_polling_timeout;  /* ms between a standby's SMInfo polls of the master */
+	int polling_retry_number;    /* polls unanswered in a row before a standby takes over */
+	int honor_guid2lid_file;     /* -x: guid2lid read when coming out of standby too */
+	int no_clients_rereg;        /* never ClientReregister in PortInfo Sets */
+	/* multicast as OpenSM's keys of the same names set it (sa/mcmember.c, sm/mcast_routing.c) */
+	int disable_multicast;       /* no MFTs written; ClassPortInfo without IsUDMulticastSupported */
+	int ipoib_mcgroup_creation_validation; /* a named MGID is checked when a group is created */
+	int mcgroup_join_validation; /* a join's Q_Key, P_Key, TClass, SL, FlowLabel, HopLimit checked */
+	char *prefix_routes_file;    /* OpenSM's; NULL: SYSCONFDIR/opensm/prefix-routes.conf if there */
+	char *node_name_map_name;    /* ibnetdiscover's node-name-map: names in dumps (fabric/node_names.h) */
 	int timeout_ms;             /* -t SMP timeout */
 	int retries;                /* --retries */
 	int window;                 /* --window: SMPs in flight */
@@ -82,6 +95,10 @@ struct sm_options {
 	uint8_t subnet_timeout;     /* PortInfo.SubnetTimeout */
 	uint64_t subnet_prefix;
 	uint8_t hoq_life, leaf_hoq_life, vl_stall_count, packet_life;
+	/* OpenSM's further PortInfo/SwitchInfo settings (program/portinfo.c, program/mft.c) */
+	uint8_t leaf_vl_stall_count, sm_sl, local_phy_errors_threshold, overrun_errors_threshold;
+	uint8_t force_link_speed, force_link_speed_ext, force_link_width;
+	int use_mfttop;             /* SwitchInfo:MulticastFDBTop where PortInfo:CapabilityMask says so */
 	uint32_t rtr_pr_flow_label;  /* rtr_pr_*: what PathRecords through a router carry */
 	uint8_t rtr_pr_tclass, rtr_pr_sl, rtr_pr_mtu, rtr_pr_rate;
 	int daemon;                 /* -B: run in the background (done by main) */
@@ -92,6 +109,10 @@ struct sm_options {
 	int no_part_enforce;        /* -N / no_partition_enforcement: off whatever part_enforce says */
 	int qos;                    /* -Q: SL2VL/VLArb programmed, the QoS policy enforced */
 	char *qos_policy_file;      /* -Y: the QoS policy file (sa/qos_policy) */
+	char *enhanced_qos_policy_file; /* NVIDIA's enhanced QoS policy (per-SL rate limits; NULL/"null": off) */
+	int enhanced_qos_vport0_unlimit_default_rl; /* virtual port 0: SLs no rule names unlimited */
+	int offsweep_balancing_enabled;  /* routes kept from the cache over a changed fabric: routed afresh once quiet */
+	int offsweep_balancing_window;   /* ... for that many seconds (sm/offsweep.c) */
 	char *qos_opt[QOS_N_SCOPES][QOS_N_PARAMS]; /* qos_[ca_|rtr_|sw0_|swe_]<param>, NULL unset */
 	char *config_file;          /* the configuration file read, NULL = none */
 	char *create_config;        /* -c FILE: template written there (options_build_err) */

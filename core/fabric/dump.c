@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <infiniband/mad.h>
+#include "fabric/node_names.h"
 #include "fabric/dump.h"
 #include "fabric/hops.h"
 
@@ -175,9 +176,12 @@ static uint32_t *listing_order(const struct fabric *f, int switches, uint32_t *c
 	return ids;
 }
 
-/* NodeDescription as OpenSM prints it: at most 63 characters, non-printables as spaces. */
+/* NodeDescription as OpenSM prints it: at most 63 characters, non-printables as spaces; the
+ * node_name_map_name's name of the node when it has one. */
 static const char *print_desc(const struct ibsm_node *n, char buf[DESC_MAX + 1])
 {
+	if (node_names_copy(n->guid, buf, DESC_MAX + 1)) /* node_name_map_name's, as OpenSM */
+		return buf;
 	if (!n->desc || !n->desc[0])
 		return "<unknown>";
 	size_t i = 0;

@@ -13,7 +13,7 @@ double phase_now(void)
 	return (double)g_get_monotonic_time() / 1e6;
 }
 
-void phase_log_init(struct phase_log *pl, const struct transport *t, int progress)
+void phase_log_init(struct phase_log *pl, struct transport *t, int progress)
 {
 	*pl = (struct phase_log){ .t = t, .progress = progress };
 }
@@ -33,6 +33,9 @@ void phase_begin(struct phase_log *pl, const char *name)
 	if (pl->n >= PHASE_MAX)
 		pl->n = PHASE_MAX - 1; /* the last slot is reused rather than overflowing */
 	pl->phases[pl->n].name = name;
+	transport_slice_label(name);
+	if (pl->t)
+		transport_step_now(pl->t);
 	pl->t0 = phase_now();
 	pl->smp0 = smps_sent(pl);
 }

@@ -17,7 +17,7 @@ struct phase_stat {
 };
 
 struct phase_log {
-	const struct transport *t; /* NULL offline: 0 SMPs */
+	struct transport *t;       /* NULL offline: 0 SMPs */
 	int progress;              /* also print each phase on stderr (once: see phase_end) */
 	struct phase_stat phases[PHASE_MAX];
 	int n;
@@ -25,8 +25,10 @@ struct phase_log {
 	uint64_t smp0;
 };
 
-void phase_log_init(struct phase_log *pl, const struct transport *t, int progress);
+void phase_log_init(struct phase_log *pl, struct transport *t, int progress);
 void phase_log_reset(struct phase_log *pl); /* a new sweep */
+/* A phase begins: its name labels the transport's slice statistics, and the SA is served
+ * (what came is answered) before it starts: a phase with no SMPs never waits on I/O. */
 void phase_begin(struct phase_log *pl, const char *name);
 void phase_end(struct phase_log *pl, const char *detail_fmt, ...) __attribute__((format(printf, 2, 3)));
 double phase_now(void); /* monotonic seconds */

@@ -50,6 +50,8 @@ struct transport {
 	void *work_ctx;
 	int work_pending;              /* it said more remains: the next step does not wait */
 	int64_t last_tick_us;
+	int64_t last_look_us;          /* the umad fd was last looked at (slice statistics) */
+	const char *look_label;        /* the label in force then */
 	int64_t last_answer_us;        /* when an SMP of ours was last answered: the progress */
 	int quiescing;                 /* transport_quiesce(): nothing is sent any more */
 	struct mkey_cfg mkey;
@@ -235,6 +237,11 @@ static void slot_retry(struct transport *t, struct slot *s, int backoff)
 		slot_release(t, s);
 		return;
 	}
+	if (s->req.max_attempts && s->attempts >= s->req.max_attempts) {
+		t->stats.timeouts++; /* the caller asked for no more attempts */
+		slot_complete(t, s, -ETIMEDOUT, NULL);
+		return;
+	}
 	if (s->attempts > (uint8_t)t->cfg.retries) {
 		if (!persist(t, s)) {
 			t->stats.timeouts++;
@@ -344,6 +351,35 @@ static void run_timers(struct transport *t)
 }
 
 /* One step: send what fits, wait up to max_wait_ms, read all that arrived, fire timers. */
+static const char *slice_label = "idle";
+
+void transport_slice_label(const char *label)
+{
+	slice_label = label;
+}
+
+void transport_slices_reset(struct transport *t)
+{
+	t->stats.slice_max_us = 0;
+	t->stats.slice_max_label = t->stats.slice_max_label_to = NULL;
+}
+
+/* Before a look at the umad fd: the stretch since the last one is a slice the SA waited out. */
+static void slice_end(struct transport *t)
+{
+	if (!t->last_look_us)
+		return;
+	uint64_t us = (uint64_t)(g_get_monotonic_time() - t->last_look_us);
+	static const uint64_t over_us[4] = { 10000, 20000, 50000, 100000 };
+	for (int i = 0; i < 4 && us >= over_us[i]; i++)
+		t->stats.slices_over[i]++;
+	if (us > t->stats.slice_max_us) {
+		t->stats.slice_max_us = us;
+		t->stats.slice_max_label = t->look_label;
+		t->stats.slice_max_label_to = slice_label;
+	}
+}
+
 static void step(struct transport *t, int max_wait_ms)
 {
 	fill_window(t);
@@ -354,7 +390,11 @@ static void step(struct transport *t, int max_wait_ms)
 		if (ms < wait_ms)
 			wait_ms = ms;
 	}
-	if (t->io.wait(t->io.ctx, wait_ms) > 0) {
+	slice_end(t);
+	int ready = t->io.wait(t->io.ctx, wait_ms);
+	t->last_look_us = g_get_monotonic_time();
+	t->look_label = slice_label;
+	if (ready > 0) {
 		int len = t->umad_len;
 		int budget = 4096;
 		while (budget-- > 0 && t->io.recv(t->io.ctx, t->rxbuf, &len, 0) == 0) {

@@ -30,6 +30,8 @@ struct smp_req {
 	smp_done_fn done;
 	void *ctx;
 	uint64_t cookie;       /* caller's, e.g. node/port ids */
+	uint8_t max_attempts;  /* 0: the transport's retries (and persisting); n: at most n attempts
+	                        * (a vendor attribute a fabric may silently drop: vendor_qos.c) */
 };
 
 /* The I/O underneath: the real umad device or a test fake. */
@@ -51,6 +53,12 @@ struct transport_stats {
 	uint64_t dropped_short;   /* MADs shorter than their header, SMP answers than a whole MAD */
 	uint64_t persisted;      /* retries past the configured ones (the transport made progress) */
 	uint64_t by_attr[2][64]; /* [0]=Get [1]=Set, attr & 63 */
+	/* Stretches of the caller's thread between two looks at the umad fd (nothing received,
+	 * no SA request taken in): how many lasted 10, 20, 50, 100 ms or more; the longest since
+	 * transport_slices_reset() and the label in force when it began (transport_slice_label). */
+	uint64_t slices_over[4];
+	uint64_t slice_max_us;
+	const char *slice_max_label, *slice_max_label_to; /* in force as it began, as it ended */
 };
 
 struct transport_cfg {
@@ -92,6 +100,11 @@ void transport_quiesce(struct transport *t, int max_ms);
 void transport_set_mkey(struct transport *t, const struct mkey_cfg *c);
 const struct mkey_cfg *transport_mkey(const struct transport *t);
 const struct transport_stats *transport_stats(const struct transport *t);
+/* What the caller's thread is doing (a string literal: a phase, "sa-pkeys", ...), for the slice
+ * statistics above; process-wide. */
+void transport_slice_label(const char *label);
+/* Forgets the longest slice (the counts stay cumulative). */
+void transport_slices_reset(struct transport *t);
 /* Sends a response MAD built by the caller (umad buffer with address already set). */
 int transport_send_raw(struct transport *t, int mgmt_class, void *umad, int len);
 int transport_umad_len(void);

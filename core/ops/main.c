@@ -276,6 +276,7 @@ static int run_offline(struct sm *sm)
 {
 	GError *err = NULL;
 	phase_log_init(&sm->phases, NULL, sm->opt->progress);
+	node_names_load(sm->opt->node_name_map_name); /* the dumps' names, as online */
 	int rc = 0;
 	if (sweep_offline(sm, &err) < 0) {
 		report_error("SM-0003", err->message);

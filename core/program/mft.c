@@ -8,7 +8,9 @@
 #include "program/mft.h"
 
 #define K_MFT 1
-
+#define K_TOP 2
+#define CAP_MCAST_FDB_TOP 0x40000000u /* PortInfo:CapabilityMask IsMulticastFDBTopSupported */
+#define TOP_NONE (MFT_MLID_FIRST - 1)  /* MulticastFDBTop below 0xC000: no entry is valid */
 
 
 enum { B_UNKNOWN, B_KNOWN };
@@ -20,6 +22,8 @@ struct held_mft {
 	uint32_t generation;   /* the generation whose "found empty" was applied */
 	uint16_t *rows;        /* [(block * npos + pos) * 32 + i] */
 	uint8_t *state;        /* [block * npos + pos]: B_* */
+	int top_known;         /* top is what the switch holds (written since it was last reset) */
+	uint16_t top;          /* SwitchInfo:MulticastFDBTop */
 };
 
 struct mft_memory {
@@ -28,6 +32,7 @@ struct mft_memory {
 	GPtrArray *held;       /* struct held_mft * (indices stable: cookies carry them) */
 	uint32_t in_flight;
 	uint64_t failures;
+	int use_top;           /* use_mfttop */
 };
 
 static void held_free(gpointer p)
@@ -44,6 +49,7 @@ struct mft_memory *mft_memory_new(struct transport *t)
 	m->t = t;
 	m->by_guid = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, NULL);
 	m->held = g_ptr_array_new_with_free_func(held_free);
+	m->use_top = 1;
 	return m;
 }
 
@@ -64,7 +70,13 @@ void mft_memory_forget(struct mft_memory *m)
 		if (h->nblocks)
 			memset(h->state, B_UNKNOWN, (size_t)h->nblocks * h->npos);
 		h->generation = 0;
+		h->top_known = 0;
 	}
+}
+
+void mft_memory_use_top(struct mft_memory *m, int use_top)
+{
+	m->use_top = use_top;
 }
 
 static struct held_mft *held_of(const struct mft_memory *m, uint64_t guid, uint32_t *index)
@@ -97,6 +109,8 @@ static struct held_mft *held_grow(struct mft_memory *m, const struct fabric *f, 
 	int empty = f->nx[node].found_empty;
 	if (h->generation != f->pub.generation) {
 		h->generation = f->pub.generation;
+		if (empty)
+			h->top_known = 0; /* reset: its SwitchInfo as read says */
 		if (empty && h->nblocks) { /* reset since we knew it: it holds nothing now */
 			memset(h->rows, 0, (size_t)h->nblocks * h->npos * MFT_BLOCK_MLIDS * 2);
 			memset(h->state, B_KNOWN, (size_t)h->nblocks * h->npos);
@@ -178,6 +192,63 @@ static uint32_t held_top(const struct held_mft *h)
 	return 0;
 }
 
+static void on_top(struct transport *t, const struct smp_req *r, int status, const uint8_t *data,
+		   void *ctx)
+{
+	(void)t;
+	struct mft_memory *m = ctx;
+	uint32_t idx = smp_cookie_id(r->cookie);
+	m->in_flight--;
+	if (idx >= m->held->len)
+		return;
+	struct held_mft *h = g_ptr_array_index(m->held, idx);
+	if (status != 0) {
+		char why[64];
+		smp_status_text(status, why, sizeof(why));
+		if (m->failures++ < 20)
+			LOG_E("MFT-0003", "Set SwitchInfo MulticastFDBTop 0x%04x to switch 0x%016" PRIx64
+			      " failed: %s", (unsigned)mad_get_field((void *)r->data, 0, IB_SW_MCAST_FDB_TOP_F),
+			      h->guid, why);
+		h->top_known = 0;
+		return;
+	}
+	(void)data; /* the top asked for: a switch reads it back as it holds it, one that does not
+		     * keep it would be written at every pass */
+	h->top = (uint16_t)mad_get_field((void *)r->data, 0, IB_SW_MCAST_FDB_TOP_F);
+	h->top_known = 1;
+}
+
+/* SwitchInfo:MulticastFDBTop of a switch that honours it (its port 0's CapabilityMask says
+ * IsMulticastFDBTopSupported, as OpenSM's use_mfttop asks): the last MLID of the last block
+ * holding a port, or 0xBFFF (no entry valid) when the switch is in no tree. Written when it
+ * differs from what the switch holds; returns 1 if a Set was queued. */
+static int program_top(struct mft_memory *m, const struct fabric *f, uint32_t node, struct held_mft *h,
+		       uint32_t index, int32_t last_block)
+{
+	const struct ibsm_node *n = &f->nodes[node];
+	if (!m->use_top || !f->px[n->port0].have_portinfo ||
+	    !(mad_get_field((void *)f->px[n->port0].portinfo, 0, IB_PORT_CAPMASK_F) & CAP_MCAST_FDB_TOP))
+		return 0;
+	uint16_t want = last_block < 0 ? TOP_NONE :
+			(uint16_t)(MFT_MLID_FIRST + (uint32_t)(last_block + 1) * MFT_BLOCK_MLIDS - 1);
+	uint16_t have = h->top_known ? h->top :
+			(uint16_t)mad_get_field((void *)f->nx[node].switchinfo, 0, IB_SW_MCAST_FDB_TOP_F);
+	if (have == want)
+		return 0;
+	struct smp_req r;
+	fabric_smp_to_node(&r, f, node, IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, 0, on_top, m,
+			   smp_cookie(K_TOP, index, 0));
+	memcpy(r.data, f->nx[node].switchinfo, SMP_DATA_SIZE);
+	mad_set_field(r.data, 0, IB_SW_MCAST_FDB_TOP_F, want);
+	/* PortStateChange: writing 1 would clear a change discovery has not seen */
+	mad_set_field(r.data, 0, IB_SW_STATE_CHANGE_F, 0);
+	h->top = want;
+	h->top_known = 1;
+	transport_submit(m->t, &r);
+	m->in_flight++;
+	return 1;
+}
+
 static uint32_t program_switch(struct mft_memory *m, const struct fabric *f, uint32_t sw,
 			       uint32_t want_blocks, mft_want_fn want, void *ctx, struct mft_stats *st)
 {
@@ -200,6 +271,7 @@ static uint32_t program_switch(struct mft_memory *m, const struct fabric *f, uin
 	if (top > nblocks)
 		nblocks = top < cap_blocks ? top : cap_blocks;
 	uint32_t sent = 0;
+	int32_t last_block = -1; /* the last block holding a port of this switch */
 	for (uint32_t b = 0; b < nblocks; b++)
 		for (uint8_t p = 0; p < npos; p++) {
 			uint16_t wanted[MFT_BLOCK_MLIDS];
@@ -207,6 +279,8 @@ static uint32_t program_switch(struct mft_memory *m, const struct fabric *f, uin
 				uint32_t mlid = MFT_MLID_FIRST + b * MFT_BLOCK_MLIDS + k;
 				wanted[k] = mlid < MFT_MLID_FIRST + cap && mlid <= 0xFFFF ?
 					    mask_bits(want(ctx, sw, (uint16_t)mlid), p) : 0;
+				if (wanted[k])
+					last_block = (int32_t)b;
 			}
 			size_t i = (size_t)b * npos + p;
 			if (h->state[i] == B_KNOWN &&
@@ -227,6 +301,8 @@ static uint32_t program_switch(struct mft_memory *m, const struct fabric *f, uin
 			m->in_flight++;
 			sent++;
 		}
+	/* after the blocks: a top raised over blocks not yet written would forward by stale ones */
+	st->tops_written += (uint32_t)program_top(m, f, node, h, index, last_block);
 	return sent;
 }
 

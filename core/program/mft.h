@@ -5,7 +5,8 @@
  * block never read or written is written whole (a Get costs as much as a Set); a switch found
  * reset (no LID or LinearFDBTop) is known to hold nothing. Sets go out without waiting: their
  * replies update the memory whenever they come, so a join does not wait for a sweep. The SA
- * reads the memory for MulticastForwardingTableRecords: what the switches hold. */
+ * reads the memory for MulticastForwardingTableRecords: what the switches hold. Where a switch
+ * honours it, SwitchInfo:MulticastFDBTop follows the blocks in use (mft_memory_use_top()). */
 #ifndef IBSM_PROGRAM_MFT_H
 #define IBSM_PROGRAM_MFT_H
 
@@ -26,12 +27,19 @@ struct mft_stats {
 	uint32_t blocks_written;   /* Sets queued */
 	uint32_t switches;         /* switches with at least one */
 	uint32_t over_cap;         /* switches whose MulticastFDBCap is below an MLID in use */
+	uint32_t tops_written;     /* SwitchInfo Sets of MulticastFDBTop queued */
 };
 
 struct mft_memory *mft_memory_new(struct transport *t);
 void mft_memory_free(struct mft_memory *m);
 /* Forgets every switch (another SM may have written them). */
 void mft_memory_forget(struct mft_memory *m);
+/* use_mfttop: with it (the default) mft_program() also writes SwitchInfo:MulticastFDBTop of
+ * every switch whose port 0 CapabilityMask has IsMulticastFDBTopSupported (bit 30), as OpenSM
+ * 3.3.23 does: 0xC000 + 32 * (the blocks up to the last holding a port of it) - 1, or 0xBFFF
+ * (no entry valid) on a switch outside every tree, whose blocks are cleared too. A switch that
+ * honours the top and holds one below 0xC000 forwards no multicast at all. */
+void mft_memory_use_top(struct mft_memory *m, int use_top);
 /* Queues a Set for every block and position of every switch of f that differs from want(),
  * for the MLIDs 0xC000 .. mlid_top (and every block a switch was seen to hold more in).
  * Returns the number of Sets queued; the replies come through the transport. */

@@ -12,13 +12,14 @@
 
 struct lft_memory;
 struct pkey_memory;
+struct routing_result;
 
 struct pass {
 	struct transport *t;
 	struct lft_memory *lft_mem;   /* what switches hold, kept across sweeps (program/lft.h) */
 	struct pkey_memory *pkey_mem; /* what P_Key tables hold, likewise (program/pkey.h) */
 	GHashTable *mkey_written;     /* port GUID -> M_Key fields last written, likewise */
-	GHashTable *enf_written;      /* "GUID:port" -> 1 + partition enforcement bits written (portinfo.c) */
+	GHashTable *enf_written;      /* "GUID:port" -> 1 + partition enforcement bits written, "sl:GUID:port" -> 1 + MasterSMSL (portinfo.c) */
 	volatile int *stop;
 	struct fabric *f;
 	const struct sm_options *o;
@@ -31,6 +32,9 @@ struct pass {
 	uint32_t failed;      /* SMPs that failed (incl. refused state changes) */
 	uint32_t failures;    /* SMPs that failed for good, leaving the fabric not as wanted */
 	uint16_t sm_lid;      /* the master's LID, as end ports are given it */
+	const struct routing_result *r; /* the routes programmed (MasterSMSL asks their engine), or NULL */
+	uint32_t bounced;     /* CA links set down for OperVLs/NeighborMTU to take effect (portinfo.c) */
+	uint32_t reasserted;  /* switch ports past INIT written again (portinfo.c) */
 	uint8_t *pi_answered; /* [n_ports] or NULL: set to 1 when a PortInfo Set of that port is
 			       * answered (program/qos.c tells a lost Set from a refused value) */
 	/* portinfo_end_port(), for program/mkey_write.c to write a port again (no include cycle) */

@@ -180,16 +180,43 @@ struct memo {                  /* a Set whose read-back differed, already logged
 	uint16_t want[PKEY_BLOCK_SIZE], got[PKEY_BLOCK_SIZE];
 };
 
+/* What decided a target's table in the last pass, by port id of that pass's generation: a
+ * target whose inputs are the same again (same policy, same port, same end port behind it,
+ * same size, its table confirmed by that pass and to be trusted) is skipped with no per-table
+ * work: its table is what the last pass left (pkey_layout keeps a laid-out table as it is). */
+struct pk_last {
+	uint64_t guid;             /* node GUID of the target port (0: no target here) */
+	uint64_t src_guid;         /* node GUID of its end port; 0 for a switch port facing a switch */
+	uint64_t src_pguid;        /* and that port's GUID */
+	uint8_t num, src_num;
+	uint32_t cap;
+	struct pkey_held *h;       /* its entry in held */
+};
+
 struct pkey_memory {
 	GHashTable *held;          /* struct held_key -> struct pkey_held */
 	GHashTable *memo;          /* "guid/port/block" -> struct memo */
 	uint32_t pass;             /* passes so far */
+	struct pk_last *last;      /* [last_n] by port id, from the last pass (NULL: none) */
+	uint32_t last_n, last_targets;
+	uint64_t policy_sig;       /* the policy and SM port the last pass expanded */
+	const struct part_policy *policy;
+	uint64_t version;          /* changes whenever what pkey_memory_table answers may change */
+	const struct fabric *version_f; /* the generation the version holds for */
+	uint32_t version_gen;
 };
+
+static uint64_t versions;      /* process-wide: a version is never shared by two memories */
 
 static guint held_hash(gconstpointer k)
 {
+	/* a multiplicative mix: node GUIDs are consecutive and a switch has up to 254 ports, so
+	 * XORing the port into low bits gave many equal hashes (long probes at 100k tables) */
 	const struct held_key *h = k;
-	return (guint)(h->guid ^ (h->guid >> 29) ^ ((uint64_t)h->port << 7));
+	uint64_t x = h->guid * 0x9e3779b97f4a7c15ull ^ (uint64_t)h->port * 0xc2b2ae3d27d4eb4full;
+	x ^= x >> 29;
+	x *= 0x9e3779b97f4a7c15ull;
+	return (guint)(x >> 32);
 }
 
 static gboolean held_equal(gconstpointer a, gconstpointer b)
@@ -210,6 +237,7 @@ struct pkey_memory *pkey_memory_new(void)
 	struct pkey_memory *m = g_new0(struct pkey_memory, 1);
 	m->held = g_hash_table_new_full(held_hash, held_equal, g_free, pkey_held_free);
 	m->memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	m->version = ++versions;
 	return m;
 }
 
@@ -219,12 +247,56 @@ void pkey_memory_free(struct pkey_memory *m)
 		return;
 	g_hash_table_destroy(m->held);
 	g_hash_table_destroy(m->memo);
+	g_free(m->last);
 	g_free(m);
+}
+
+/* The skip record points into held: it goes with what it points to. */
+static void last_forget(struct pkey_memory *m)
+{
+	g_free(m->last);
+	m->last = NULL;
+	m->last_n = m->last_targets = 0;
+	m->version = ++versions;
+	m->version_f = NULL;
 }
 
 void pkey_memory_forget(struct pkey_memory *m)
 {
 	g_hash_table_remove_all(m->held);
+	last_forget(m);
+}
+
+uint64_t pkey_memory_version(const struct pkey_memory *m, const struct fabric *f)
+{
+	return m && m->version_f == f && f && m->version_gen == f->pub.generation ? m->version : 0;
+}
+
+/* A value that changes with anything of the policy that expansion reads, and with the SM's
+ * port (SELF). */
+static uint64_t policy_signature(const struct part_policy *pol, const struct fabric *f)
+{
+	uint64_t h = 1469598103934665603ull;
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
+	uint32_t sm = f->pub.sm_port;
+	MIX(sm == IBSM_NONE ? 0 : f->ports[sm].guid);
+	MIX(sm == IBSM_NONE ? 0 : f->nodes[f->ports[sm].node].guid);
+	MIX(sm == IBSM_NONE ? 0 : f->ports[sm].num);
+	for (guint i = 0; pol->parts && i < pol->parts->len; i++) {
+		const struct partition *pt = g_ptr_array_index(pol->parts, i);
+		MIX(pt->pkey);
+		MIX(pt->indx0);
+		MIX(pt->defmember);
+		for (guint j = 0; pt->members && j < pt->members->len; j++) {
+			const struct part_member *mb = &g_array_index(pt->members, struct part_member, j);
+			MIX(mb->sel);
+			MIX(mb->guid);
+			MIX(mb->membership);
+		}
+		MIX(0xfeed);
+	}
+#undef MIX
+	return h;
 }
 
 /* ---- one pass ------------------------------------------------------------------------------ */
@@ -341,6 +413,14 @@ static int pk_req(struct pk_run *r, struct smp_req *q, uint32_t ti, uint32_t blo
  * (the port was there all along), has the same size, and neither the port nor its switch came
  * back since: a port not ACTIVE came up (or back), a switch without LID or LinearFDBTop was
  * reset. */
+static int port_steady(const struct fabric *f, uint32_t port)
+{
+	const struct ibsm_port *p = &f->ports[port];
+	if (p->num && p->state != IBSM_STATE_ACTIVE)
+		return 0;
+	return !f->nx[p->node].found_empty;
+}
+
 static const struct pkey_held *trusted_held(const struct pk_run *r, uint32_t port, uint32_t cap)
 {
 	const struct fabric *f = r->g->f;
@@ -348,12 +428,7 @@ static const struct pkey_held *trusted_held(const struct pk_run *r, uint32_t por
 	const struct pkey_held *h = g_hash_table_lookup(r->g->pkey_mem->held, &k);
 	if (!h || h->cap != cap || h->pass + 1 != r->g->pkey_mem->pass)
 		return NULL;
-	const struct ibsm_port *p = &f->ports[port];
-	if (p->num && p->state != IBSM_STATE_ACTIVE)
-		return NULL;
-	if (f->nx[p->node].found_empty)
-		return NULL;
-	return h;
+	return port_steady(f, port) ? h : NULL;
 }
 
 /* Every target's table: from memory, or Gets of every block. */
@@ -458,34 +533,109 @@ static void report_added(const struct pk_run *r, uint32_t i)
 					p->num, r->want[i][j], j / PKEY_BLOCK_SIZE, j % PKEY_BLOCK_SIZE);
 }
 
+/* The last pass's record of target tg when nothing that decides its table changed: the same
+ * policy (same_policy), the same port at this id, the same end port behind it, the same size,
+ * its table confirmed by the last pass and the port steady (pkey.c's trust rule). */
+static const struct pk_last *unchanged(const struct pkey_memory *m, const struct fabric *f,
+				       const struct pkey_target *tg, int same_policy)
+{
+	if (!same_policy || tg->port >= m->last_n)
+		return NULL;
+	const struct pk_last *l = &m->last[tg->port];
+	const struct ibsm_port *p = &f->ports[tg->port];
+	if (!l->h || l->guid != f->nodes[p->node].guid || l->num != p->num || l->cap != tg->cap)
+		return NULL;
+	uint64_t sg = 0, spg = 0;
+	uint8_t sn = 0;
+	if (tg->src != IBSM_NONE) {
+		const struct ibsm_port *sp = &f->ports[tg->src];
+		sg = f->nodes[sp->node].guid;
+		spg = sp->guid;
+		sn = sp->num;
+	}
+	if (l->src_guid != sg || l->src_pguid != spg || l->src_num != sn)
+		return NULL;
+	if (l->h->pass + 1 != m->pass || l->h->cap != tg->cap || !port_steady(f, tg->port))
+		return NULL;
+	return l;
+}
+
+static void last_record(struct pk_last *l, const struct fabric *f, const struct pkey_target *tg,
+			struct pkey_held *h)
+{
+	const struct ibsm_port *p = &f->ports[tg->port];
+	*l = (struct pk_last){ .guid = f->nodes[p->node].guid, .num = p->num, .cap = tg->cap, .h = h };
+	if (tg->src != IBSM_NONE) {
+		const struct ibsm_port *sp = &f->ports[tg->src];
+		l->src_guid = f->nodes[sp->node].guid;
+		l->src_pguid = sp->guid;
+		l->src_num = sp->num;
+	}
+}
+
 uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct pkey_stats *st)
 {
 	struct fabric *f = g->f;
 	struct pkey_memory *mem = g->pkey_mem;
 	*st = (struct pkey_stats){ 0 };
-	if (f->pub.sm_port == IBSM_NONE || !policy)
+	if (f->pub.sm_port == IBSM_NONE || !policy) {
+		last_forget(mem); /* no pass: the next one decides every table again */
 		return 0;
+	}
 	mem->pass++;
-	GPtrArray *skipped = g_ptr_array_new_with_free_func(g_free);
-	GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);
-	struct port_pkeys *pk = part_policy_expand_msgs(policy, &f->pub, f->pub.sm_port, skipped, notes);
-	for (guint i = 0; i < notes->len; i++)
-		LOG_V("PKY-0007", "partitions: %s", (const char *)g_ptr_array_index(notes, i));
-	for (guint i = 0; i < skipped->len; i++)
-		LOG_E("PKY-0006", "partitions: %s", (const char *)g_ptr_array_index(skipped, i));
-	g_ptr_array_free(skipped, TRUE);
-	g_ptr_array_free(notes, TRUE);
+	uint64_t sig = policy_signature(policy, f);
+	int same_policy = mem->last && policy == mem->policy && sig == mem->policy_sig;
+	GArray *ta = pkey_targets(f);
 	if (g->t)
 		transport_step_now(g->t);
-	GArray *ta = pkey_targets(f);
-	struct pk_run r = { .g = g, .tg = (struct pkey_target *)(void *)ta->data, .n = ta->len };
+	const struct pkey_target *all = (const struct pkey_target *)(void *)ta->data;
+	/* the targets whose inputs changed; the others keep their table with no work at all */
+	GArray *todo = g_array_new(FALSE, FALSE, sizeof(struct pkey_target));
+	struct pk_last *nl = g_new0(struct pk_last, f->pub.n_ports ? f->pub.n_ports : 1);
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < ta->len; i++) {
+		if (g->t && (i & 8191) == 8191)
+			transport_step_now(g->t);
+		struct pkey_target tg = all[i];
+		if (tg.cap > PKEY_MAX_ENTRIES)
+			tg.cap = PKEY_MAX_ENTRIES;
+		const struct pk_last *l = unchanged(mem, f, &tg, same_policy);
+		if (l) {
+			l->h->pass = mem->pass;
+			nl[tg.port] = *l;
+			kept++;
+		} else {
+			g_array_append_val(todo, tg);
+		}
+	}
+	int layout_same = !todo->len && kept == mem->last_targets && mem->last && mem->last_n == f->pub.n_ports;
+	g_free(mem->last);
+	mem->last = nl;
+	mem->last_n = f->pub.n_ports;
+	mem->last_targets = ta->len;
+	mem->policy = policy;
+	mem->policy_sig = sig;
+	g_array_free(ta, TRUE);
+	struct pk_run r = { .g = g, .tg = (struct pkey_target *)(void *)todo->data, .n = todo->len };
+	struct port_pkeys *pk = NULL;
+	if (r.n) {
+		GPtrArray *skipped = g_ptr_array_new_with_free_func(g_free);
+		GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);
+		pk = part_policy_expand_msgs(policy, &f->pub, f->pub.sm_port, skipped, notes);
+		for (guint i = 0; i < notes->len; i++)
+			LOG_V("PKY-0007", "partitions: %s", (const char *)g_ptr_array_index(notes, i));
+		for (guint i = 0; i < skipped->len; i++)
+			LOG_E("PKY-0006", "partitions: %s", (const char *)g_ptr_array_index(skipped, i));
+		g_ptr_array_free(skipped, TRUE);
+		g_ptr_array_free(notes, TRUE);
+		if (g->t)
+			transport_step_now(g->t);
+	}
 	r.held = g_new0(uint16_t *, r.n ? r.n : 1);
 	r.want = g_new0(uint16_t *, r.n ? r.n : 1);
 	r.ok = g_new0(uint8_t, r.n ? r.n : 1);
 	for (uint32_t i = 0; i < r.n; i++) {
 		serve_between(g, i);
-		if (r.tg[i].cap > PKEY_MAX_ENTRIES)
-			r.tg[i].cap = PKEY_MAX_ENTRIES;
 		r.held[i] = g_new0(uint16_t, r.tg[i].cap + PKEY_BLOCK_SIZE);
 		r.want[i] = g_new0(uint16_t, r.tg[i].cap + PKEY_BLOCK_SIZE);
 		r.ok[i] = 1;
@@ -512,15 +662,32 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	if (dropped_ports > 10)
 		LOG_E("PKY-0004", "%u ports had P_Keys dropped for lack of room", dropped_ports);
 	remember_tables(&r);
-	st->tables = r.n;
-	st->trusted = r.trusted;
+	/* the skip record of what was programmed: the entry remember_tables left, if any */
+	for (uint32_t i = 0; i < r.n; i++) {
+		struct held_key k = target_key(f, r.tg[i].port);
+		struct pkey_held *h = r.ok[i] && !(g->stop && *g->stop) ? g_hash_table_lookup(mem->held, &k) : NULL;
+		if (h)
+			last_record(&nl[r.tg[i].port], f, &r.tg[i], h);
+	}
+	if (g->stop && *g->stop)
+		last_forget(mem);
+	/* what pkey_memory_table answers on f is what it answered on the last generation when
+	 * every table was kept and no target came or went */
+	if (!layout_same || !mem->version_f)
+		mem->version = ++versions;
+	mem->version_f = f;
+	mem->version_gen = f->pub.generation;
+	st->tables = r.n + kept;
+	st->trusted = r.trusted + kept;
+	st->skipped = kept;
 	st->blocks_read = r.gets;
 	st->blocks_written = r.sets;
-	LOG_V("PKY-0005", "P_Key tables: %u, %u known from earlier sweeps, %u blocks read, %u written",
-	      r.n, r.trusted, r.gets, r.sets);
+	LOG_V("PKY-0005", "P_Key tables: %u, %u known from earlier sweeps (%u of them unchanged, not "
+	      "looked at), %u blocks read, %u written", st->tables, st->trusted, kept, r.gets, r.sets);
 	pk_run_free(&r);
-	g_array_free(ta, TRUE);
-	part_pkeys_free(pk, f->pub.n_ports);
+	g_array_free(todo, TRUE);
+	if (pk)
+		part_pkeys_free(pk, f->pub.n_ports);
 	g->sets += st->blocks_written;
 	return st->blocks_written;
 }
@@ -528,6 +695,16 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 const uint16_t *pkey_memory_table(const struct pkey_memory *m, const struct fabric *f, uint32_t port,
 				  uint32_t *cap)
 {
+	/* by port id when the last pass was on f (the SA's copy asks for every port): the entry
+	 * the lookup below would find */
+	if (m->last && port < m->last_n && m->version_f == f && m->version_gen == f->pub.generation) {
+		const struct pk_last *l = &m->last[port];
+		const struct ibsm_port *p = &f->ports[port];
+		if (l->h && l->guid == f->nodes[p->node].guid && l->num == p->num) {
+			*cap = l->h->cap;
+			return l->h->keys;
+		}
+	}
 	struct held_key k = target_key(f, port);
 	const struct pkey_held *h = g_hash_table_lookup(m->held, &k);
 	*cap = h ? h->cap : 0;

@@ -51,10 +51,16 @@ const uint16_t *pkey_memory_table(const struct pkey_memory *m, const struct fabr
 				  uint32_t *cap);
 /* Forgets what every table holds (another SM may have written them while we were not master). */
 void pkey_memory_forget(struct pkey_memory *m);
+/* A value that stays the same from one pass to the next only when what pkey_memory_table
+ * answers for every port id of f is what it answered for the same id of the generation of the
+ * pass before (every table kept, no target came or went); 0 when the last pass was not on f.
+ * Copies made from the tables (the SA's) can be kept while it stays. */
+uint64_t pkey_memory_version(const struct pkey_memory *m, const struct fabric *f);
 
 struct pkey_stats {
 	uint32_t tables;           /* tables programmed */
 	uint32_t trusted;          /* known from earlier sweeps: not read */
+	uint32_t skipped;          /* of those, inputs unchanged: not looked at (no layout, no diff) */
 	uint32_t blocks_read, blocks_written;
 };
 

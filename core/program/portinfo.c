@@ -8,6 +8,11 @@
 #include "fabric/dr.h"
 #include "program/mkey_write.h"
 #include "program/portinfo.h"
+#include "routing/result.h"
+
+#define CAP_EXT_SPEEDS 0x4000u  /* PortInfo:CapabilityMask IsExtendedSpeedsSupported */
+#define SPEED_QDR 0x4           /* LinkSpeedEnabled: 10.0 Gb/s */
+#define AM_EXT_SPEEDS 0x80000000u /* AttributeModifier bit 31: SMSupportsExtendedSpeeds */
 
 /* cookie kinds; a read-back's sub is the Set's status (low byte) << 8 | the state it wanted;
  * a Set's sub is PI_SETS_MKEY when it writes the M_Key fields we want */
@@ -51,7 +56,7 @@ static void on_portinfo(struct transport *t, const struct smp_req *r, int status
 		g->failures++;
 		LOG_E("PIN-0001", "PortInfo %s port %u of node 0x%016" PRIx64 " (%s) failed: %s",
 		      smp_cookie_kind(r->cookie) == PI_SET ? "Set" : "read-back after a refused Set",
-		      r->mod, n->guid, n->desc, why);
+		      r->mod & 0xff, n->guid, n->desc, why);
 		return;
 	}
 	memcpy(g->f->px[port].portinfo, data, SMP_DATA_SIZE);
@@ -65,16 +70,17 @@ static void on_portinfo(struct transport *t, const struct smp_req *r, int status
 	if (smp_cookie_kind(r->cookie) == PI_READBACK && (!want || want != now)) {
 		g->failed++;
 		LOG_E("PIN-0001", "PortInfo Set port %u of node 0x%016" PRIx64 " (%s) refused (status "
-		      "0x%02x); read back: state %u%s", r->mod, n->guid, n->desc,
+		      "0x%02x); read back: state %u%s", r->mod & 0xff, n->guid, n->desc,
 		      smp_cookie_sub(r->cookie) >> 8, now, want ? ", not the one asked for" : "");
 	}
 }
 
-static void submit_set_sub(struct pass *g, uint32_t port, const uint8_t *pi, uint16_t sub)
+/* am_extra: AM_EXT_SPEEDS or 0, or'ed into the attribute modifier (the port number) */
+static void submit_set_am(struct pass *g, uint32_t port, const uint8_t *pi, uint16_t sub, uint32_t am_extra)
 {
 	struct smp_req r;
 	const struct ibsm_port *p = &g->f->ports[port];
-	if (fabric_smp_to_port(&r, g->f, port, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, p->num,
+	if (fabric_smp_to_port(&r, g->f, port, IB_MAD_METHOD_SET, IB_ATTR_PORT_INFO, p->num | am_extra,
 			       on_portinfo, g, smp_cookie(PI_SET, port, sub)) < 0)
 		return;
 	memcpy(r.data, pi, SMP_DATA_SIZE);
@@ -84,7 +90,7 @@ static void submit_set_sub(struct pass *g, uint32_t port, const uint8_t *pi, uin
 
 static void submit_set(struct pass *g, uint32_t port, const uint8_t *pi)
 {
-	submit_set_sub(g, port, pi, 0);
+	submit_set_am(g, port, pi, 0, 0);
 }
 
 /* Read-modify-write base: the last PortInfo with no state/phys-state change requested. */
@@ -123,6 +129,89 @@ static void gid_prefix_bytes(uint64_t prefix, uint8_t out[8])
 		out[i] = (uint8_t)(prefix >> (56 - 8 * i));
 }
 
+/* The CapabilityMask that speaks for port: its own, or switch port 0's for a switch port. */
+static uint32_t port_capmask(const struct fabric *f, uint32_t port)
+{
+	const struct ibsm_node *n = &f->nodes[f->ports[port].node];
+	uint32_t at = n->type == IBSM_SWITCH ? n->port0 : port;
+	return f->px[at].have_portinfo ? mad_get_field((void *)f->px[at].portinfo, 0, IB_PORT_CAPMASK_F) : 0;
+}
+
+/* Extended speeds on port and its peer: both say so and support some (a port that claims the
+ * capability with LinkSpeedExtSupported 0, as ibsim's, has none to enable). */
+static int ext_speeds(const struct fabric *f, uint32_t port)
+{
+	uint32_t peer = f->ports[port].peer;
+	if (peer == IBSM_NONE || !f->px[peer].have_portinfo)
+		return 0;
+	return (port_capmask(f, port) & CAP_EXT_SPEEDS) && (port_capmask(f, peer) & CAP_EXT_SPEEDS) &&
+	       mad_get_field((void *)f->px[port].portinfo, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F) &&
+	       mad_get_field((void *)f->px[peer].portinfo, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
+}
+
+uint32_t portinfo_link_settings(const struct fabric *f, const struct sm_options *o, uint32_t port, uint8_t *pi)
+{
+	const uint8_t *old = f->px[port].portinfo;
+	uint32_t am = 0;
+	mad_set_field(pi, 0, IB_PORT_LOCAL_PHYS_ERR_F, o->local_phy_errors_threshold);
+	mad_set_field(pi, 0, IB_PORT_OVERRUN_ERR_F, o->overrun_errors_threshold);
+	uint32_t lse = mad_get_field((void *)old, 0, IB_PORT_LINK_SPEED_ENABLED_F);
+	if (o->force_link_speed &&
+	    (o->force_link_speed != 15 || lse != mad_get_field((void *)old, 0, IB_PORT_LINK_SPEED_SUPPORTED_F))) {
+		mad_set_field(pi, 0, IB_PORT_LINK_SPEED_ENABLED_F, o->force_link_speed);
+		if (((o->force_link_speed ^ lse) & SPEED_QDR) && (port_capmask(f, port) & CAP_EXT_SPEEDS))
+			am = AM_EXT_SPEEDS;
+	}
+	if (o->force_link_speed_ext && ext_speeds(f, port) &&
+	    (o->force_link_speed_ext != 31 || mad_get_field((void *)old, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F) !=
+	     mad_get_field((void *)old, 0, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F)))
+		mad_set_field(pi, 0, IB_PORT_LINK_SPEED_EXT_ENABLED_F, o->force_link_speed_ext);
+	/* 255 (set to supported) on CA and router ports only, any other value on every port: as
+	 * OpenSM 3.3.23 writes it (tests/sim/70-wire-parity.t) */
+	if (o->force_link_width &&
+	    (o->force_link_width != 255 ||
+	     (f->nodes[f->ports[port].node].type != IBSM_SWITCH &&
+	      mad_get_field((void *)old, 0, IB_PORT_LINK_WIDTH_ENABLED_F) !=
+	      mad_get_field((void *)old, 0, IB_PORT_LINK_WIDTH_SUPPORTED_F))))
+		mad_set_field(pi, 0, IB_PORT_LINK_WIDTH_ENABLED_F, o->force_link_width);
+	return am;
+}
+
+/* MasterSMSL of an end port: sm_sl, or the SL the routing engine gives the path from the
+ * port's LID to the SM's (torus-2QoS: the SL that path needs to be deadlock-free). */
+static uint8_t master_smsl(const struct pass *g, uint32_t port, uint16_t sm_lid)
+{
+	uint16_t lid = g->f->ports[port].lid;
+	if (!g->r || !lid || !sm_lid)
+		return g->o->sm_sl;
+	return (uint8_t)(routing_path_sl(g->r, g->o->sm_sl, lid, sm_lid) & 0xf);
+}
+
+/* "sl:GUID:port" in enf_written -> 1 + the MasterSMSL last written: a port that does not keep
+ * it (ibsim, the unit tests' fake) is not written at every sweep for it */
+static char *smsl_key(const struct fabric *f, uint32_t port)
+{
+	return g_strdup_printf("sl:%016" PRIx64 ":%u", f->nodes[f->ports[port].node].guid, f->ports[port].num);
+}
+
+static int smsl_differs(const struct pass *g, uint32_t port, uint8_t smsl)
+{
+	if (mad_get_field((void *)g->f->px[port].portinfo, 0, IB_PORT_SMSL_F) == smsl)
+		return 0;
+	if (!g->enf_written)
+		return 1;
+	char *key = smsl_key(g->f, port);
+	int written = GPOINTER_TO_INT(g_hash_table_lookup(g->enf_written, key)) - 1;
+	g_free(key);
+	return written != smsl;
+}
+
+static void smsl_remember(struct pass *g, uint32_t port, uint8_t smsl)
+{
+	if (g->enf_written)
+		g_hash_table_replace(g->enf_written, smsl_key(g->f, port), GINT_TO_POINTER(smsl + 1));
+}
+
 int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid)
 {
 	const struct ibsm_port *p = &g->f->ports[port];
@@ -135,17 +224,37 @@ int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid)
 	gid_prefix_bytes(g->o->subnet_prefix, prefix);
 	mad_set_array(pi, 0, IB_PORT_GID_PREFIX_F, prefix);
 	mad_set_field(pi, 0, IB_PORT_SUBN_TIMEOUT_F, g->o->subnet_timeout);
-	int ca_in_init = g->f->nodes[p->node].type != IBSM_SWITCH && p->state == IBSM_STATE_INIT;
-	if (ca_in_init) {
+	uint8_t smsl = master_smsl(g, port, sm_lid);
+	mad_set_field(pi, 0, IB_PORT_SMSL_F, smsl);
+	int linked_ca = g->f->nodes[p->node].type != IBSM_SWITCH && p->peer != IBSM_NONE;
+	int ca_in_init = linked_ca && p->state == IBSM_STATE_INIT;
+	int bounce = 0;
+	uint32_t am = 0;
+	if (linked_ca) {
 		uint8_t mtu, vls;
 		link_params(g, port, &mtu, &vls);
 		mad_set_field(pi, 0, IB_PORT_NEIGHBOR_MTU_F, mtu);
 		mad_set_field(pi, 0, IB_PORT_OPER_VLS_F, vls);
+		am = portinfo_link_settings(g->f, g->o, port, pi);
+		uint8_t old_mtu = (uint8_t)mad_get_field((void *)old, 0, IB_PORT_NEIGHBOR_MTU_F);
+		uint8_t old_vls = (uint8_t)mad_get_field((void *)old, 0, IB_PORT_OPER_VLS_F);
+		/* IBA 14.2.5.6: OperVLs (and NeighborMTU) take effect in INIT only; a port past it
+		 * with others goes down and comes back to INIT, as OpenSM does (osm_lid_mgr.c) */
+		if (!ca_in_init && (p->state == IBSM_STATE_ARMED || p->state == IBSM_STATE_ACTIVE) &&
+		    (old_mtu != mtu || old_vls != vls)) {
+			bounce = 1;
+			mad_set_field(pi, 0, IB_PORT_STATE_F, IBSM_STATE_DOWN);
+			LOG_I("PIN-0003", "port %u of node 0x%016" PRIx64 " (%s) is %s with OperVLs %u and "
+			      "NeighborMTU %u (wanted %u and %u): its link is bounced (down, back in INIT) for "
+			      "them to take effect", p->num, g->f->nodes[p->node].guid, g->f->nodes[p->node].desc,
+			      p->state == IBSM_STATE_ACTIVE ? "ACTIVE" : "ARMED", old_vls, old_mtu, vls, mtu);
+			g->bounced++;
+		}
 	}
 	int mkey_changed = mkey_port_fields(g, port, pi);
 	/* the first sweep as master, and a CA port come back (INIT again: its link or the node was
 	 * down, so its multicast memberships were dropped): ask its clients to register again */
-	int rereg = (g->first_master || ca_in_init) &&
+	int rereg = (g->first_master || ca_in_init) && !g->o->no_clients_rereg &&
 		    (mad_get_field(pi, 0, IB_PORT_CAPMASK_F) & IB_CAP_CLIENT_REREG);
 	if (rereg)
 		mad_set_field(pi, 0, IB_PORT_CLIENT_REREG_F, 1);
@@ -153,10 +262,12 @@ int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid)
 	int changed = mad_get_field((void *)old, 0, IB_PORT_LID_F) != p->lid ||
 		      mad_get_field((void *)old, 0, IB_PORT_SMLID_F) != sm_lid ||
 		      mad_get_field((void *)old, 0, IB_PORT_LMC_F) != p->lmc ||
-		      memcmp(old_prefix, prefix, sizeof(prefix)) || ca_in_init || rereg || mkey_changed;
+		      memcmp(old_prefix, prefix, sizeof(prefix)) || ca_in_init || rereg || mkey_changed ||
+		      smsl_differs(g, port, smsl) || bounce;
 	if (!changed)
 		return 0;
-	submit_set_sub(g, port, pi, PI_SETS_MKEY);
+	submit_set_am(g, port, pi, PI_SETS_MKEY, am);
+	smsl_remember(g, port, smsl);
 	return 1;
 }
 
@@ -216,13 +327,25 @@ static int switch_port_enforcement(struct pass *g, uint32_t port)
 	return 1;
 }
 
+/* A field the Set of a linked switch port writes differs from what the port holds: written
+ * again on a port past INIT too (a fabric another SM left: OperVLs at VL0, HOQLife at its reset
+ * value). Thresholds and link speed and width only ride along: a device that does not keep
+ * them (ibsim) would otherwise be written at every sweep and restart. */
+static int switch_port_differs(const uint8_t *old, const uint8_t *pi)
+{
+	static const int fields[] = { IB_PORT_NEIGHBOR_MTU_F, IB_PORT_OPER_VLS_F, IB_PORT_HOQ_LIFE_F,
+				      IB_PORT_VL_STALL_COUNT_F };
+	for (unsigned i = 0; i < G_N_ELEMENTS(fields); i++)
+		if (mad_get_field((void *)old, 0, fields[i]) != mad_get_field((void *)pi, 0, fields[i]))
+			return 1;
+	return 0;
+}
+
 int portinfo_switch_port(struct pass *g, uint32_t port)
 {
 	const struct ibsm_port *p = &g->f->ports[port];
 	if (p->peer == IBSM_NONE)
 		return 0;
-	if (p->state != IBSM_STATE_INIT)
-		return switch_port_enforcement(g, port);
 	uint8_t pi[SMP_DATA_SIZE], mtu, vls;
 	pi_base(g, port, pi);
 	link_params(g, port, &mtu, &vls);
@@ -230,9 +353,22 @@ int portinfo_switch_port(struct pass *g, uint32_t port)
 	mad_set_field(pi, 0, IB_PORT_OPER_VLS_F, vls);
 	int to_ca = g->f->nodes[g->f->ports[p->peer].node].type != IBSM_SWITCH;
 	mad_set_field(pi, 0, IB_PORT_HOQ_LIFE_F, to_ca ? g->o->leaf_hoq_life : g->o->hoq_life);
-	mad_set_field(pi, 0, IB_PORT_VL_STALL_COUNT_F, g->o->vl_stall_count);
+	mad_set_field(pi, 0, IB_PORT_VL_STALL_COUNT_F, to_ca ? g->o->leaf_vl_stall_count : g->o->vl_stall_count);
+	uint32_t am = portinfo_link_settings(g->f, g->o, port, pi);
+	if (p->state != IBSM_STATE_INIT) {
+		if (!switch_port_differs(g->f->px[port].portinfo, pi))
+			return switch_port_enforcement(g, port);
+		if (g->reasserted++ < 10)
+			LOG_I("PIN-0004", "port %u of switch 0x%016" PRIx64 " (%s) is up with OperVLs %u, "
+			      "NeighborMTU %u, HOQLife %u, VLStallCount %u: written again as configured",
+			      p->num, g->f->nodes[p->node].guid, g->f->nodes[p->node].desc,
+			      mad_get_field(g->f->px[port].portinfo, 0, IB_PORT_OPER_VLS_F),
+			      mad_get_field(g->f->px[port].portinfo, 0, IB_PORT_NEIGHBOR_MTU_F),
+			      mad_get_field(g->f->px[port].portinfo, 0, IB_PORT_HOQ_LIFE_F),
+			      mad_get_field(g->f->px[port].portinfo, 0, IB_PORT_VL_STALL_COUNT_F));
+	}
 	portinfo_enforcement_bits(g->f, port, g->enforce_pkeys, pi);
-	submit_set(g, port, pi);
+	submit_set_am(g, port, pi, 0, am);
 	enf_remember(g, port);
 	return 1;
 }

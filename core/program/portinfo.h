@@ -9,11 +9,25 @@
 #include "program/pass.h"
 
 /* The Set of an end port (CA port or switch port 0) when something differs from what it holds
- * (or ClientReregister is due); returns 1 if one was queued. */
+ * (or ClientReregister is due): LID, MasterSMLID, MasterSMSL, LMC, prefix, timeout; on a CA
+ * port also NeighborMTU, OperVLs and portinfo_link_settings(). A CA port ARMED or ACTIVE whose
+ * OperVLs or NeighborMTU differ is set DOWN with them (PIN-0003): they take effect in INIT
+ * only (IBA 14.2.5.6), and its link comes back in INIT. Returns 1 if a Set was queued. */
 int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid);
-/* The NOP Set of a switch external port in INIT: NeighborMTU, OperVLs, HOQLife, VLStallCount,
- * partition enforcement toward end ports; returns 1 if one was queued. */
+/* The NOP Set of a switch external port with a link: NeighborMTU, OperVLs, HOQLife,
+ * VLStallCount (leaf_ ones toward CAs and routers), portinfo_link_settings(), partition
+ * enforcement toward end ports. Sent in INIT, and past INIT when NeighborMTU, OperVLs, HOQLife
+ * or VLStallCount differ from what the port holds (a fabric another SM left, PIN-0004) or the
+ * enforcement bits must change; returns 1 if one was queued. */
 int portinfo_switch_port(struct pass *g, uint32_t port);
+/* OpenSM's link settings in payload pi of linked port `port` (not switch port 0):
+ * LocalPhyErrors/OverrunErrors thresholds; LinkSpeedEnabled = force_link_speed (15: set to
+ * supported) unless 15 and already so; LinkSpeedExtEnabled = force_link_speed_ext where both
+ * ends have extended speeds; LinkWidthEnabled = force_link_width (255, set to supported: on CA
+ * and router ports only, as OpenSM 3.3.23).
+ * Returns the AttributeModifier bit 31 (SMSupportsExtendedSpeeds) when the Set must carry it:
+ * the 10 Gb/s bit of LinkSpeedEnabled changes on a port with IsExtendedSpeedsSupported. */
+uint32_t portinfo_link_settings(const struct fabric *f, const struct sm_options *o, uint32_t port, uint8_t *pi);
 /* Moves every linked port in state `from` to `to` (with need_peer: only where the peer is in
  * `from` or `to` too). Returns the number of Sets queued. */
 uint32_t portinfo_step_state(struct pass *g, uint8_t from, uint8_t to, int need_peer);

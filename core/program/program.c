@@ -79,6 +79,11 @@ const uint16_t *programmer_pkey_table(const struct programmer *p, const struct f
 	return pkey_memory_table(p->pkey, f, port, cap);
 }
 
+uint64_t programmer_pkey_version(const struct programmer *p, const struct fabric *f)
+{
+	return pkey_memory_version(p->pkey, f);
+}
+
 static void drain(struct pass *g)
 {
 	transport_drain(g->t, g->stop);
@@ -160,9 +165,10 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 {
 	struct pass g = { .t = p->t, .lft_mem = p->lft, .pkey_mem = p->pkey, .mkey_written = p->mkey_written,
 			  .enf_written = p->enf_written, .end_port = portinfo_end_port, .stop = p->stop, .f = f,
-			  .o = o, .lft = r->lft, .stride = r->stride, .first_master = first_master,
+			  .o = o, .r = r, .lft = r->lft, .stride = r->stride, .first_master = first_master,
 			  .enforce_pkeys = partitions ? options_part_enforce(o) : 0 };
 	memset(rep, 0, sizeof(*rep));
+	mft_memory_use_top(p->mft, o->use_mfttop); /* the multicast pass after this one writes it */
 	g.state = g_new0(uint8_t, f->pub.n_ports ? f->pub.n_ports : 1);
 	for (uint32_t i = 0; i < f->pub.n_ports; i++)
 		g.state[i] = f->ports[i].state;

@@ -30,6 +30,8 @@ const struct vlt_memory *programmer_vl_tables(const struct programmer *p);
  * not known), for the SA's snapshot. */
 const uint16_t *programmer_pkey_table(const struct programmer *p, const struct fabric *f,
 				      uint32_t port, uint32_t *cap);
+/* Unchanged while the snapshot would be the same (program/pkey.h, pkey_memory_version). */
+uint64_t programmer_pkey_version(const struct programmer *p, const struct fabric *f);
 
 struct program_report {
 	uint32_t writes;           /* Sets that change the fabric (PortInfo, SwitchInfo, LFT, P_Key) */

@@ -25,7 +25,7 @@
  * PortInfoRecords are the whole PortInfo (6) with the extended speeds (7). UD multicast (9):
  * MCMemberRecord joins program the switches' MFTs. Not claimed: optional records (8:
  * ServiceAssociation and RandomForwardingTable are not served), alias GUIDs (CapabilityMask2
- * 5), MulticastFDBTop (CapabilityMask2 3: the switches' MulticastFDBTop is not programmed yet).
+ * 5). MulticastFDBTop (CapabilityMask2 3) with use_mfttop, which programs it.
  * The SA answers on QP1 with the well-known Q_Key, and Reports (traps) go out the same way. */
 static void class_port_info(struct sa *sa, const struct sa_request *rq, const struct sa_view *v,
 			    double now, struct sa_answer *a)
@@ -34,10 +34,13 @@ static void class_port_info(struct sa *sa, const struct sa_request *rq, const st
 	uint8_t cpi[CPI_SIZE] = { 0 };
 	mad_set_field(cpi, 0, IB_CPI_BASEVER_F, 1);
 	mad_set_field(cpi, 0, IB_CPI_CLASSVER_F, SA_CLASS_VERSION);
+	/* disable_multicast: no UD multicast claimed, as OpenSM */
 	mad_set_field(cpi, 0, IB_CPI_CAPMASK_F, UMAD_SA_CAP_MASK_IS_MULTIPATH_SUP |
-		      UMAD_SA_CAP_MASK_IS_PORTINFO_CAP_MASK_MATCH_SUP | UMAD_SA_CAP_MASK_IS_UD_MCAST_SUP);
+		      UMAD_SA_CAP_MASK_IS_PORTINFO_CAP_MASK_MATCH_SUP |
+		      (sa->in.mc_disabled ? 0 : UMAD_SA_CAP_MASK_IS_UD_MCAST_SUP));
 	mad_set_field(cpi, 0, IB_CPI_CAPMASK2_F, UMAD_SA_CAP_MASK2_IS_FULL_PORTINFO_REC_SUP |
-		      UMAD_SA_CAP_MASK2_IS_EXT_SPEEDS_SUP);
+		      UMAD_SA_CAP_MASK2_IS_EXT_SPEEDS_SUP |
+		      (sa->in.mfttop ? UMAD_SA_CAP_MASK2_IS_MCAST_TOP_SUP : 0));
 	mad_set_field(cpi, 0, IB_CPI_RESP_TIME_VALUE_F, SA_RESP_TIME_VALUE);
 	mad_set_field(cpi, 0, IB_CPI_REDIRECT_QP_F, 1);
 	mad_set_field(cpi, 0, IB_CPI_REDIRECT_QKEY_F, IB_DEFAULT_QP1_QKEY);
@@ -52,6 +55,7 @@ static void path_records(struct sa *sa, const struct sa_request *rq, const struc
 	struct pr_env env = { .subnet_prefix = sa->in.subnet_prefix, .packet_life = sa->in.packet_life,
 			      .mc = sa->mc, .rtr_flow_label = sa->in.rtr_flow_label,
 			      .rtr_tclass = sa->in.rtr_tclass, .rtr_sl = sa->in.rtr_sl,
+			      .prefix_routes = sa->in.prefix_routes,
 			      .rtr_mtu = sa->in.rtr_mtu, .rtr_rate = sa->in.rtr_rate };
 	if (v->f)
 		a->status = pr_query(v, &env, rq->record, rq->comp_mask, a->table, a->recs);

@@ -363,3 +363,40 @@ void sa_notice_build(uint8_t *notice, uint16_t trap, uint8_t type, uint32_t prod
 	if (issuer_gid)
 		memcpy(notice + 64, issuer_gid, 16);
 }
+
+/* ---- kept across a restart (sa/sa_db.c) ---- */
+
+void sa_inform_foreach(const struct sa_inform *in,
+		       void (*fn)(void *ctx, const struct sa_inform_sub *s), void *ctx)
+{
+	for (guint i = 0; i < in->subs->len; i++) {
+		const struct sub *s = &g_array_index(in->subs, struct sub, i);
+		struct sa_inform_sub x = { .guid = s->guid, .prefix = s->prefix, .lid = s->lid,
+					   .enumv = s->enumv, .qpn = s->qpn, .ii = s->ii };
+		fn(ctx, &x);
+	}
+}
+
+int sa_inform_restore(struct sa_inform *in, const struct sa_inform_sub *x)
+{
+	uint8_t key[II_SIZE];
+	memcpy(key, x->ii, II_SIZE);
+	put_be(key + II_QPN, 3, x->qpn);
+	if (find(in, x->guid, x->qpn, key) >= 0)
+		return 1;
+	if (in->subs->len >= SA_INFORM_MAX)
+		return -1;
+	struct sub s = { .id = in->next_id++, .guid = x->guid, .prefix = x->prefix, .lid = x->lid,
+			 .qpn = x->qpn, .enumv = x->enumv };
+	for (guint i = 0; i < in->subs->len; i++) { /* its Enum, unless taken since */
+		const struct sub *o = &g_array_index(in->subs, struct sub, i);
+		if (o->guid == x->guid && o->enumv == x->enumv) {
+			s.enumv = free_enum(in, x->guid);
+			break;
+		}
+	}
+	memcpy(s.ii, key, II_SIZE);
+	g_array_append_val(in->subs, s);
+	in->st.subscribed++;
+	return 0;
+}

@@ -77,6 +77,21 @@ void sa_inform_forget(struct sa_inform *in, uint64_t guid);
 unsigned sa_inform_count(const struct sa_inform *in);
 const struct sa_inform_stats *sa_inform_stats(const struct sa_inform *in);
 
+/* What a restart keeps (sa/sa_db.c): one subscription, its InformInfo as subscribed (II_SIZE
+ * bytes, QPN the subscriber's), and where its Reports go. */
+struct sa_inform_sub {
+	uint64_t guid, prefix;        /* the subscriber's port GUID and GID prefix */
+	uint16_t lid, enumv;          /* Reports go to LID; InformInfoRecord.Enum */
+	uint32_t qpn;                 /* ... and QPN */
+	const uint8_t *ii;
+};
+void sa_inform_foreach(const struct sa_inform *in,
+		       void (*fn)(void *ctx, const struct sa_inform_sub *s), void *ctx);
+/* A subscription as it was before a restart: 0 added, 1 the same one is there already (kept),
+ * -1 SA_INFORM_MAX subscriptions are there. Its Enum is kept unless the port has another
+ * subscription with it. */
+int sa_inform_restore(struct sa_inform *in, const struct sa_inform_sub *x);
+
 /* Builds a generic notice: trap number, type, producer type, issuer LID and GID, data
  * details (54 bytes, or NULL: zero). */
 void sa_notice_build(uint8_t *notice, uint16_t trap, uint8_t type, uint32_t producer,

@@ -8,6 +8,7 @@
 #ifndef IBSM_SA_INPUTS_H
 #define IBSM_SA_INPUTS_H
 
+#include <glib.h>
 #include <stdint.h>
 
 struct routing_result;
@@ -48,6 +49,12 @@ struct sa_inputs {
 	/* what PathRecords to an off-subnet DGID (through a router) carry: rtr_pr_* */
 	uint32_t rtr_flow_label;
 	uint8_t rtr_tclass, rtr_sl, rtr_mtu, rtr_rate;
+	/* prefix_routes_file (struct prefix_route, sa/prefix_routes.h; a reference): the router
+	 * per off-subnet prefix; NULL: none read, every off-subnet DGID to the first router */
+	GArray *prefix_routes;
+	/* multicast: disable_multicast, ipoib_mcgroup_creation_validation, mcgroup_join_validation */
+	int mc_disabled, mc_create_check, mc_join_check;
+	int mfttop;                /* use_mfttop: the switches' MulticastFDBTop is programmed */
 	int master;                /* only a master answers */
 	uint8_t priority, state;   /* this SM, as SMInfoRecord shows it */
 	uint32_t act_count;
@@ -60,6 +67,8 @@ void sa_inputs_init(struct sa_inputs *in);
 /* The generation r (a reference is taken; NULL: none) and its P_Key tables pk (taken over;
  * NULL: not known), in place of those in holds. */
 void sa_inputs_set_routes(struct sa_inputs *in, struct routing_result *r, struct sa_pkeys *pk);
+/* The prefix routes (taken over; NULL: none), in place of those in holds. */
+void sa_inputs_set_prefix_routes(struct sa_inputs *in, GArray *routes);
 /* The other SMs (copied; n 0: none). */
 void sa_inputs_set_remote_sms(struct sa_inputs *in, const struct sa_remote_sm *sms, unsigned n);
 /* to becomes a copy of from with references of its own (what to held is not released: the

@@ -260,3 +260,29 @@ uint32_t mc_next_serial(struct mc_groups *g)
 {
 	return ++g->serial;
 }
+
+/* ---- kept across a restart (sa/sa_db.c) ---- */
+
+struct mc_group *mc_restore(struct mc_groups *g, const uint8_t mgid[16], uint16_t mlid,
+			    const struct mc_params *p, int *existed)
+{
+	*existed = 0;
+	struct mc_group *grp = mc_find(g, mgid);
+	if (grp) {
+		*existed = grp->mlid == mlid;
+		return grp->mlid == mlid ? grp : NULL;
+	}
+	if (mlid_take(g->pool, mlid) < 0)
+		return NULL; /* out of range, or another group's */
+	grp = g_new0(struct mc_group, 1);
+	memcpy(grp->mgid, mgid, 16);
+	grp->mlid = mlid;
+	grp->p = *p;
+	grp->members = g_array_new(FALSE, TRUE, sizeof(struct mc_member));
+	g_hash_table_insert(g->by_mgid, grp->mgid, grp);
+	g->by_mlid[mlid - MLID_FIRST] = grp;
+	char t[40];
+	if (activity_on(ACT_MCG_CHANGE))
+		activity_report(ACT_MCG_CHANGE, "mlid=0x%04x mgid=%s change=0", mlid, mgid_text(mgid, t));
+	return grp;
+}

@@ -74,5 +74,10 @@ void mc_foreach(struct mc_groups *g, void (*fn)(struct mc_group *grp, void *ctx)
 unsigned mc_mlids_in_use(const struct mc_groups *g);
 /* A number not handed out before by this registry (for MGIDs the SA makes up). */
 uint32_t mc_next_serial(struct mc_groups *g);
+/* A group as it was before a restart (sa/sa_db.c): MGID with MLID taken from the pool, no
+ * members yet. The group already there with this MGID and MLID is returned (*existed 1); NULL
+ * when the MGID has another MLID, or the MLID is out of range or another group's. */
+struct mc_group *mc_restore(struct mc_groups *g, const uint8_t mgid[16], uint16_t mlid,
+			    const struct mc_params *p, int *existed);
 
 #endif

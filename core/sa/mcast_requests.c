@@ -92,7 +92,9 @@ void sa_mcast_request(struct sa *sa, const struct sa_request *rq, const struct s
 	struct mcm_requester who = { .port_guid = f->ports[port].guid,
 				     .trusted = rq->sm_key && rq->sm_key == sa->in.sm_key };
 	struct mcm_env env = { .max_mtu = sa->mc_mtu, .max_rate = sa->mc_rate,
-			       .packet_life = sa->in.packet_life, .pkey_ok = in_partition, .ctx = sa };
+			       .packet_life = sa->in.packet_life, .pkey_ok = in_partition, .ctx = sa,
+			       .no_create_check = !sa->in.mc_create_check,
+			       .no_join_check = !sa->in.mc_join_check };
 	if (rq->method != SA_SET && rq->method != SA_DELETE) {
 		mcm_query(sa->mc, &env, rq->record, rq->comp_mask, &who, a->recs);
 		return;

@@ -94,16 +94,24 @@ static int accepts(uint64_t mask, uint64_t sel_bit, uint64_t val_bit, uint8_t by
 	}
 }
 
-static int compatible(const struct mc_group *grp, const uint8_t *rec, uint64_t mask)
+/* The fields OpenSM's mcgroup_join_validation (and ipoib_mcgroup_creation_validation against
+ * the broadcast group) compares: Q_Key, P_Key, TClass, SL, FlowLabel, HopLimit. */
+static int same_other_fields(const struct mc_group *grp, const uint8_t *rec, uint64_t mask)
 {
 	uint32_t w = be32(rec + 44);
 	return (!(mask & MCMR_QKEY) || be32(rec + 32) == grp->p.qkey) &&
 	       (!(mask & MCMR_PKEY) || be16(rec + 40) == grp->p.pkey) &&
-	       (!(mask & MCMR_MLID) || be16(rec + 36) == grp->mlid) &&
 	       (!(mask & MCMR_TCLASS) || rec[39] == grp->p.tclass) &&
 	       (!(mask & MCMR_SL) || (w >> 28) == grp->p.sl) &&
 	       (!(mask & MCMR_FLOW) || ((w >> 8) & 0xfffff) == grp->p.flow_label) &&
-	       (!(mask & MCMR_HOP) || (w & 0xff) == grp->p.hop_limit) &&
+	       (!(mask & MCMR_HOP) || (w & 0xff) == grp->p.hop_limit);
+}
+
+/* join_check 0 (mcgroup_join_validation FALSE): only MLID, MTU, rate and lifetime compared */
+static int compatible(const struct mc_group *grp, const uint8_t *rec, uint64_t mask, int join_check)
+{
+	return (!join_check || same_other_fields(grp, rec, mask)) &&
+	       (!(mask & MCMR_MLID) || be16(rec + 36) == grp->mlid) &&
 	       accepts(mask, MCMR_MTU_SEL, MCMR_MTU, rec[38], grp->p.mtu, &MTU) &&
 	       accepts(mask, MCMR_RATE_SEL, MCMR_RATE, rec[42], grp->p.rate, &RATE) &&
 	       accepts(mask, MCMR_LIFE_SEL, MCMR_LIFE, rec[43], grp->p.packet_life, &LIFE);
@@ -131,6 +139,24 @@ static int mgid_valid(const uint8_t *mgid)
 {
 	uint8_t flags = mgid[1] >> 4;
 	return mgid[0] == 0xff && flags <= 1 && !(mgid[2] == 0xa0 && mgid[3] == 0x1b);
+}
+
+/* OpenSM's ipoib_mcgroup_creation_validation for an IPoIB MGID (signature 0x401B or 0x601B)
+ * other than the broadcast group ff1S:401b:PPPP::ffff:ffff itself: that broadcast group (same
+ * scope S and P_Key) must exist, and the request's Q_Key, P_Key, TClass, SL, FlowLabel and
+ * HopLimit (where given) must be its. */
+static int ipoib_creation_ok(struct mc_groups *g, const uint8_t *rec, uint64_t mask)
+{
+	const uint8_t *mgid = rec;
+	int v4 = mgid[2] == 0x40 && mgid[3] == 0x1b, v6 = mgid[2] == 0x60 && mgid[3] == 0x1b;
+	if (!v4 && !v6)
+		return 1;
+	uint8_t bcast[16] = { 0xff, (uint8_t)(0x10 | (mgid[1] & 0xf)), 0x40, 0x1b, mgid[4], mgid[5],
+			      0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+	if (v4 && !memcmp(bcast, mgid, 16))
+		return 1;
+	const struct mc_group *b = mc_find(g, bcast);
+	return b && same_other_fields(b, rec, mask);
 }
 
 /* May port become a member of one more group? A requester presenting the SM_Key always. */
@@ -177,7 +203,7 @@ uint16_t mcm_join(struct mc_groups *g, const struct mcm_env *env, const uint8_t 
 			   env->packet_life;
 		if (mtu < 0 || rate < 0 || life < 0)
 			return SA_ERR_REQ_INVALID;
-		if (named && !mgid_valid(rec))
+		if (named && !env->no_create_check && (!mgid_valid(rec) || !ipoib_creation_ok(g, rec, mask)))
 			return SA_ERR_REQ_INVALID;
 		struct mc_params p = {
 			.qkey = be32(rec + 32), .pkey = be16(rec + 40), .tclass = rec[39],
@@ -200,7 +226,7 @@ uint16_t mcm_join(struct mc_groups *g, const struct mcm_env *env, const uint8_t 
 			return SA_ERR_NO_RESOURCES;
 		*created = 1;
 	} else {
-		if (!compatible(grp, rec, mask))
+		if (!compatible(grp, rec, mask, !env->no_join_check))
 			return SA_ERR_REQ_INVALID;
 		if (!may_join(env, who, port, grp->p.pkey))
 			return SA_ERR_REQ_INVALID;
@@ -274,7 +300,7 @@ static void query_group(struct mc_group *grp, void *ctx)
 		return;
 	if (q->env->pkey_ok && !q->env->pkey_ok(q->env->ctx, q->who->port_guid, grp->p.pkey))
 		return; /* the requester is not in the group's partition */
-	if (!compatible(grp, rec, q->mask) || ((q->mask & MCMR_PROXY) && (rec[49] & 0x80)))
+	if (!compatible(grp, rec, q->mask, 1) || ((q->mask & MCMR_PROXY) && (rec[49] & 0x80)))
 		return;
 	uint8_t scope = (uint8_t)(grp->p.scope << 4);
 	if (q->mask & MCMR_PORT_GID) { /* that member's record */

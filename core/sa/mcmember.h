@@ -37,6 +37,9 @@ struct mcm_requester {
 
 struct mcm_env {
 	uint8_t max_mtu, max_rate, packet_life; /* what the subnet's links allow; lifetime default */
+	/* OpenSM's ipoib_mcgroup_creation_validation and mcgroup_join_validation set FALSE (zero:
+	 * both checks made, OpenSM's default) */
+	int no_create_check, no_join_check;
 	/* may port (GUID) be a member of partition pkey? NULL: every port may */
 	int (*pkey_ok)(void *ctx, uint64_t port_guid, uint16_t pkey);
 	void *ctx;

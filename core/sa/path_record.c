@@ -2,6 +2,7 @@
 /* path_record.c - PathRecord answers (sa/path_record.h). */
 #include <string.h>
 #include <infiniband/mad.h>
+#include "sa/prefix_routes.h"
 #include "sa/path_record.h"
 #include "sa/mcast_groups.h"
 #include "sa/wire.h"
@@ -174,6 +175,35 @@ static uint32_t first_router(const struct fabric *f)
 	return best;
 }
 
+struct router_ctx {
+	const struct fabric *f;
+};
+
+/* prefix_routes_pick's test: the router end port of port GUID guid (0: the first router), as
+ * a GUID; 0 when there is none with a LID. */
+static uint64_t router_present(void *ctx, uint64_t guid)
+{
+	const struct fabric *f = ((struct router_ctx *)ctx)->f;
+	if (!guid) {
+		uint32_t p = first_router(f);
+		return p == IBSM_NONE ? 0 : f->ports[p].guid;
+	}
+	uint32_t p = fabric_port_by_guid(f, guid);
+	return p != IBSM_NONE && f->nodes[f->ports[p].node].type == IBSM_ROUTER && f->ports[p].lid &&
+	       fabric_is_end_port(f, p) ? guid : 0;
+}
+
+/* The router port for an off-subnet prefix: by prefix_routes_file when one was read (the first
+ * line matching with its router present; none: no path, as OpenSM), else the first router. */
+static uint32_t router_for(const struct fabric *f, const struct pr_env *env, uint64_t prefix)
+{
+	if (!env->prefix_routes)
+		return first_router(f);
+	struct router_ctx c = { f };
+	uint64_t g = prefix_routes_pick(env->prefix_routes, prefix, router_present, &c);
+	return g ? fabric_port_by_guid(f, g) : IBSM_NONE;
+}
+
 /* The end port a GID names: by its port GUID, when the prefix is ours or link-local
  * (fe80::/10, which names this subnet whatever the rest of its prefix says), as OpenSM; a
  * destination off the subnet (another unicast prefix), the first router port (*via set),
@@ -185,7 +215,7 @@ static uint16_t port_of_gid(const struct fabric *f, const struct pr_env *env, co
 	int ours = prefix == env->subnet_prefix || (prefix >> 54) == 0x3fa;
 	*port = ours ? fabric_port_by_guid(f, sa_be64(gid + 8)) : IBSM_NONE;
 	if (!ours && dest && !env->strict && gid[0] != 0xff) {
-		*port = first_router(f);
+		*port = router_for(f, env, prefix);
 		*via = *port != IBSM_NONE;
 	}
 	return *port == IBSM_NONE ? SA_ERR_REQ_INVALID_GID : 0;

@@ -31,6 +31,9 @@ struct pr_env {
 	 * SL, its MTU and rate at most (rtr_pr_*; mtu and rate 0: no limit) */
 	uint32_t rtr_flow_label;
 	uint8_t rtr_tclass, rtr_sl, rtr_mtu, rtr_rate;
+	/* prefix_routes_file's routes (sa/prefix_routes.h), or NULL: every prefix to the first
+	 * router */
+	const GArray *prefix_routes;
 };
 
 /* Answers a PathRecord query (the request's record and mask) into out (PR_SIZE bytes each):

@@ -110,6 +110,16 @@ void qos_match_compile(struct qos_match *m, const struct fabric *f, const struct
 	m->f = f;
 }
 
+int qos_match_in_group(const struct qos_match *m, const char *name, uint32_t port)
+{
+	for (guint g = 0; m->member && g < m->pol->groups->len; g++) {
+		const struct qos_port_group *grp = g_ptr_array_index(m->pol->groups, g);
+		if (port < m->n_ports && grp->name && !strcmp(grp->name, name) && m->member[g][port])
+			return 1;
+	}
+	return 0;
+}
+
 static int in_any(const struct qos_match *m, const GArray *groups, uint32_t port)
 {
 	for (guint i = 0; i < groups->len; i++) {

@@ -23,6 +23,10 @@ void qos_match_free(struct qos_match *m);
  * (NULL: not known; pkey and partition groups then hold no port). f NULL: nothing matches. */
 void qos_match_compile(struct qos_match *m, const struct fabric *f, const struct sa_pkeys *pk);
 
+/* Is end port id `port` in the policy's port group named `name` (as last compiled for f)?
+ * 0 when no such group or port. Used by the enhanced QoS policy's BW_RULES (sm/enhanced_qos.c). */
+int qos_match_in_group(const struct qos_match *m, const char *name, uint32_t port);
+
 /* What a PathRecord query carries that rules match on */
 struct qos_query {
 	int has_service_id, has_qos_class, has_pkey;

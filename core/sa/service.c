@@ -183,3 +183,30 @@ uint64_t sa_services_refused(const struct sa_services *s)
 {
 	return s->refused;
 }
+
+/* ---- kept across a restart (sa/sa_db.c) ---- */
+
+void sa_services_foreach(struct sa_services *s, double now,
+			 void (*fn)(void *ctx, const uint8_t *rec, double expires,
+				    const struct sr_owner *owner), void *ctx)
+{
+	expire(s, now);
+	for (guint i = 0; i < s->v->len; i++) {
+		const struct service *x = &g_array_index(s->v, struct service, i);
+		fn(ctx, x->rec, x->expires, &x->owner);
+	}
+}
+
+int sa_service_restore(struct sa_services *s, const uint8_t *rec, double expires,
+		       const struct sr_owner *owner)
+{
+	for (guint i = 0; i < s->v->len; i++)
+		if (same_service(g_array_index(s->v, struct service, i).rec, rec))
+			return 1;
+	if (s->v->len >= SR_MAX)
+		return -1;
+	struct service x = { .expires = expires, .owner = *owner };
+	memcpy(x.rec, rec, SR_SIZE);
+	g_array_append_val(s->v, x);
+	return 0;
+}

@@ -60,5 +60,16 @@ uint32_t sa_services_count(struct sa_services *s, double now);
 uint32_t sa_services_held(struct sa_services *s, uint64_t port, double now);
 /* Sets refused NO_RESOURCES so far (a port's quota or SR_MAX reached). */
 uint64_t sa_services_refused(const struct sa_services *s);
+/* What a restart keeps (sa/sa_db.c): fn for each live service with its record as registered
+ * (the lease it was given, its ServiceKey), when it expires on the phase_now() clock (0:
+ * never) and its owner. */
+void sa_services_foreach(struct sa_services *s, double now,
+			 void (*fn)(void *ctx, const uint8_t *rec, double expires,
+				    const struct sr_owner *owner), void *ctx);
+/* Registers rec as it was before a restart, expiring at `expires` (0: never): 0 added, 1 the
+ * same service (ServiceID, ServiceGID, ServiceP_Key) is registered already and is kept, -1
+ * SR_MAX are registered. */
+int sa_service_restore(struct sa_services *s, const uint8_t *rec, double expires,
+		       const struct sr_owner *owner);
 
 #endif

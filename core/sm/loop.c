@@ -19,13 +19,13 @@
 #include "sm/light.h"
 #include "sm/loop.h"
 #include "sm/notify.h"
+#include "sm/offsweep.h"
 #include "sm/policies.h"
+#include "sm/sadb.h"
 #include "sm/sminfo.h"
 #include "sm/stats.h"
 #include "sm/sweep.h"
 
-#define STANDBY_POLL_S   1.0   /* SMInfo of the master while standby */
-#define STANDBY_MISSES   3     /* unanswered polls before taking over */
 #define INCOMPLETE_RETRY_S 1.0 /* an incomplete sweep is retried this soon, */
 #define INCOMPLETE_RETRY_MAX_S 8.0 /* doubling while sweeps stay incomplete, up to this */
 #define SMINFO_RECHECK_S 1.0   /* a better SM seen discovering is asked again this soon */
@@ -256,6 +256,9 @@ static void heavy(struct loop *l, int repair)
 	if (res == SWEEP_DECLINED)
 		res = sweep_heavy(sm, &err);
 	in_sweep = 0;
+	/* what follows a sweep (its STATS lines, the hooks) is served apart from it */
+	transport_slice_label("after-sweep");
+	transport_step_now(sm->t);
 	if (res < 0) {
 		LOG_SYS_E("LOOP-0001", "%s", err->message);
 		g_clear_error(&err);
@@ -269,6 +272,8 @@ static void heavy(struct loop *l, int repair)
 	counts.last_heavy_at = phase_now();
 	counts.last_heavy_seconds = counts.last_heavy_at - t0;
 	stats_log(sm);
+	transport_step_now(sm->t);
+	offsweep_after_sweep(sm); /* routes kept from the cache over a change: balanced later */
 	/* An incomplete sweep (SMPs lost for good, a port that would not go ACTIVE) is retried
 	 * after 1 s, then 2, 4, 8 s while sweeps stay incomplete: not sooner when much was lost.
 	 * What it could not reach keeps its routes (fabric/carry.h), so nothing waits on the retry;
@@ -281,7 +286,7 @@ static void heavy(struct loop *l, int repair)
 	if (!l->heavy_at && sm->sminfo_recheck) /* a better SM was still discovering */
 		l->heavy_at = phase_now() + SMINFO_RECHECK_S;
 	if (res == SWEEP_STANDBY) {
-		l->next_standby_poll = phase_now() + STANDBY_POLL_S;
+		l->next_standby_poll = phase_now() + sm->opt->sminfo_polling_timeout / 1000.0;
 		l->standby_misses = 0;
 	}
 	/* systemd: READY after the first sweep whatever came of it (a standby or cut-off SM must
@@ -359,8 +364,12 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 			counts.light++;
 			counts.last_light_at = phase_now();
 			in_sweep = 1;
+			transport_slice_label("light");
 			int changed = light_sweep(sm, &l->light) || sminfo_master_check(sm);
+			transport_slice_label("idle");
 			in_sweep = 0;
+			if (!changed)
+				sadb_save(sm); /* sa_db_dump: the SA's state, if it changed (OpenSM's place) */
 			if (changed) {
 				counts.light_changes++;
 				/* PortStateChange alone (light.c noted the switches): a repair may do */
@@ -372,16 +381,22 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 		}
 	}
 	if (sm->state == IB_SM_STANDBY && phase_now() >= l->next_standby_poll) {
-		l->next_standby_poll = phase_now() + STANDBY_POLL_S;
+		/* every sminfo_polling_timeout ms; polling_retry_number misses in a row: take over */
+		l->next_standby_poll = phase_now() + sm->opt->sminfo_polling_timeout / 1000.0;
 		if (sminfo_poll_master(sm)) {
 			l->standby_misses = 0;
-		} else if (++l->standby_misses >= STANDBY_MISSES) {
-			LOG_SYS("LOOP-0008", "master 0x%016" PRIx64 " stopped answering: taking over",
-			      sm->master_guid);
+		} else if (++l->standby_misses >= sm->opt->polling_retry_number) {
+			LOG_SYS("LOOP-0008", "master 0x%016" PRIx64 " stopped answering: taking over after "
+				"%d unanswered polls", sm->master_guid, l->standby_misses);
 			l->standby_misses = 0;
 			l->heavy_pending = 1;
+		} else {
+			LOG_I("LOOP-0010", "master 0x%016" PRIx64 " did not answer poll %d of %d",
+			      sm->master_guid, l->standby_misses, sm->opt->polling_retry_number);
 		}
 	}
+	if (!sweeping_off && offsweep_due(sm)) /* off-sweep balancing: quiet for its window */
+		l->heavy_pending = 1;
 	if (l->heavy_at && phase_now() >= l->heavy_at && !sweeping_off)
 		l->heavy_pending = 1;
 	if ((l->heavy_pending || l->repair_pending) && !sm->stop) {
@@ -389,7 +404,9 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 		l->heavy_pending = l->repair_pending = 0;
 		heavy(l, repair);
 	}
+	transport_slice_label("tick-hooks");
 	loop_tick_run(sm); /* the console, metrics, ... (loop.h) */
+	transport_slice_label("idle");
 	if (!sm->stop)
 		transport_poll(sm->t, 100, 0); /* serve SMInfo, traps, SA; block at most 100 ms */
 	return G_SOURCE_CONTINUE;
@@ -419,6 +436,7 @@ int loop_run(struct sm *sm, int argc, char **argv)
 	transport_set_tick(sm->t, transport_tick, &l);
 	if (!sm->stop)
 		g_main_loop_run(l.ml);
+	sadb_save(sm); /* at exit, as OpenSM: the master's SA state, if it changed */
 	transport_set_tick(sm->t, NULL, NULL);
 	g_source_destroy(src);
 	g_source_unref(src);

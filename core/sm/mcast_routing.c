@@ -116,7 +116,7 @@ static gboolean update(gpointer ctx)
 	if (!m->any_dirty)
 		return G_SOURCE_REMOVE;
 	m->any_dirty = 0;
-	if (!m->r || m->sm->state != IB_SM_MASTER) {
+	if (!m->r || m->sm->state != IB_SM_MASTER || m->sm->opt->disable_multicast) {
 		memset(m->dirty, 0, sizeof(m->dirty));
 		return G_SOURCE_REMOVE;
 	}
@@ -198,6 +198,15 @@ void mcast_sweep(struct sm *sm, struct routing_result *r)
 	if (!m || !r)
 		return;
 	unsigned made = sa_mcast_partitions(sm->sa, sm->part_policy);
+	if (sm->opt->disable_multicast) {
+		/* OpenSM's disable_multicast (-d 3): the groups are kept, no MFT is written */
+		drop_trees(m);
+		memset(m->dirty, 0, sizeof(m->dirty));
+		m->any_dirty = 0;
+		LOG_I("MCG-0005", "multicast: disable_multicast is set: %u new groups kept, no MFT "
+		      "written", made);
+		return;
+	}
 	if (m->r != r) {
 		mcast_topo_free(m->topo);
 		routing_result_unref(m->r);

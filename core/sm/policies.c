@@ -9,6 +9,8 @@
 #include "base/activity.h"
 #include "base/file_read.h"
 #include "base/log.h"
+#include "policy/enhanced_qos.h"
+#include "program/vendor_qos.h"
 #include "sa/agent.h"
 #include "sm/policies.h"
 
@@ -324,7 +326,7 @@ static void log_qos_policy(const struct qos_policy *np, const char *path)
 	      np->rules->len, ulps);
 }
 
-int policies_load_qos(struct sm *sm)
+static int load_qos_policy(struct sm *sm)
 {
 	const char *path = sm->opt->qos_policy_file;
 	struct qos_policy *np = NULL;
@@ -350,8 +352,108 @@ int policies_load_qos(struct sm *sm)
 	return 0;
 }
 
+/* ---- NVIDIA's enhanced QoS policy (enhanced_qos_policy_file) -------------------------------- */
+
+static int eqos_off(const char *path)
+{
+	return !path || !*path || !strcmp(path, "null") || !strcmp(path, "(null)");
+}
+
+/* Every port group BW_RULES names is a port group of the QoS policy file (else -1, *err). */
+static int check_eqos_groups(const struct eqos_policy *p, const struct qos_policy *q, GError **err)
+{
+	for (guint i = 0; i < p->port.rules->len; i++) {
+		const struct eqos_rule *r = g_ptr_array_index(p->port.rules, i);
+		int found = 0;
+		for (guint g = 0; r->kind == EQOS_T_GROUP && q && g < q->groups->len && !found; g++) {
+			const struct qos_port_group *grp = g_ptr_array_index(q->groups, g);
+			found = grp->name && !strcmp(grp->name, r->group);
+		}
+		if (r->kind == EQOS_T_GROUP && !found) {
+			g_set_error(err, EQOS_POLICY_ERROR, EQOS_POLICY_ERROR_SYNTAX, "%s:%u:%u: port group "
+				    "'%s' is not a port group of the QoS policy file (%s)", p->source, r->line,
+				    r->col, r->group, q ? q->source : "none in force");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static struct eqos_policy *read_eqos(struct sm *sm, const char *path, GError **err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	if (file_read_setting("enhanced_qos_policy_file", path, FILE_CAP_TEXT, &text, &len, err) < 0)
+		return NULL;
+	struct eqos_policy *p = eqos_policy_parse_text(text, len, path, err);
+	g_free(text);
+	if (p && check_eqos_groups(p, sm->qos_policy, err) < 0) {
+		eqos_policy_free(p);
+		p = NULL;
+	}
+	return p;
+}
+
+static void drop_eqos(struct sm *sm, const char *why)
+{
+	if (!sm->eqos_policy)
+		return;
+	LOG_I("POL-0011", "enhanced QoS off (%s): ports keep the rate limits last written", why);
+	eqos_policy_free(sm->eqos_policy);
+	sm->eqos_policy = NULL;
+}
+
+/* Loads opt->enhanced_qos_policy_file (under -Q) into sm->eqos_policy; a file that cannot be
+ * taken keeps the policy in force (POL-0012, FILE:LINE:COL). */
+static int load_enhanced_qos(struct sm *sm)
+{
+	const char *path = sm->opt->enhanced_qos_policy_file;
+	if (eqos_off(path)) {
+		drop_eqos(sm, "enhanced_qos_policy_file not set");
+		return 0;
+	}
+	if (!sm->opt->qos) {
+		if (sm->eqos_policy)
+			drop_eqos(sm, "QoS is off");
+		else
+			LOG_W("POL-0015", "enhanced_qos_policy_file %s is not read: enhanced QoS needs QoS "
+			      "on (-Q, qos TRUE), as NVIDIA's SM", path);
+		return 0;
+	}
+	GError *err = NULL;
+	struct eqos_policy *np = read_eqos(sm, path, &err);
+	if (!np) {
+		LOG_E("POL-0012", "enhanced QoS policy file not taken, %s: %s", sm->eqos_policy ?
+		      "the previous policy stays in force" : "no enhanced QoS policy is in force",
+		      err ? err->message : path);
+		g_clear_error(&err);
+		return -1;
+	}
+	for (guint i = 0; i < np->notes->len; i++)
+		LOG_I("POL-0013", "enhanced QoS policy: %s", (const char *)g_ptr_array_index(np->notes, i));
+	LOG_I("POL-0014", "enhanced QoS policy read from %s: %u bandwidth names, BW_RULES %u rules%s, "
+	      "VPORT_BW_RULES %u rules%s", path, np->names->len, np->port.rules->len,
+	      np->port.def ? " and a default" : "", np->vport.rules->len,
+	      np->vport.def ? " and a default" : "");
+	eqos_policy_free(sm->eqos_policy);
+	sm->eqos_policy = np;
+	if (sm->vqos)
+		vqos_memory_retry(sm->vqos); /* ports that refused are asked once more */
+	return 0;
+}
+
+int policies_load_qos(struct sm *sm)
+{
+	int rc = load_qos_policy(sm);
+	return load_enhanced_qos(sm) < 0 ? -1 : rc;
+}
+
 void policies_free(struct sm *sm)
 {
+	eqos_policy_free(sm->eqos_policy);
+	sm->eqos_policy = NULL;
+	vqos_memory_free(sm->vqos);
+	sm->vqos = NULL;
 	report_partitions(sm->part_policy, NULL);
 	if (sm->part_policy)
 		part_policy_free(sm->part_policy);

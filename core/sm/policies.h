@@ -25,7 +25,11 @@ int policies_load_partitions(struct sm *sm);
  * file means no policy (every path as without one); a file that does not parse, or whose
  * qos-ulps ipoib lines name a P_Key no partition has, keeps the policy in force and logs the
  * error with file:line:column. Without -Q the policy is dropped. Returns 0 when taken, -1 if
- * kept. Call after policies_load_partitions (partition names and P_Keys). */
+ * kept. Call after policies_load_partitions (partition names and P_Keys).
+ * Then loads opt->enhanced_qos_policy_file (NVIDIA's enhanced QoS, under -Q; unset or "null":
+ * none) into sm->eqos_policy: a file that cannot be taken keeps the policy in force (POL-0012
+ * with FILE:LINE:COL); a BW_RULES port group must be a port group of the QoS policy. -1 when
+ * either file was kept. */
 int policies_load_qos(struct sm *sm);
 void policies_free(struct sm *sm);
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "config/options.h"
 #include "fabric/model.h"
+#include "fabric/node_names.h"
 #include "mad/device.h"
 #include "mad/dispatch.h"
 #include "mad/ib.h"
@@ -19,9 +20,13 @@
 #include "routing/result.h"
 #include "routing/ucast_cache.h"
 #include "sa/agent.h"
+#include "sa/prefix_routes.h"
 
 /* OpenSM's default SM_Key: SMs that share it recognise each other's SMInfo. */
 #define SM_KEY_DEFAULT 0x0000000000000001ULL
+
+struct eqos_policy;
+struct vqos_memory;
 
 struct trap_lid {
 	uint16_t lid;
@@ -45,11 +50,15 @@ struct sm {
 	struct programmer *prog;       /* what the fabric holds, across sweeps */
 	struct part_policy *part_policy; /* partitions in force (NULL until loaded) */
 	struct qos_policy *qos_policy;   /* QoS policy in force (-Q; NULL: none) */
+	struct eqos_policy *eqos_policy; /* enhanced QoS policy in force (-Q; NULL: none; sm/policies.c) */
+	struct vqos_memory *vqos;        /* what QoSConfigSL Sets left on the ports (sm/enhanced_qos.c) */
+	double offsweep_at;              /* off-sweep balancing due then (phase_now()), 0: none (sm/offsweep.c) */
 	uint64_t port_guid;            /* our port */
 	enum ib_sm_state state;
 	uint32_t act_count;
 	uint32_t generation;
 	int first_master_sweep;
+	int out_of_standby;            /* was STANDBY: no LIDs assigned as master since (guid2lid) */
 	int inactive_said;             /* the NOTACTIVE line (sm_inactive) was logged */
 	uint64_t master_guid;          /* when standby: the master we saw */
 	/* handover (sm/sminfo.c): the better standby we sent HANDOVER to and whether it has
@@ -101,6 +110,17 @@ static inline void sm_apply_mkey(struct sm *sm)
 	sm->sa_in.rtr_sl = sm->opt->rtr_pr_sl;
 	sm->sa_in.rtr_mtu = sm->opt->rtr_pr_mtu;
 	sm->sa_in.rtr_rate = sm->opt->rtr_pr_rate;
+	{
+		char *dflt = g_build_filename(config_sysconfdir(), "opensm", "prefix-routes.conf", NULL);
+		const char *p = sm->opt->prefix_routes_file;
+		sa_inputs_set_prefix_routes(&sm->sa_in, prefix_routes_load(p ? p : dflt, p != NULL));
+		g_free(dflt);
+	}
+	node_names_load(sm->opt->node_name_map_name);
+	sm->sa_in.mc_disabled = sm->opt->disable_multicast;
+	sm->sa_in.mfttop = sm->opt->use_mfttop;
+	sm->sa_in.mc_create_check = sm->opt->ipoib_mcgroup_creation_validation;
+	sm->sa_in.mc_join_check = sm->opt->mcgroup_join_validation;
 	sa_publish(sm->sa, &sm->sa_in);
 	struct mkey_cfg c = { .secret = sm->opt->m_key, .protect = sm->opt->m_key_protect,
 			      .lease_s = (uint16_t)sm->opt->m_key_lease, .per_port = sm->opt->m_key_per_port };

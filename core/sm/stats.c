@@ -3,6 +3,7 @@
  * transport did, which attributes were read and written, traps; make bench and operators
  * read them. */
 #include <inttypes.h>
+#include <string.h>
 #include <infiniband/mad.h>
 #include "base/log.h"
 #include "sm/stats.h"
@@ -26,6 +27,16 @@ void stats_log(struct sm *sm)
 		      s->by_attr[1][IB_ATTR_LINEARFORWTBL & 63], s->by_attr[1][IB_ATTR_PORT_INFO & 63],
 		      s->by_attr[0][IB_ATTR_PORT_INFO & 63], s->by_attr[0][IB_ATTR_NODE_INFO & 63],
 		      s->by_attr[0][IB_ATTR_PKEY_TBL & 63], s->by_attr[1][IB_ATTR_PKEY_TBL & 63]);
+		/* the longest stretch the SA waited through in this sweep (and since the last STATS),
+		 * and how many went over 10, 20, 50, 100 ms */
+		static uint64_t prev_over[4];
+		LOG_I("STS-0006", "STATS slices over_10ms=%" PRIu64 " over_20ms=%" PRIu64 " over_50ms=%" PRIu64
+		      " over_100ms=%" PRIu64 " longest_ms=%.1f from=%s to=%s", s->slices_over[0] - prev_over[0],
+		      s->slices_over[1] - prev_over[1], s->slices_over[2] - prev_over[2],
+		      s->slices_over[3] - prev_over[3], (double)s->slice_max_us / 1000.0,
+		      s->slice_max_label ? s->slice_max_label : "-", s->slice_max_label_to ? s->slice_max_label_to : "-");
+		memcpy(prev_over, s->slices_over, sizeof(prev_over));
+		transport_slices_reset(sm->t);
 		total = s->sent;
 		const struct trap_counts *tc = traps_counts();
 		LOG_I("STS-0005", "STATS traps received=%" PRIu64 " trap_represses_sent=%" PRIu64,

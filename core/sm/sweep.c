@@ -16,8 +16,10 @@
 #include "fabric/netfile.h"
 #include "routing/run.h"
 #include "sa/pkeys.h"
+#include "sm/enhanced_qos.h"
 #include "sm/mcast_routing.h"
 #include "sm/repair.h"
+#include "sm/sadb.h"
 #include "sm/sminfo.h"
 #include "sm/sweep.h"
 
@@ -33,6 +35,10 @@ static int lid_phase(struct sm *sm, struct fabric *f, GError **err)
 {
 	struct lid_opts lo = { .lmc = sm->opt->lmc, .reassign = sm->opt->reassign_lids,
 			       .cache_dir = sm->opt->cache_dir };
+	/* out of standby, as OpenSM: guid2lid only with honor_guid2lid_file (-x), else the LIDs the
+	 * ports hold (the last master's) */
+	if (sm->out_of_standby && !sm->opt->honor_guid2lid_file)
+		lo.cache_dir = NULL;
 	struct lid_stats st;
 	if (lid_assign_stats(f, &lo, &st, err) < 0)
 		return -1;
@@ -290,6 +296,19 @@ static const uint16_t *pkey_table(const void *ctx, const struct fabric *f, uint3
 	return programmer_pkey_table(ctx, f, port, cap);
 }
 
+/* The SA's copy of the P_Key tables for f: the one it holds when the programmer says every
+ * table and every port id is as in the generation it was made from (the copy of 100k tables
+ * takes tens of ms), else a new one. */
+static struct sa_pkeys *sa_tables(struct sm *sm, const struct fabric *f)
+{
+	static uint64_t version; /* of the copy the SA holds (versions are process-wide) */
+	uint64_t v = programmer_pkey_version(sm->prog, f);
+	if (v && v == version && sm->sa_in.pk && !sm->topology_changed)
+		return sa_pkeys_ref(sm->sa_in.pk);
+	version = v;
+	return sa_pkeys_new(f, pkey_table, sm->prog);
+}
+
 /* Master or standby: 1 when another SM is master (or a better one is discovering). */
 static int mastership_phase(struct sm *sm)
 {
@@ -318,6 +337,8 @@ static int mastership_phase(struct sm *sm)
 	if (sm->state != IB_SM_MASTER) {
 		sm->first_master_sweep = 1;
 		programmer_forget(sm->prog); /* whatever we knew, another SM may have rewritten */
+		if (sm->vqos)
+			vqos_memory_forget(sm->vqos); /* QoSConfigSL limits too (sm/enhanced_qos.c) */
 		LOG_SYS("SWP-0016", "entering MASTER state");
 	}
 	sm->state = IB_SM_MASTER;
@@ -345,6 +366,8 @@ int sweep_heavy(struct sm *sm, GError **err)
 	sm->inactive_said = 0;
 	if (sm->state != IB_SM_MASTER && sm->state != IB_SM_DISCOVERING)
 		LOG_SYS("SWP-0021", "entering DISCOVERING state");
+	if (sm->state == IB_SM_STANDBY)
+		sm->out_of_standby = 1; /* until a sweep as master has assigned LIDs */
 	if (sm->state != IB_SM_MASTER)
 		sm->state = IB_SM_DISCOVERING;
 	/* what a trap reported before this discovery, this discovery sees; one during it cancels
@@ -375,6 +398,7 @@ int sweep_repair(struct sm *sm, GError **err)
 		LOG_I("SWP-0023", "repair declined: %s; a heavy sweep instead", why);
 		return SWEEP_DECLINED;
 	}
+	transport_slice_label("repair-install");
 	install_generation(sm, f);
 	transport_step_now(sm->t);
 	phase_end(&sm->phases, "repair: %u nodes, %u switches, %u ports", f->pub.n_nodes,
@@ -402,8 +426,12 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 	sm->sa_in.act_count = sminfo_act_count(sm);
 	sa_publish(sm->sa, &sm->sa_in);
 	struct fabric *f = sm->fabric;
+	if (sm->first_master_sweep)
+		sadb_restore(sm); /* before LIDs and programming, as OpenSM (sm/sadb.h) */
+	transport_slice_label("lids");
 	if (lid_phase(sm, f, err) < 0)
 		return -1;
+	sm->out_of_standby = 0;
 	struct routing_result *r = route_phase(sm, f, err);
 	if (!r) {
 		/* nothing is programmed: the switches keep the routes in force */
@@ -421,11 +449,14 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 	uint64_t smp0 = transport_stats(sm->t)->sent;
 	int first = sm->first_master_sweep;
 	struct program_report rep;
-	int rc = program_fabric(sm->prog, f, r, sm->opt, sm->part_policy, &sm->phases, first, &rep);
+	/* ClientReregister on the first master sweep, unless no_clients_rereg */
+	int rc = program_fabric(sm->prog, f, r, sm->opt, sm->part_policy, &sm->phases,
+				first && !sm->opt->no_clients_rereg, &rep);
 	sm->first_master_sweep = 0;
 	sm->opt->reassign_lids = 0; /* -r applies to the first master sweep only */
 	sm->sweep_writes = rep.writes;
 	sm->sweep_failures = (uint32_t)failures + rep.failures + rep.not_active;
+	transport_slice_label("guid2lid");
 	save_guid2lid(sm, f);
 	transport_step_now(sm->t);
 	int complete = rc == 0 && !failures;
@@ -440,19 +471,32 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 	sm->subnet_up = complete;
 	/* the SA answers from this generation (and a copy of its P_Key tables) from now on */
 	if (sm->sa) {
-		sa_inputs_set_routes(&sm->sa_in, r, sa_pkeys_new(f, pkey_table, sm->prog));
+		transport_step_now(sm->t);
+		transport_slice_label("sa-pkeys");
+		struct sa_pkeys *pk = sa_tables(sm, f);
+		transport_step_now(sm->t);
+		transport_slice_label("sa-publish");
+		sa_inputs_set_routes(&sm->sa_in, r, pk);
 		sa_publish(sm->sa, &sm->sa_in);
 	}
 	/* every group's tree again over this generation, and the MFT blocks that differ */
+	transport_step_now(sm->t);
+	transport_slice_label("mcast");
 	mcast_sweep(sm, r);
+	transport_slice_label("enhanced-qos");
+	enhanced_qos_sweep(sm, f); /* NVIDIA's QoSConfigSL rate limits; never fails the sweep */
+	transport_slice_label("after-mcast");
 	/* what follows takes tens of ms on a large fabric: the SA is served between the parts */
 	transport_step_now(sm->t);
 	summarize(sm, f, r->engine);
 	transport_step_now(sm->t);
+	transport_slice_label("dumps");
 	write_dumps(sm, r);
 	transport_step_now(sm->t);
+	transport_slice_label("set-live");
 	sweep_set_live(sm, r);
 	transport_step_now(sm->t);
+	transport_slice_label("idle");
 	LOG_I("SWP-0005", "heavy sweep %u: %u writes, %" PRIu64 " SMPs programming, %.3f s total",
 	      sm->generation, rep.writes, transport_stats(sm->t)->sent - smp0, phase_now() - t0);
 	return complete ? SWEEP_UP : SWEEP_INCOMPLETE;

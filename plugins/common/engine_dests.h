@@ -20,6 +20,7 @@ struct engine_dest {
 	uint8_t exit;         /* port of sw that delivers it: 0 for the switch's own LID */
 	uint8_t is_ca;        /* CA/router port: counts in the data-traffic balance */
 	uint8_t ignored;      /* listed in the ignore file: counts nowhere */
+	uint8_t scatter;      /* scatter_ports applies to its first LID (mhc_order.c) */
 };
 
 enum engine_dest_order {

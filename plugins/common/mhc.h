@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <ibsm/fabric.h>
 #include <ibsm/routing.h>
+#include "engine_dests.h"
 #include "engine_glue.h"
 #include "guid_file.h"
 
@@ -54,6 +55,57 @@ uint32_t mhc_ignore_mark(const struct mhc_ignore *ig, const struct ibsm_fabric *
  * Returns 0, or -ENOMEM with run->out->why set. */
 int mhc_ignore_apply(struct engine_run *run, const struct ibsm_fabric *f);
 
+/* ---- OpenSM's routing inputs (mhc_order.c) ------------------------------------------------ */
+
+struct mhc_order_opts {
+	const char *order_file;     /* guid_routing_order_file, or NULL */
+	int port_shifting;          /* port_shifting */
+	uint64_t scatter_seed;      /* scatter_ports: 0 off */
+	int no_scatter_listed;      /* guid_routing_order_no_scatter */
+};
+
+/* Reads the four keys into o; non-zero when any is set. */
+int mhc_order_options(const struct ibsm_core *core, struct mhc_order_opts *o);
+
+/* Puts the destinations guid_routing_order_file names first (file order) and marks which get
+ * scattered. Returns 0, or < 0 with out->why set: the file unreadable, or bad lines (each
+ * logged as FILE:LINE), so the engine fails and the chain's fallback or the routes in place
+ * stay. */
+int mhc_order_apply(const struct ibsm_core *core, const struct ibsm_fabric *f,
+		    const struct mhc_order_opts *o, struct engine_dests *d, struct ibsm_routes *out);
+
+/* hop_weights_file (mhc_weights.c): *weights becomes a malloc'd [n_ports] array, every port 1
+ * but the switch ports the file weights. Returns 0, or < 0 with out->why set (file unreadable,
+ * bad lines logged as FILE:LINE). */
+int mhc_weights_load(const struct ibsm_core *core, const struct ibsm_fabric *f, const char *path,
+		     uint8_t **weights, struct ibsm_routes *out);
+/* The S x S switch distances over the scope's links, each link counting its output port's
+ * weight (0xFF unreachable, at most 0xFE). 0 or -ENOMEM. */
+int mhc_weighted_hops(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
+		      const uint8_t *weights, uint8_t **hops);
+
+/* port_search_ordering_file (mhc_search_order.c), OpenSM's general-routing use: *rank becomes a
+ * malloc'd [n_ports] array, the position of each switch port in its switch's search order (the
+ * port number where the file says nothing). Returns 0, or < 0 with out->why set. */
+int mhc_search_order_load(const struct ibsm_core *core, const struct ibsm_fabric *f,
+			  const char *path, uint8_t **rank, struct ibsm_routes *out);
+
+/* The next number of a row's generator (splitmix64). */
+uint64_t mhc_order_rand(uint64_t *state);
+
+/* The keys mhc_order_options reads, for the engines' config_keys tables. */
+#define MHC_ORDER_KEYS \
+	{ "guid_routing_order_file", NULL, \
+	  "Port GUIDs, one a line, routed first and in this order (OpenSM's -X)" }, \
+	{ "port_shifting", "FALSE", \
+	  "Start the search among equal ports at an offset that moves with their load (OpenSM's)" }, \
+	{ "scatter_ports", "0", \
+	  "Seed (0: off): pick at random among the least loaded ports, the same for one seed" }, \
+	{ "guid_routing_order_no_scatter", "FALSE", \
+	  "Do not scatter the ports guid_routing_order_file lists" }, \
+	{ "hop_weights_file", NULL, \
+	  "Switch GUID, port, weight (1-255) a line: paths weigh the sum of their ports' weights" }
+
 /* ---- the LFT fill ------------------------------------------------------------------------- */
 
 /* Narrows the min-hop exit ports c[0 .. n) (ascending, n >= 1) of row switch s toward
@@ -80,6 +132,9 @@ struct mhc_fill {
 	const char *threads_key;      /* config key of a thread count (e.g. "minhop_threads") */
 	mhc_narrow_fn narrow;         /* NULL: every min-hop port is a candidate */
 	const void *narrow_ctx;
+	const struct mhc_order_opts *order; /* NULL: none of OpenSM's routing inputs */
+	const uint8_t *weights;       /* [n_ports] hop_weights_file's, with hops computed over them */
+	const uint8_t *search_rank;   /* [n_ports] port_search_ordering_file's order, or NULL */
 };
 
 struct mhc_fill_stats {

@@ -38,11 +38,15 @@ struct plan {
 	const uint32_t *rows;         /* switch ids in scope */
 	uint32_t nrows;
 	const uint8_t *exit_ignored;  /* [n_ports] or NULL */
+	const uint8_t *weights;       /* [n_ports] or NULL (every link 1) */
+	const uint8_t *search_rank;   /* [n_ports] or NULL (ports searched 1 to N) */
 	uint8_t *lft;
 	uint32_t stride;
 	uint32_t max_nadj;
 	mhc_narrow_fn narrow;         /* NULL: every min-hop port */
 	const void *narrow_ctx;
+	int port_shifting;            /* OpenSM's port_shifting (mhc_order.c) */
+	uint64_t scatter_seed;        /* OpenSM's scatter_ports: 0 off */
 	const struct mhc_memo *memo;  /* the last fill, when reuse is set */
 	const uint8_t *reuse;         /* [S] 1: row copied from memo */
 	uint64_t *row_routed, *row_unreachable; /* [S] each row's counts (for the next memo) */
@@ -54,6 +58,7 @@ struct plan {
 struct link {
 	uint32_t peer_sw;
 	uint8_t port;
+	uint8_t weight;               /* hop_weights_file's (1 without) */
 };
 
 struct worker {
@@ -68,6 +73,7 @@ struct worker {
 	struct link *links;           /* usable links of the row switch, by port */
 	uint32_t nlinks;
 	uint32_t row;                 /* the row switch being filled */
+	uint64_t rng;                 /* scatter_ports: the row's generator, seeded per row */
 	uint64_t *mask;               /* [S]: bit i = links[i] is a min-hop way to switch t */
 	int have_mask;                /* mask is valid (at most 64 links) */
 	uint32_t *cand_off;           /* [S]: offset in pool, UINT32_MAX = not computed */
@@ -102,9 +108,19 @@ static const uint8_t *candidates(struct worker *w, uint32_t t, uint8_t h, uint8_
 	} else {
 		for (uint32_t i = 0; i < w->nlinks; i++) {
 			const struct link *l = &w->links[i];
-			if (pl->hops[(size_t)l->peer_sw * pl->S + t] == (uint8_t)(h - 1))
+			if ((unsigned)pl->hops[(size_t)l->peer_sw * pl->S + t] + l->weight == h)
 				w->pool[off + cnt++] = l->port;
 		}
+	}
+	if (pl->search_rank && cnt > 1) { /* port_search_ordering_file: its order, not 1 to N */
+		const uint8_t *rank = pl->search_rank + ibsm_switch_node(pl->f, w->row)->port0;
+		uint8_t *c = w->pool + off;
+		for (unsigned i = 1; i < cnt; i++)
+			for (unsigned j = i; j > 0 && rank[c[j]] < rank[c[j - 1]]; j--) {
+				uint8_t x = c[j];
+				c[j] = c[j - 1];
+				c[j - 1] = x;
+			}
 	}
 	if (pl->narrow && cnt > 1)
 		cnt = (uint8_t)pl->narrow(pl->narrow_ctx, pl->f, w->row, t, w->pool + off, cnt);
@@ -228,6 +244,8 @@ static void row_links(struct worker *w, uint32_t s)
 			continue;
 		w->links[w->nlinks].peer_sw = adj->peer_sw;
 		w->links[w->nlinks].port = adj->port;
+		w->links[w->nlinks].weight = pl->weights ?
+			pl->weights[ibsm_switch_node(f, s)->port0 + adj->port] : 1;
 		w->nlinks++;
 	}
 	qsort(w->links, w->nlinks, sizeof(*w->links), link_cmp);
@@ -252,9 +270,42 @@ static void row_candidates_reset(struct worker *w, const uint8_t *hrow)
 	for (uint32_t i = 0; i < w->nlinks; i++) {
 		const uint8_t *hn = pl->hops + (size_t)w->links[i].peer_sw * pl->S;
 		uint64_t bit = 1ull << i;
+		unsigned wt = w->links[i].weight;
 		for (uint32_t t = 0; t < pl->S; t++)
-			w->mask[t] |= (unsigned)hn[t] + 1 == hrow[t] ? bit : 0;
+			w->mask[t] |= hn[t] != 0xFF && (unsigned)hn[t] + wt == hrow[t] ? bit : 0;
 	}
+}
+
+/* scatter_ports: among the least loaded candidates, one at random (OpenSM's scatter). */
+static uint8_t scatter_pick(struct worker *w, const uint8_t *c, uint8_t n, const uint32_t *count)
+{
+	uint32_t least = UINT32_MAX;
+	uint8_t eq[256], m = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (count[c[i]] < least) {
+			least = count[c[i]];
+			m = 0;
+		}
+		if (count[c[i]] == least)
+			eq[m++] = c[i];
+	}
+	return eq[mhc_order_rand(&w->rng) % m];
+}
+
+/* port_shifting: the least loaded candidate, searched from an offset that is the candidates'
+ * mean load (modulo their number), so equal tables do not all start at the lowest port. */
+static uint8_t shifted_pick(const uint8_t *c, uint8_t n, const uint32_t *count)
+{
+	uint64_t total = 0;
+	for (unsigned i = 0; i < n; i++)
+		total += count[c[i]];
+	unsigned start = (unsigned)((total / n) % n), best = start;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j = (start + i) % n;
+		if (count[c[j]] < count[c[best]])
+			best = j;
+	}
+	return c[best];
 }
 
 /* The exit of row switch s (LFT row `row`, hop row `hrow`) for LID offset k of d: its own
@@ -276,6 +327,10 @@ static inline uint8_t row_exit(struct worker *w, uint32_t s, const uint8_t *row,
 		return c[0];
 	if (k > d->first)
 		return choose_lmc(w, row, d, k, c, n, count);
+	if (d->scatter && w->pl->scatter_seed)
+		return scatter_pick(w, c, n, count);
+	if (w->pl->port_shifting)
+		return shifted_pick(c, n, count);
 	return c[least_loaded(w, d, c, n, count)];
 }
 
@@ -309,6 +364,9 @@ static void fill_row(struct worker *w, uint32_t s, uint8_t *row, const uint8_t *
 {
 	const struct plan *pl = w->pl;
 	w->row = s;
+	/* one generator per row, from the seed and the switch GUID: the same tables for one
+	 * seed whatever the thread count or the order rows are filled in */
+	w->rng = pl->scatter_seed ^ (ibsm_switch_node(pl->f, s)->guid * 0x9E3779B97F4A7C15ull);
 	row_ports(w, s);
 	row_links(w, s);
 	row_candidates_reset(w, hrow);
@@ -444,16 +502,27 @@ int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 		rc = engine_fail(out, rc, "out of memory");
 		goto done;
 	}
+	if (opt->order && (rc = mhc_order_apply(core, f, opt->order, &dests, out)) < 0)
+		goto done;
 	if (nrows == 0 || dests.n == 0)
 		goto done;
-	if (!opt->hops && (rc = engine_switch_hops(core, f, sc, out, &own_hops)) < 0)
+	if (!opt->hops && opt->weights) {
+		if ((rc = mhc_weighted_hops(f, sc, opt->weights, &own_hops)) < 0) {
+			rc = engine_fail(out, rc, "out of memory");
+			goto done;
+		}
+	} else if (!opt->hops && (rc = engine_switch_hops(core, f, sc, out, &own_hops)) < 0) {
 		goto done;
+	}
 
 	struct plan pl = {
 		.f = f, .scope = sc, .hops = opt->hops ? opt->hops : own_hops, .S = S,
 		.dests = dests.v, .ndests = dests.n, .max_end = dests.max_end, .rows = rows,
 		.nrows = nrows, .exit_ignored = opt->exit_ignored, .lft = out->lft,
 		.stride = out->stride, .narrow = opt->narrow, .narrow_ctx = opt->narrow_ctx,
+		.port_shifting = opt->order && opt->order->port_shifting, .weights = opt->weights,
+		.search_rank = opt->search_rank,
+		.scatter_seed = opt->order ? opt->order->scatter_seed : 0,
 	};
 	for (uint32_t s = 0; s < S; s++)
 		if (ibsm_switch_at(f, s)->nadj > pl.max_nadj)
@@ -462,7 +531,8 @@ int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	atomic_init(&pl.stop, 0);
 	atomic_init(&pl.rows_reused, 0);
 	/* the last fill's rows whose inputs are unchanged are copied (mhc_memo.c) */
-	int memo_ok = opt->memo_owner && !opt->narrow && !opt->exit_ignored && !opt->dest_ignored;
+	int memo_ok = opt->memo_owner && !opt->narrow && !opt->exit_ignored && !opt->dest_ignored &&
+		      !opt->order && !opt->weights && !opt->search_rank;
 	uint8_t *reuse = NULL;
 	if (memo_ok) {
 		reuse = mhc_memo_reuse(opt->memo_owner->memo, f, sc, pl.hops, dests.v, dests.n, out->stride);

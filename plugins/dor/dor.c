@@ -330,11 +330,19 @@ static int dor_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_
 	rc = mhc_ignore_apply(&run, f);
 	if (rc < 0)
 		return engine_run_end(&run, rc);
+	struct mhc_order_opts order;
+	int ordered = mhc_order_options(core, &order);
+	const char *wpath = engine_config_path(core, "hop_weights_file");
+	uint8_t *weights = NULL;
+	if (wpath && (rc = mhc_weights_load(core, f, wpath, &weights, out)) < 0)
+		return engine_run_end(&run, rc);
 	struct mhc_fill opt = {
 		.dest_ignored = run.dest_ign, .exit_ignored = run.exit_ign,
 		.threads_key = "dor_threads", .narrow = dor_narrow, .narrow_ctx = &d,
+		.order = ordered ? &order : NULL, .weights = weights,
 	};
 	rc = mhc_fill_routes(core, f, sc, out, &opt, &res->st);
+	free(weights);
 	if (rc < 0)
 		return engine_run_end(&run, rc);
 	res->ndims = d.ndims;
@@ -350,6 +358,7 @@ static int dor_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_
  * parallel links differ), as in OpenSM; spreading over other paths would break the order. */
 static const struct ibsm_config_key dor_keys[] = {
 	MHC_IGNORE_FILE_KEY,
+	MHC_ORDER_KEYS,
 	{ "dor_threads", "0", "Threads filling the switch rows (0: automatic, 1 or 2)" },
 	{ NULL, NULL, NULL },
 };

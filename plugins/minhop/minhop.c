@@ -39,12 +39,27 @@ static int minhop_route(void *inst, const struct ibsm_fabric *f, const struct ib
 	if (rc < 0)
 		return engine_run_end(&run, rc);
 	res->ignore_matched = run.ignore_matched;
+	struct mhc_order_opts order;
+	int ordered = mhc_order_options(core, &order);
+	const char *wpath = engine_config_path(core, "hop_weights_file");
+	uint8_t *weights = NULL;
+	if (wpath && (rc = mhc_weights_load(core, f, wpath, &weights, out)) < 0)
+		return engine_run_end(&run, rc);
+	const char *opath = engine_config_path(core, "port_search_ordering_file");
+	uint8_t *search_rank = NULL;
+	if (opath && (rc = mhc_search_order_load(core, f, opath, &search_rank, out)) < 0) {
+		free(weights);
+		return engine_run_end(&run, rc);
+	}
 	struct mhc_fill opt = {
 		.memo_owner = run.inst, /* a link change refills only the rows it touched */
 		.dest_ignored = run.dest_ign, .exit_ignored = run.exit_ign,
-		.threads_key = "minhop_threads",
+		.threads_key = "minhop_threads", .order = ordered ? &order : NULL,
+		.weights = weights, .search_rank = search_rank,
 	};
 	rc = mhc_fill_routes(core, f, sc, out, &opt, &res->st);
+	free(weights);
+	free(search_rank);
 	res->seconds = engine_run_seconds(&run);
 	if (rc < 0)
 		return engine_run_end(&run, rc);
@@ -54,6 +69,9 @@ static int minhop_route(void *inst, const struct ibsm_fabric *f, const struct ib
 
 static const struct ibsm_config_key minhop_keys[] = {
 	MHC_IGNORE_FILE_KEY,
+	MHC_ORDER_KEYS,
+	{ "port_search_ordering_file", NULL, "Switch GUID and port numbers a line: the order its "
+	  "ports are searched for the least loaded (the others after, in port order; OpenSM's -O)" },
 	{ "minhop_threads", "0", "Threads filling the switch rows (0: automatic, 1 or 2)" },
 	{ NULL, NULL, NULL },
 };

@@ -55,6 +55,7 @@ struct ctx {
 	uint32_t *ord;         /* [S] position in (rank, tie, GUID) order: smaller = higher */
 	uint32_t *tie;         /* [S] second key of that order: 0, or with several fall-back roots
 				* the hops from the first (so the roots hang together) */
+	uint64_t *id;          /* [S] third key: the node GUID, or its ID from ids_guid_file */
 	const uint8_t *hops;   /* the S x S hop matrix while roots are chosen, or NULL */
 	uint32_t *rnode;       /* [L] node id at the far end */
 	uint64_t *rsys;        /* [L] its system image GUID (node GUID if none) */
@@ -187,8 +188,8 @@ static int rank_cmp(const void *x, const void *y, void *arg)
 		return (c->rank[a] < c->rank[b]) != c->dnup ? -1 : 1;
 	if (c->tie[a] != c->tie[b])
 		return c->tie[a] < c->tie[b] ? -1 : 1;
-	if (c->g.guid[a] != c->g.guid[b])
-		return c->g.guid[a] < c->g.guid[b] ? -1 : 1;
+	if (c->id[a] != c->id[b])
+		return c->id[a] < c->id[b] ? -1 : 1;
 	return a < b ? -1 : a > b;
 }
 
@@ -626,6 +627,23 @@ static int load_roots(struct engine_inst *u, struct guid_list *rf, const char **
 	return 0;
 }
 
+/* ---- ids_guid_file: the IDs that order switches of one rank (updn only, as OpenSM) ---- */
+
+static int load_ids(struct ctx *c, struct ibsm_routes *out)
+{
+	const char *path = engine_config_path(c->core, "ids_guid_file");
+	if (!path)
+		return 0;
+	uint32_t matched = 0;
+	char why[sizeof(out->why)];
+	int rc = updn_ids_load(c->core, path, &c->g, c->id, &matched, why, sizeof(why));
+	if (rc < 0)
+		return engine_fail(out, rc, "%s", why);
+	c->core->log(c->core, IBSM_LOG_VERBOSE, "ids_guid_file %s: %u switches ordered by their ID",
+		     path, matched);
+	return 0;
+}
+
 /* ---- the engine ---- */
 
 static void ctx_free(struct ctx *c)
@@ -636,6 +654,7 @@ static void ctx_free(struct ctx *c)
 	free(c->rank);
 	free(c->ord);
 	free(c->tie);
+	free(c->id);
 	free(c->rnode);
 	free(c->rsys);
 	free(c->comp_size);
@@ -678,6 +697,9 @@ static int ctx_alloc(struct ctx *c)
 	c->rank = malloc(S * sizeof(*c->rank));
 	c->ord = malloc(S * sizeof(*c->ord));
 	c->tie = calloc(S, sizeof(*c->tie));
+	c->id = malloc(S * sizeof(*c->id));
+	for (size_t s = 0; c->id && s < c->g.S; s++)
+		c->id[s] = c->g.guid[s];
 	c->rnode = malloc(L * sizeof(*c->rnode));
 	c->rsys = malloc(L * sizeof(*c->rsys));
 	c->comp_size = calloc(ncomp, sizeof(*c->comp_size));
@@ -692,7 +714,7 @@ static int ctx_alloc(struct ctx *c)
 	c->load_ca = malloc(L * sizeof(*c->load_ca));
 	c->load_sw = malloc(L * sizeof(*c->load_sw));
 	c->load0 = malloc(L * sizeof(*c->load0));
-	int ok = c->row_ok && c->is_root && c->rank && c->ord && c->tie && c->rnode && c->rsys &&
+	int ok = c->row_ok && c->is_root && c->rank && c->ord && c->tie && c->id && c->rnode && c->rsys &&
 		 c->comp_size && c->how && c->dist && c->flag && c->order && c->cand_off &&
 		 c->cand_n && c->cand && c->sub && c->load_ca && c->load_sw && c->load0;
 	return ok ? 0 : -ENOMEM;
@@ -1058,6 +1080,8 @@ static int updn_route(void *inst, const struct ibsm_fabric *f, const struct ibsm
 	}
 	if (rc < 0)
 		rc = engine_fail(out, rc, "out of memory");
+	else if (!c.dnup && (rc = load_ids(&c, out)) < 0)
+		; /* out->why says why */
 	else if (res->rows && c.dests.n && c.g.S && c.dnup)
 		rc = route_dnup(&c, out, res);
 	else if (res->rows && c.dests.n && c.g.S)
@@ -1084,6 +1108,8 @@ static const struct ibsm_config_key updn_keys[] = {
 	  "else the most central switch)" },
 	{ "connect_roots", "FALSE", "Route to the root switches' LIDs by plain min-hop, so the "
 	  "roots reach each other" },
+	{ "ids_guid_file", NULL, "Switch GUID and ID a line: between switches of one rank the "
+	  "lower ID is up (unset: the lower GUID; OpenSM's -m)" },
 	{ NULL, NULL, NULL },
 };
 

@@ -17,6 +17,14 @@
 int updn_guids_load(const struct ibsm_core *core, const char *path, int bad_level,
 		    struct guid_list *g);
 
+struct updn_graph;
+
+/* Reads ids_guid_file (OpenSM's -m: "SWITCH-GUID ID" a line) into id[] (indexed as g's
+ * switches; those not named keep what id[] holds). Returns 0, or < 0 with why set: the file
+ * unreadable or bad lines (each logged as FILE:LINE). *matched: switches given an ID. */
+int updn_ids_load(const struct ibsm_core *core, const char *path, const struct updn_graph *g,
+		  uint64_t *id, uint32_t *matched, char *why, size_t why_len);
+
 /* The switch graph of one scope: usable switch-to-switch links, sorted by local port. */
 struct updn_graph {
 	uint32_t S, L;        /* switches, directed links */

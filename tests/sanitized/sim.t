@@ -30,7 +30,7 @@ TESTS = ["01-bringup-ftree.t", "02-bringup-torus.t", "03-bringup-irregular.t", "
          "42-sa-partitions.t", "43-faults.t", "45-hostile-files.t",
          "46-readme.t", "47-engine-names.t", "48-engine-missing.t", "49-engine-vls.t",
          "55-lash.t", "56-file-engine.t", "57-nue.t", "60-console.t", "61-perfmgr.t", "62-metrics.t", "63-logs.t", "64-report.t",
-         "66-repair.t", "67-sa-parity.t"]
+         "66-repair.t", "67-sa-parity.t", "69-sa-db.t", "70-wire-parity.t", "71-routing-keys.t", "72-enhanced-qos.t", "74-offsweep-balancing.t"]
 
 print("1..%d" % (2 * len(TESTS)))
 sys.stdout.flush()

@@ -62,7 +62,7 @@ with h.Sim(net) as sim:
     osm_port, me = port_of(sim, before, "h1"), port_of(sim, before, "h5")
 
     log = sim.path("ibsm.log")
-    sm = sim.start_sm(["-f", log, "-s", "1", "-p", "0"], host="h5", name="ibsm")
+    sm = sim.start_sm(["-f", log, "-s", "1", "-p", "0", "--sminfo_polling_timeout", "1000", "--polling_retry_number", "3"], host="h5", name="ibsm")
     ok, text = wait_sminfo(sim, "h9", me.lid, me.guid, SMINFO_STANDBY)
     tap.ok(ok, "ibsm daemon on h5 answers SMInfo as STANDBY (sminfo %d from h9)" % me.lid,
            text + "\n" + h.tail(log) + sm.output()[-500:])

@@ -65,7 +65,7 @@ def whole(sim, before, sm_host, what):
 # ---- A: ibsm hands over to a better ibsm, and takes over again when it leaves
 with h.Sim(net) as sim:
     log1, log2 = sim.path("ibsm1.log"), sim.path("ibsm2.log")
-    sm1 = sim.start_sm(["-f", log1, "-p", "0"], host="h1", name="ibsm1")
+    sm1 = sim.start_sm(["-f", log1, "-p", "0", "--sminfo_polling_timeout", "1000", "--polling_retry_number", "3"], host="h1", name="ibsm1")
     before, _ = du.poll_fabric(sim, lambda s: h.check_routes(s)[0], POLL_S)
     tap.check("ibsm (priority 0) on h1 brings the subnet up", h.check_routes(before))
     p1, p5 = port_of(sim, before, "h1"), port_of(sim, before, "h5")
@@ -111,7 +111,8 @@ with h.Sim(net) as sim:
 # ---- C: ibsm first, OpenSM -p 15 second
 with h.Sim(net) as sim:
     log, osm_log = sim.path("ibsm.log"), sim.path("opensm.log")
-    sm = sim.start_sm(["-f", log, "-p", "0"], host="h1", name="ibsm")
+    sm = sim.start_sm(["-f", log, "-p", "0", "--sminfo_polling_timeout", "1000", "--polling_retry_number", "3"],
+                      host="h1", name="ibsm")
     before, _ = du.poll_fabric(sim, lambda s: h.check_routes(s)[0], POLL_S)
     tap.check("ibsm (priority 0) on h1 brings the subnet up", h.check_routes(before))
     p1, p5 = port_of(sim, before, "h1"), port_of(sim, before, "h5")

@@ -10,8 +10,6 @@ out, and said here:
 - LFTR: the routes themselves (the two minhop implementations may balance ties differently;
   sim tests 01-13 judge ibsm's routes): compared are the switches and their number of blocks;
 - CPI: the capability masks (each SA claims what it does: OpenSM multicast and more);
-- SWIR: MulticastFDBTop, which saquery prints only when the SA's ClassPortInfo claims it
-  (OpenSM does; ibsm does not while it does not program the switches' MulticastFDBTop);
 - PIR: LocalPort, the port the SM's own SMP entered the switch by (IBA 14.2.5.6, LocalPortNum):
   it names the path each SM's discovery first reached a switch on, and with several reads in
   flight either SM may reach a spine switch through any of its leaves first.
@@ -51,8 +49,6 @@ def normalize(text, lids, query):
             if query == "SMIR" and "ActCount" in line:
                 continue
             if query == "CPI" and "Capability mask" in line:
-                continue
-            if query == "SWIR" and "MulticastFDBTop" in line:
                 continue
             if query == "PIR" and line.strip().startswith("LocalPort:"):
                 continue

@@ -375,7 +375,7 @@ static void test_mcmember_limits(void)
 	struct mc_groups *g = mc_groups_new();
 	struct mcm_env env = { .max_mtu = 4, .max_rate = 6, .packet_life = 18 };
 	struct mcm_requester a = { .port_guid = 1 }, b = { .port_guid = 2 }, sm = { .port_guid = 9, .trusted = 1 };
-	uint8_t r[MCMR_SIZE], out[MCMR_SIZE], mgid[16] = { 0xff, 0x12, 0x40, 0x1b };
+	uint8_t r[MCMR_SIZE], out[MCMR_SIZE], mgid[16] = { 0xff, 0x12, 0x12, 0x34 }; /* not IPoIB's */
 	int created, deleted;
 	for (unsigned scope = 0; scope < 16; scope++) {
 		mgid[1] = (uint8_t)(0x10 | scope);

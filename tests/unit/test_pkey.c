@@ -1,11 +1,13 @@
 /* test_pkey.c - P_Key programming: the index rules, block diffing, which ports get a
  * table and whose, the PKeyTable attribute modifier, the enforcement bits of the switch-port
- * PortInfo Set payload, capacity limits and the policy reload rules. */
+ * PortInfo Set payload, capacity limits and the policy reload rules; and the skip of tables
+ * whose inputs did not change (a pass over a fake fabric). */
 #include <string.h>
 #include <unistd.h>
 #include <infiniband/mad.h>
 #include <glib/gstdio.h>
 #include "fabric_fixture.h"
+#include "fake_sma.h"
 #include "program/pkey.h"
 #include "program/portinfo.h"
 #include "sm/policies.h"
@@ -289,6 +291,143 @@ static void test_policy_reload(void)
 	g_free(dir);
 }
 
+/* ---- the skip of unchanged tables (a pass over the fake fabric) ------------------------------ */
+
+struct skip_bed {
+	struct fsma_bed b;
+	struct pkey_memory *mem;
+	struct pkey_stats st;
+	uint32_t mark;             /* fsma records before the last pass */
+};
+
+static struct part_policy *skip_policy(const struct fabric *f, int red)
+{
+	/* blue: the second CA port by GUID (the first is the SM's); red (variant 1): every CA */
+	char *text = g_strdup_printf("Default=0x7fff : ALL=full ;\nblue=0x0011 : 0x%016" G_GINT64_MODIFIER
+				     "x=full ;\n%s", f->ports[fx_ca_port(&f->pub, 1, 1)].guid,
+				     red ? "red=0x0012 : ALL_CAS ;\n" : "");
+	GError *err = NULL;
+	struct part_policy *p = part_policy_parse_text(text, strlen(text), "skip.conf", &err);
+	g_assert_no_error(err);
+	g_free(text);
+	return p;
+}
+
+static void skip_pass(struct skip_bed *s, const struct part_policy *pol)
+{
+	struct pass g = { .t = s->b.t, .pkey_mem = s->mem, .stop = &s->b.stop, .f = s->b.f, .o = &s->b.o };
+	s->mark = fsma_nrec(s->b.fk);
+	pkey_program(&g, pol, &s->st);
+	g_assert_cmpuint(s->st.tables, >, 0);
+}
+
+static uint32_t pk_smps(const struct skip_bed *s, uint32_t method, uint32_t node)
+{
+	return fsma_count(s->b.fk, s->mark, method, IB_ATTR_PKEY_TBL, node);
+}
+
+static void test_skip_unchanged(void)
+{
+	struct skip_bed s = { .mem = pkey_memory_new() };
+	struct fabric *shape = fx_line(2, 3, 0);
+	struct program_report rep;
+	fsma_bed_init(&s.b, shape, fx_ca_port(&shape->pub, 0, 1), 20);
+	fsma_bed_discover(&s.b);
+	g_assert_cmpint(fsma_bed_program(&s.b, NULL, 1, &rep), ==, 0); /* links ACTIVE, routes */
+	fsma_bed_discover(&s.b);
+	struct part_policy *pa = skip_policy(s.b.f, 0), *pb = skip_policy(s.b.f, 1);
+	/* first pass: every table looked at (read), none skipped */
+	skip_pass(&s, pa);
+	g_assert_cmpuint(s.st.skipped, ==, 0);
+	g_assert_cmpuint(pk_smps(&s, IB_MAD_METHOD_GET, FSMA_ANY), >, 0);
+	uint32_t tables = s.st.tables;
+	uint64_t v1 = pkey_memory_version(s.mem, s.b.f);
+	g_assert_cmpuint(v1, !=, 0);
+	/* a new generation of the same fabric, the same policy: every table skipped, no SMP, and
+	 * what the memory answers for every port id is the same (the version stays) */
+	fsma_bed_discover(&s.b);
+	g_assert_cmpuint(pkey_memory_version(s.mem, s.b.f), ==, 0); /* no pass on it yet */
+	skip_pass(&s, pa);
+	g_assert_cmpuint(s.st.tables, ==, tables);
+	g_assert_cmpuint(s.st.skipped, ==, tables);
+	g_assert_cmpuint(fsma_count(s.b.fk, s.mark, FSMA_ANY, IB_ATTR_PKEY_TBL, FSMA_ANY), ==, 0);
+	g_assert_cmpuint(pkey_memory_version(s.mem, s.b.f), ==, v1);
+	uint32_t ca = fx_ca_port(&s.b.f->pub, 0, 1), cap = 0;
+	g_assert_nonnull(pkey_memory_table(s.mem, s.b.f, ca, &cap));
+	g_assert_cmpuint(cap, >, 0);
+	/* a changed policy: every table laid out again (nothing skipped), the CAs' tables and the
+	 * switch ports facing them written, nothing read (the memory is trusted) */
+	fsma_bed_discover(&s.b);
+	skip_pass(&s, pb);
+	g_assert_cmpuint(s.st.skipped, ==, 0);
+	g_assert_cmpuint(pk_smps(&s, IB_MAD_METHOD_GET, FSMA_ANY), ==, 0);
+	g_assert_cmpuint(pk_smps(&s, IB_MAD_METHOD_SET, FSMA_ANY), ==, 2 * 6);
+	g_assert_cmpuint(pkey_memory_version(s.mem, s.b.f), !=, v1);
+	/* unchanged again */
+	fsma_bed_discover(&s.b);
+	skip_pass(&s, pb);
+	g_assert_cmpuint(s.st.skipped, ==, tables);
+	/* a changed peer: two CAs on switch 0 (not the SM's) swap identities (as if their cables were
+	 * swapped): their ports and the switch ports facing them are looked at again, and the
+	 * switch ports now facing a CA of other partitions are written; the rest is skipped */
+	fsma_bed_discover(&s.b);
+	struct fabric *f = s.b.f;
+	uint32_t c0 = fx_ca_port(&f->pub, 1, 1), c1 = fx_ca_port(&f->pub, 2, 1);
+	g_assert_cmpuint(f->ports[f->ports[c0].peer].node, ==, f->ports[f->ports[c1].peer].node);
+	uint32_t n0 = f->ports[c0].node, n1 = f->ports[c1].node;
+	uint64_t g = f->nodes[n0].guid, pg = f->ports[c0].guid;
+	f->nodes[n0].guid = f->nodes[n1].guid;
+	f->ports[c0].guid = f->ports[c1].guid;
+	f->nodes[n1].guid = g;
+	f->ports[c1].guid = pg;
+	uint32_t sw = f->ports[f->ports[c0].peer].node;
+	skip_pass(&s, pb);
+	g_assert_cmpuint(s.st.skipped, ==, tables - 4);
+	/* blue moved from c0 to c1: the two switch ports facing them each get one block Set */
+	g_assert_cmpuint(pk_smps(&s, IB_MAD_METHOD_SET, sw), ==, 2);
+	g_assert_cmpuint(pk_smps(&s, IB_MAD_METHOD_SET, FSMA_ANY), ==, 2);
+	/* the identities back (the next pass sees them changed again), then one port new: a CA
+	 * port and the switch port facing it hidden from a pass are read and programmed in the
+	 * next one, every other table skipped */
+	fsma_bed_discover(&s.b);
+	skip_pass(&s, pb);
+	g_assert_cmpuint(s.st.skipped, ==, tables - 4);
+	fsma_bed_discover(&s.b);
+	f = s.b.f;
+	uint32_t h = fx_ca_port(&f->pub, 4, 1), hs = f->ports[h].peer;
+	f->ports[h].peer = IBSM_NONE;
+	f->ports[hs].peer = IBSM_NONE;
+	skip_pass(&s, pb);
+	g_assert_cmpuint(s.st.tables, ==, tables - 2);
+	g_assert_cmpuint(s.st.skipped, ==, tables - 2);
+	f->ports[h].peer = hs;
+	f->ports[hs].peer = h;
+	fsma_bed_discover(&s.b);
+	skip_pass(&s, pb);
+	g_assert_cmpuint(s.st.tables, ==, tables);
+	g_assert_cmpuint(s.st.skipped, ==, tables - 2);
+	g_assert_cmpuint(pk_smps(&s, IB_MAD_METHOD_GET, s.b.f->ports[h].node), >, 0);
+	/* a port that is not ACTIVE (it came back, or is coming up) is not trusted: read again */
+	f = s.b.f;
+	uint32_t c3 = fx_ca_port(&f->pub, 3, 1);
+	fsma_set_port_state(s.b.fk, c3, IBSM_STATE_INIT);
+	fsma_bed_discover(&s.b);
+	g_assert_cmpuint(s.b.f->ports[c3].state, ==, IBSM_STATE_INIT);
+	skip_pass(&s, pb);
+	g_assert_cmpuint(s.st.skipped, <=, tables - 1);
+	g_assert_cmpuint(pk_smps(&s, IB_MAD_METHOD_GET, s.b.f->ports[c3].node), >, 0);
+	/* forgotten (another SM was master): everything read again */
+	pkey_memory_forget(s.mem);
+	fsma_bed_discover(&s.b);
+	skip_pass(&s, pb);
+	g_assert_cmpuint(s.st.skipped, ==, 0);
+	g_assert_cmpuint(s.st.blocks_read, >=, tables);
+	part_policy_free(pa);
+	part_policy_free(pb);
+	pkey_memory_free(s.mem);
+	fsma_bed_clear(&s.b);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -302,5 +441,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/pkey/attr_mod", test_attr_mod);
 	g_test_add_func("/pkey/enforcement_bits", test_enforcement_bits);
 	g_test_add_func("/pkey/policy_reload", test_policy_reload);
+	g_test_add_func("/pkey/skip_unchanged", test_skip_unchanged);
 	return g_test_run();
 }
