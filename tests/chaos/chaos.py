@@ -156,10 +156,17 @@ class Chaos:
                 "-P", self.policy] + self.a.sm_arg
 
     def start_master(self):
+        """Start the master and wait for its first log line: a signal in the milliseconds
+        before main() runs (ld.so) kills any process; systemd holds a reload until the
+        service has started, and so does this."""
         env = self.sim.env(self.sm_host, rmpp=True)
+        before = h.read(self.master_log).count("SM-0001")
         self.master = self.sim.start_sm(self.sm_args(self.master_log, 10), host=self.sm_host, env=env,
                                         name="master-%d" % self.restarts)
         self.restarts += 1
+        end = time.time() + 60
+        while time.time() < end and self.master.alive() and h.read(self.master_log).count("SM-0001") <= before:
+            time.sleep(0.01)
 
     def log_size(self):
         try:
@@ -324,8 +331,8 @@ class Chaos:
         for host in hosts:
             if op == "join":
                 r = self.sim.run([tool, "-c", mgid], host=host, timeout=30)
-                if r.rc == 0:
-                    members.add(host)
+                if r.rc == 0 or self.rejoin:
+                    members.add(host)     # refused while a restarted master starts: it joins again
                 else:
                     self.found.append((step, "join of %s to %s refused: %s" % (host, mgid, r.out.strip())))
             elif host in members:
