@@ -67,6 +67,7 @@ try:
         if not ok:
             for l in out.splitlines()[-60:]:
                 print("# " + l)
+                sys.stderr.write("# %s: %s\n" % (t, l))  # kept in a CI log without -v
         files = sorted(glob.glob(os.path.join(reports, "*")))
         n += 1
         print("%s %d - %s: no AddressSanitizer, LeakSanitizer or UBSan report" % (
@@ -76,6 +77,7 @@ try:
             with open(f, errors="replace") as fh:
                 for l in fh.read().splitlines()[:80]:
                     print("# " + l)
+                    sys.stderr.write("# %s: %s\n" % (t, l))
         sys.stdout.flush()
 finally:
     shutil.rmtree(scratch, ignore_errors=True)
