@@ -78,18 +78,10 @@ static const char *mgid_text(const uint8_t mgid[16], char buf[40])
 	return buf;
 }
 
-struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const struct mc_params *p,
-			   int persistent)
+/* A group with its MLID taken: indexed by MGID and MLID, reported as created. */
+static struct mc_group *group_add(struct mc_groups *g, const uint8_t mgid[16], uint16_t mlid,
+				  const struct mc_params *p, int persistent)
 {
-	if (mc_find(g, mgid))
-		return NULL;
-	uint16_t mlid = mlid_alloc(g->pool);
-	if (!mlid)
-		return NULL;
-	if (mlid > g->mlid_limit) { /* the switches could not forward it */
-		mlid_release(g->pool, mlid);
-		return NULL;
-	}
 	struct mc_group *grp = g_new0(struct mc_group, 1);
 	memcpy(grp->mgid, mgid, 16);
 	grp->mlid = mlid;
@@ -102,6 +94,21 @@ struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const st
 	if (activity_on(ACT_MCG_CHANGE))
 		activity_report(ACT_MCG_CHANGE, "mlid=0x%04x mgid=%s change=0", mlid, mgid_text(mgid, t));
 	return grp;
+}
+
+struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const struct mc_params *p,
+			   int persistent)
+{
+	if (mc_find(g, mgid))
+		return NULL;
+	uint16_t mlid = mlid_alloc(g->pool);
+	if (!mlid)
+		return NULL;
+	if (mlid > g->mlid_limit) { /* the switches could not forward it */
+		mlid_release(g->pool, mlid);
+		return NULL;
+	}
+	return group_add(g, mgid, mlid, p, persistent);
 }
 
 /* A port and the number of groups it is a member of (key and value of g->memberships). */
@@ -274,15 +281,5 @@ struct mc_group *mc_restore(struct mc_groups *g, const uint8_t mgid[16], uint16_
 	}
 	if (mlid_take(g->pool, mlid) < 0)
 		return NULL; /* out of range, or another group's */
-	grp = g_new0(struct mc_group, 1);
-	memcpy(grp->mgid, mgid, 16);
-	grp->mlid = mlid;
-	grp->p = *p;
-	grp->members = g_array_new(FALSE, TRUE, sizeof(struct mc_member));
-	g_hash_table_insert(g->by_mgid, grp->mgid, grp);
-	g->by_mlid[mlid - MLID_FIRST] = grp;
-	char t[40];
-	if (activity_on(ACT_MCG_CHANGE))
-		activity_report(ACT_MCG_CHANGE, "mlid=0x%04x mgid=%s change=0", mlid, mgid_text(mgid, t));
-	return grp;
+	return group_add(g, mgid, mlid, p, 0);
 }
