@@ -79,6 +79,12 @@ int mhc_order_apply(const struct ibsm_core *core, const struct ibsm_fabric *f,
  * bad lines logged as FILE:LINE). */
 int mhc_weights_load(const struct ibsm_core *core, const struct ibsm_fabric *f, const char *path,
 		     uint8_t **weights, struct ibsm_routes *out);
+/* The routing inputs minhop and dor share: OpenSM's order keys into *order, and
+ * hop_weights_file loaded (mhc_weights_load); opt->order and opt->weights are set from them.
+ * The caller frees opt->weights (cast) after the fill. Returns 0, or < 0 with out->why set. */
+struct mhc_fill;
+int mhc_inputs_load(const struct ibsm_core *core, const struct ibsm_fabric *f,
+		    struct mhc_order_opts *order, struct mhc_fill *opt, struct ibsm_routes *out);
 /* The S x S switch distances over the scope's links, each link counting its output port's
  * weight (0xFF unreachable, at most 0xFE). 0 or -ENOMEM. */
 int mhc_weighted_hops(const struct ibsm_fabric *f, const struct ibsm_scope *sc,

@@ -118,3 +118,15 @@ int mhc_weighted_hops(const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 	*hops_out = hops;
 	return 0;
 }
+
+int mhc_inputs_load(const struct ibsm_core *core, const struct ibsm_fabric *f,
+		    struct mhc_order_opts *order, struct mhc_fill *opt, struct ibsm_routes *out)
+{
+	opt->order = mhc_order_options(core, order) ? order : NULL;
+	opt->weights = NULL;
+	const char *wpath = engine_config_path(core, "hop_weights_file");
+	uint8_t *weights = NULL;
+	int rc = wpath ? mhc_weights_load(core, f, wpath, &weights, out) : 0;
+	opt->weights = weights;
+	return rc < 0 ? rc : 0;
+}

@@ -331,18 +331,14 @@ static int dor_route(void *inst, const struct ibsm_fabric *f, const struct ibsm_
 	if (rc < 0)
 		return engine_run_end(&run, rc);
 	struct mhc_order_opts order;
-	int ordered = mhc_order_options(core, &order);
-	const char *wpath = engine_config_path(core, "hop_weights_file");
-	uint8_t *weights = NULL;
-	if (wpath && (rc = mhc_weights_load(core, f, wpath, &weights, out)) < 0)
-		return engine_run_end(&run, rc);
 	struct mhc_fill opt = {
 		.dest_ignored = run.dest_ign, .exit_ignored = run.exit_ign,
 		.threads_key = "dor_threads", .narrow = dor_narrow, .narrow_ctx = &d,
-		.order = ordered ? &order : NULL, .weights = weights,
 	};
+	if ((rc = mhc_inputs_load(core, f, &order, &opt, out)) < 0)
+		return engine_run_end(&run, rc);
 	rc = mhc_fill_routes(core, f, sc, out, &opt, &res->st);
-	free(weights);
+	free((uint8_t *)opt.weights);
 	if (rc < 0)
 		return engine_run_end(&run, rc);
 	res->ndims = d.ndims;

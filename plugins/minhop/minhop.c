@@ -40,25 +40,22 @@ static int minhop_route(void *inst, const struct ibsm_fabric *f, const struct ib
 		return engine_run_end(&run, rc);
 	res->ignore_matched = run.ignore_matched;
 	struct mhc_order_opts order;
-	int ordered = mhc_order_options(core, &order);
-	const char *wpath = engine_config_path(core, "hop_weights_file");
-	uint8_t *weights = NULL;
-	if (wpath && (rc = mhc_weights_load(core, f, wpath, &weights, out)) < 0)
+	struct mhc_fill opt = {
+		.memo_owner = run.inst, /* a link change refills only the rows it touched */
+		.dest_ignored = run.dest_ign, .exit_ignored = run.exit_ign,
+		.threads_key = "minhop_threads",
+	};
+	if ((rc = mhc_inputs_load(core, f, &order, &opt, out)) < 0)
 		return engine_run_end(&run, rc);
 	const char *opath = engine_config_path(core, "port_search_ordering_file");
 	uint8_t *search_rank = NULL;
 	if (opath && (rc = mhc_search_order_load(core, f, opath, &search_rank, out)) < 0) {
-		free(weights);
+		free((uint8_t *)opt.weights);
 		return engine_run_end(&run, rc);
 	}
-	struct mhc_fill opt = {
-		.memo_owner = run.inst, /* a link change refills only the rows it touched */
-		.dest_ignored = run.dest_ign, .exit_ignored = run.exit_ign,
-		.threads_key = "minhop_threads", .order = ordered ? &order : NULL,
-		.weights = weights, .search_rank = search_rank,
-	};
+	opt.search_rank = search_rank;
 	rc = mhc_fill_routes(core, f, sc, out, &opt, &res->st);
-	free(weights);
+	free((uint8_t *)opt.weights);
 	free(search_rank);
 	res->seconds = engine_run_seconds(&run);
 	if (rc < 0)
