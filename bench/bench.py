@@ -720,7 +720,8 @@ def build_client(builddir, name):
     it is missing or stale; None when it cannot be built (the caller says what is skipped)."""
     src = os.path.join(HERE, name + ".c")
     exe = os.path.join(builddir, "bench", name)
-    if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
+    deps = [src, os.path.join(ROOT, "tests", "tools", "smp_trace.h")]
+    if os.path.exists(exe) and all(os.path.getmtime(exe) >= os.path.getmtime(d) for d in deps if os.path.exists(d)):
         return exe
     os.makedirs(os.path.dirname(exe), exist_ok=True)
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libibumad"],
@@ -729,15 +730,6 @@ def build_client(builddir, name):
                         "-Werror", "-o", exe, src] + flags, capture_output=True, text=True)
     if r.returncode != 0:
         sys.stderr.write("bench: cannot build %s:\n%s" % (src, r.stderr))
-        return None
-    return exe
-    os.makedirs(os.path.dirname(exe), exist_ok=True)
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libibumad"],
-                           capture_output=True, text=True).stdout.split() or ["-libumad"]
-    r = subprocess.run([os.environ.get("CC", "cc"), "-std=gnu11", "-O2", "-Wall", "-Wextra",
-                        "-Werror", "-o", exe, src] + flags, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.stderr.write("bench: cannot build smprate (ceiling skipped):\n%s" % r.stderr)
         return None
     return exe
 

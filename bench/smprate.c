@@ -24,6 +24,7 @@
 #include <infiniband/umad.h>
 #include <infiniband/umad_sm.h>
 #include <infiniband/umad_types.h>
+#include "../tests/tools/smp_trace.h"
 
 _Static_assert(sizeof(struct umad_smp) == 256, "an SMP is 256 bytes");
 
@@ -58,17 +59,6 @@ static void smp_build_node_info_get(void *umad, uint64_t tid, int hops)
 	umad_set_addr(umad, PERMISSIVE_LID, 0, 0, 0);
 }
 
-/* tests/tools/smpcount.c: struct trace_rec */
-struct trace_rec {
-	uint64_t ns;
-	uint32_t pid;
-	uint8_t direction, bad_status;
-	uint16_t len, lid;
-	uint8_t pad[6];
-	uint8_t mad[256];
-};
-
-_Static_assert(sizeof(struct trace_rec) == 280, "the layout smpcount.so writes");
 
 /* The SMP requests of a trace (sent, SMI classes, Get or Set); *n set. NULL on failure. */
 static struct trace_rec *load_trace(const char *path, long *n)

@@ -49,6 +49,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <infiniband/umad.h>
+#include "smp_trace.h"
 
 #define SMPCOUNT_MAGIC "SMPCNT1\n"
 #define SMPCOUNT_VERSION 1
@@ -92,16 +93,6 @@ _Static_assert(offsetof(struct detail, path) == 32, "detail slot layout is read 
 
 #define MAP_BYTES (sizeof(struct header) + N_TOTALS * sizeof(struct total) + N_DETAILS * sizeof(struct detail))
 
-struct trace_rec {
-	uint64_t ns;
-	uint32_t pid;
-	uint8_t direction, bad_status;
-	uint16_t len, lid;
-	uint8_t pad[6];
-	uint8_t mad[256];
-};
-
-_Static_assert(sizeof(struct trace_rec) == 280, "trace record layout is read by bench/repair_bench.py");
 
 static int trace_fd = -1;
 static int trace_all;
