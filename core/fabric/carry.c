@@ -6,6 +6,7 @@
 #include <infiniband/mad.h>
 #include "base/log.h"
 #include "fabric/carry.h"
+#include "fabric/patch.h"
 
 /* Port pn of builder node n: its link was seen down this sweep, or it leads to another node
  * than `guid`; either way nothing of the last generation is behind it any more. */
@@ -36,48 +37,13 @@ static int reachable_from_b(const struct model_builder *b, const struct fabric *
 /* A copy of prev node o in b, as prev knew it, one more miss counted; its links follow. */
 static void carry_node(struct model_builder *b, const struct fabric *prev, uint32_t o)
 {
-	const struct ibsm_node *on = &prev->nodes[o];
-	const struct node_extra *x = &prev->nx[o];
-	int idx = model_add_node(b, on->guid, on->type, on->nports);
+	int idx = patch_copy_node(b, prev, o);
 	if (idx < 0)
 		return;
 	struct model_node_in *n = model_node(b, (uint32_t)idx);
-	n->sysimg_guid = on->sysimg_guid;
-	g_strlcpy(n->desc, on->desc, sizeof(n->desc));
-	n->vendor_id = x->vendor_id;
-	n->device_id = x->device_id;
-	n->partition_cap = x->partition_cap;
-	n->revision = x->revision;
-	n->local_port = x->local_port;
-	n->lft_cap = x->lft_cap;
-	n->lft_top = x->lft_top;
-	n->pkey_enf_cap = x->pkey_enf_cap;
-	n->mft_cap = x->mft_cap;
-	n->have_switchinfo = x->have_switchinfo;
-	n->enhanced_sp0 = x->enhanced_sp0;
-	memcpy(n->switchinfo, x->switchinfo, sizeof(n->switchinfo));
-	n->dr_hops = x->dr_hops;
-	memcpy(n->dr_path, x->dr_path, sizeof(n->dr_path));
-	n->missed = (uint8_t)(x->missed + 1);
-	for (uint32_t p = 0; p <= on->nports; p++) {
-		const struct ibsm_port *op = &prev->ports[on->port0 + p];
-		const struct port_extra *px = &prev->px[on->port0 + p];
-		struct model_port_in *np = &n->ports[p];
-		np->guid = op->guid;
-		np->lid = op->lid;
-		np->lmc = op->lmc;
-		np->state = op->state;
-		np->phys_state = px->phys_state;
-		np->width = op->width;
-		np->speed = op->speed;
-		np->mtu_cap = op->mtu_cap;
-		np->vl_cap = op->vl_cap;
-		np->oper_vls = op->oper_vls;
-		np->flags = (uint16_t)(op->flags & ~IBSM_PORT_SM);
-		np->have_portinfo = px->have_portinfo;
-		np->reused = 1;
-		memcpy(np->portinfo, px->portinfo, sizeof(np->portinfo));
-	}
+	n->missed = (uint8_t)(prev->nx[o].missed + 1);
+	for (uint32_t p = 0; p <= prev->nodes[o].nports; p++)
+		n->ports[p].flags = (uint16_t)(n->ports[p].flags & ~IBSM_PORT_SM);
 }
 
 /* The links of carried node o to whatever of prev's peers b holds, where those ports are open. */

@@ -8,14 +8,13 @@
 #include "fabric/patch.h"
 #include "mad/smp.h"
 
-/* Node o of prev into b as prev knows it now; its links are added afterwards. */
-static void copy_from_generation(struct model_builder *b, const struct fabric *prev, uint32_t o)
+int patch_copy_node(struct model_builder *b, const struct fabric *prev, uint32_t o)
 {
 	const struct ibsm_node *on = &prev->nodes[o];
 	const struct node_extra *x = &prev->nx[o];
 	int idx = model_add_node(b, on->guid, on->type, on->nports);
 	if (idx < 0)
-		return;
+		return idx;
 	struct model_node_in *n = model_node(b, (uint32_t)idx);
 	n->sysimg_guid = on->sysimg_guid;
 	g_strlcpy(n->desc, on->desc, sizeof(n->desc));
@@ -58,10 +57,17 @@ static void copy_from_generation(struct model_builder *b, const struct fabric *p
 	}
 	if (mgmt != IBSM_NONE)
 		n->mkey = prev->px[mgmt].mkey;
+	return idx;
+}
+
+/* Node o of prev into b as prev knows it now; its links are added afterwards. */
+static void copy_from_generation(struct model_builder *b, const struct fabric *prev, uint32_t o)
+{
+	int idx = patch_copy_node(b, prev, o);
 	/* the switch holds what the programmer's SwitchInfo Set left (LinearFDBTop written since
 	 * prev was discovered), as a discovery now would read it */
-	if (x->have_switchinfo)
-		patch_take_switchinfo(n, x->switchinfo);
+	if (idx >= 0 && prev->nx[o].have_switchinfo)
+		patch_take_switchinfo(model_node(b, (uint32_t)idx), prev->nx[o].switchinfo);
 }
 
 struct model_builder *patch_builder_from(const struct fabric *prev)

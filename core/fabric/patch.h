@@ -13,6 +13,11 @@
  * programmer's read-backs and assigned LIDs included); ports marked reused. */
 struct model_builder *patch_builder_from(const struct fabric *prev);
 
+/* Node o of prev added to b as prev holds it (attributes, ports as last read or written, the
+ * directed route), without its links; the node's builder index, or < 0 (no memory). Shared
+ * by the patch above and by carry.c, which adjusts what a carried node keeps. */
+int patch_copy_node(struct model_builder *b, const struct fabric *prev, uint32_t o);
+
 /* PortInfo (SMP data) of port `port` of builder node n, decoded into its fields. */
 void patch_take_portinfo(struct model_node_in *n, uint8_t port, const uint8_t *data);
 /* SwitchInfo of switch n, decoded; PortStateChange is kept 0 in the copy. Returns the
