@@ -214,7 +214,11 @@ deps:
 	@sh tools/deps.sh $(DEPS_PKGS)
 
 SAN_MAKE = $(MAKE) B=$(ASAN_B) OPT="-O1 $(SAN)" LDFLAGS="$(SAN)"
-TEST_ENV = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+# Tests run two at a time (TEST_JOBS): each has its own ibsim socket and scratch directories,
+# and every wait is for an event with a ceiling that IBSM_TEST_SLOW raises (doc/testing.md)
+TEST_JOBS ?= 2
+IBSM_TEST_SLOW ?= 2
+TEST_ENV = ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 IBSM_TEST_SLOW=$(IBSM_TEST_SLOW)
 ASAN_UNIT_BIN = $(patsubst tests/unit/%.c,$(ASAN_B)/tests/unit/%,$(UNIT_SRC))
 
 unit:
@@ -222,16 +226,17 @@ unit:
 	$(TEST_ENV) prove -e '' $(ASAN_UNIT_BIN)
 
 sim: all
-	prove -e '' tests/sim/*.t
+	IBSM_TEST_SLOW=$(IBSM_TEST_SLOW) prove -j$(TEST_JOBS) -e '' tests/sim/*.t
 
 # One prove run over the architecture checks, the unit tests (ASan/UBSan), the simulated
 # tests, and the simulated bring-up/daemon/input tests again against the sanitized ibsm and
-# engines (tests/sanitized), so CI reads one closing line.
+# engines (tests/sanitized), so CI reads one closing line. The sanitized run, the longest
+# test, goes first so that the rest runs beside it.
 check: deps
 	$(MAKE) all
 	$(SAN_MAKE) all units
-	$(TEST_ENV) IBSM_ASAN_BUILD=$(CURDIR)/$(ASAN_B) prove -e '' tests/arch/*.t $(ASAN_UNIT_BIN) \
-	  tests/sim/*.t tests/sanitized/*.t
+	$(TEST_ENV) IBSM_ASAN_BUILD=$(CURDIR)/$(ASAN_B) prove -j$(TEST_JOBS) -e '' tests/sanitized/*.t \
+	  tests/arch/*.t $(ASAN_UNIT_BIN) tests/sim/*.t
 
 demo: deps
 	$(MAKE) all

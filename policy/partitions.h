@@ -32,9 +32,16 @@ struct part_member {
 	unsigned line, col;        /* where it was written */
 };
 
-struct part_mgroup {           /* an mgid= line, kept for the multicast work */
+/* An mgid= item, kept for the multicast work. As OpenSM 3.3.23's osm_prtn_config.c: it starts
+ * with the rate, mtu, sl, Q_Key, FlowLabel and scopes of its definition's header (not TClass),
+ * its own flags override them, and each scope= adds a scope: one group per scope in
+ * scope_mask (bit N: scope N), the MGID's scope nibble set to it; no scope at all means
+ * link-local (2), whatever the MGID's nibble said. */
+struct part_mgroup {
 	uint8_t mgid[16];
-	uint8_t rate, mtu, sl, scope, tclass;
+	uint8_t rate, mtu, sl, scope, tclass; /* 0: not given (scope: the last scope= given) */
+	uint8_t sl_own;            /* sl= given on the mgid item itself (kept without QoS) */
+	uint16_t scope_mask;
 	uint32_t qkey, flow_label;
 	unsigned line;
 };
@@ -44,7 +51,11 @@ struct partition {
 	uint16_t pkey;             /* 15 bits; 0 = not given (auto) */
 	uint8_t indx0;             /* put this key at index 0 */
 	uint8_t ipoib;             /* IPoIB broadcast group wanted */
-	uint8_t rate, mtu, sl, scope;   /* IPoIB flags (0 = default) */
+	uint8_t rate, mtu, sl, scope;   /* IPoIB flags (0 = default; scope: the first given) */
+	uint16_t scope_mask;       /* every scope= (bit N: scope N): inherited by the mgid= items
+				    * (the broadcast group stays link-local, as OpenSM 3.3.23) */
+	uint8_t tclass;            /* TClass=, Q_Key=, FlowLabel= of the header (0 = default) */
+	uint32_t qkey, flow_label;
 	uint8_t defmember;         /* default membership of its port list (PART_LIMITED default) */
 	GArray *members;           /* struct part_member */
 	GArray *mgroups;           /* struct part_mgroup */
@@ -60,7 +71,8 @@ struct part_policy {
 };
 
 /* Rules (policy/partitions_parse.c): definitions with the same P_Key are merged in file order
- * (first name, first non-zero rate/mtu/sl/scope win; ipoib/indx0 OR-ed); a definition without
+ * (first name, first non-zero rate/mtu/sl/scope/Q_Key/TClass/FlowLabel win; ipoib/indx0 and
+ * the scope masks OR-ed); a definition without
  * a P_Key is never merged and gets, in file order, the lowest key from 0x0001 that no other
  * partition uses; a P_Key's 0x8000 bit is dropped, 0 / 0x8000 / > 0xffff skip the definition.
  * defmember (header flag, or "Name : defmember=X : list") applies to its own definition only.

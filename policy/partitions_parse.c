@@ -198,8 +198,7 @@ static const struct {
 static int value_flag(const struct token *k, int mgroup, size_t *idx)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(value_flags); i++) {
-		if (!mgroup && value_flags[i].which > F_SCOPE)
-			continue;
+		(void)mgroup; /* the header takes the same flags as an mgid= item (OpenSM) */
 		if (word_is(k, value_flags[i].name)) {
 			*idx = i;
 			return 1;
@@ -269,7 +268,6 @@ struct def {            /* one definition being read */
 	int has_key;
 	uint8_t defmember;
 	int in_mgroup;        /* the last item was mgid= (its flags may follow) */
-	int scope_set;        /* the current mgroup already had a scope= */
 };
 
 static int parse_header(struct parser *ps, struct def *d)
@@ -331,7 +329,14 @@ static int parse_header(struct parser *ps, struct def *d)
 				case F_RATE: d->p->rate = (uint8_t)v; break;
 				case F_MTU: d->p->mtu = (uint8_t)v; break;
 				case F_SL: d->p->sl = (uint8_t)v; break;
-				default: d->p->scope = (uint8_t)v; break;
+				case F_QKEY: d->p->qkey = (uint32_t)v; break;
+				case F_TCLASS: d->p->tclass = (uint8_t)v; break;
+				case F_FLOW: d->p->flow_label = (uint32_t)v; break;
+				default: /* every scope= adds one (OpenSM's scope mask) */
+					if (!d->p->scope)
+						d->p->scope = (uint8_t)v;
+					d->p->scope_mask |= (uint16_t)(1u << v);
+					break;
 				}
 			}
 		} else {
@@ -371,7 +376,10 @@ static int parse_mgid(struct parser *ps, struct def *d, const struct token *kw)
 		return -1;
 	}
 	char buf[64];
-	struct part_mgroup m = { 0 };
+	/* the header's flags first (all but TClass, as OpenSM's mgroup_create) */
+	struct part_mgroup m = { .rate = d->p->rate, .mtu = d->p->mtu, .sl = d->p->sl,
+				 .qkey = d->p->qkey, .flow_label = d->p->flow_label,
+				 .scope_mask = d->p->scope_mask };
 	m.line = g.line;
 	int ok = g.len < sizeof(buf);
 	if (ok) {
@@ -379,7 +387,6 @@ static int parse_mgid(struct parser *ps, struct def *d, const struct token *kw)
 		buf[g.len] = 0;
 		ok = inet_pton(AF_INET6, buf, m.mgid) == 1 && m.mgid[0] == 0xff;
 	}
-	d->scope_set = 0;
 	if (!ok) {
 		skip_msg(ps, &g, "bad multicast GID '%.*s', group skipped", (int)g.len, g.s);
 		d->in_mgroup = -1; /* its flags are still read, then dropped */
@@ -403,19 +410,13 @@ static int parse_mgroup_flag(struct parser *ps, struct def *d, const struct toke
 	switch (value_flags[i].which) {
 	case F_RATE: m->rate = (uint8_t)v; break;
 	case F_MTU: m->mtu = (uint8_t)v; break;
-	case F_SL: m->sl = (uint8_t)v; break;
+	case F_SL: m->sl = (uint8_t)v; m->sl_own = 1; break;
 	case F_QKEY: m->qkey = (uint32_t)v; break;
 	case F_TCLASS: m->tclass = (uint8_t)v; break;
 	case F_FLOW: m->flow_label = (uint32_t)v; break;
-	default: /* scope: overrides the nibble; a second scope makes a second group */
-		if (d->scope_set) {
-			struct part_mgroup copy = *m;
-			g_array_append_val(d->p->mgroups, copy);
-			m = &g_array_index(d->p->mgroups, struct part_mgroup, d->p->mgroups->len - 1);
-		}
+	default: /* scope: one group per scope given (added to the header's) */
 		m->scope = (uint8_t)v;
-		m->mgid[1] = (uint8_t)((m->mgid[1] & 0xf0) | (v & 0x0f));
-		d->scope_set = 1;
+		m->scope_mask |= (uint16_t)(1u << v);
 		break;
 	}
 	return 0;
@@ -528,6 +529,13 @@ static void merge(struct partition *into, struct partition *from)
 		into->sl = from->sl;
 	if (!into->scope)
 		into->scope = from->scope;
+	if (!into->qkey)
+		into->qkey = from->qkey;
+	if (!into->tclass)
+		into->tclass = from->tclass;
+	if (!into->flow_label)
+		into->flow_label = from->flow_label;
+	into->scope_mask |= from->scope_mask;
 	partition_free(from);
 }
 
@@ -551,16 +559,38 @@ static void add_definition(struct parser *ps, struct def *d)
 	g_ptr_array_add(ps->pol->parts, d->p);
 }
 
-/* IPoIB groups (ff1x:401b / 601b) with a zero P_Key field get the partition's key. */
-static void fill_mgid_keys(struct partition *p)
+/* IPoIB groups (ff1x:401b / 601b), as OpenSM's mgroup_create: the P_Key field must be zero or
+ * the partition's 15-bit key (the broadcast MGID ff12:401b:ffff::ffff:ffff passes as it is) and
+ * is then the key with its full bit; the rate and MTU must be the partition's. Any other is
+ * skipped (pol->skipped). */
+static void fill_mgid_keys(struct part_policy *pol, struct partition *p)
 {
+	static const uint8_t bcast[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0,
+					   0xff, 0xff, 0xff, 0xff };
 	for (guint i = 0; i < p->mgroups->len; i++) {
 		struct part_mgroup *m = &g_array_index(p->mgroups, struct part_mgroup, i);
 		int ipoib = m->mgid[3] == 0x1b && (m->mgid[2] == 0x40 || m->mgid[2] == 0x60);
-		if (ipoib && m->mgid[4] == 0 && m->mgid[5] == 0) {
-			m->mgid[4] = (uint8_t)((p->pkey | PART_FULL_BIT) >> 8);
-			m->mgid[5] = (uint8_t)(p->pkey & 0xff);
+		if (!ipoib)
+			continue;
+		unsigned field = (unsigned)m->mgid[4] << 8 | m->mgid[5];
+		const char *why = NULL;
+		if (memcmp(m->mgid, bcast, 16) != 0 && field != 0 && field != p->pkey)
+			why = "its P_Key field is neither 0 nor the partition's P_Key (without the 0x8000 bit)";
+		else if ((m->rate ? m->rate : 3) != (p->rate ? p->rate : 3))
+			why = "its rate is not the partition's";
+		else if ((m->mtu ? m->mtu : 4) != (p->mtu ? p->mtu : 4))
+			why = "its mtu is not the partition's";
+		if (why) {
+			char text[INET6_ADDRSTRLEN];
+			inet_ntop(AF_INET6, m->mgid, text, sizeof(text));
+			g_ptr_array_add(pol->skipped, g_strdup_printf("%s:%u: IPoIB group %s of partition "
+				"0x%04x skipped: %s (as OpenSM)", pol->source ? pol->source : "<partitions>",
+				m->line, text, p->pkey, why));
+			g_array_remove_index(p->mgroups, i--);
+			continue;
 		}
+		m->mgid[4] = (uint8_t)((p->pkey | PART_FULL_BIT) >> 8);
+		m->mgid[5] = (uint8_t)(p->pkey & 0xff);
 	}
 }
 
@@ -600,7 +630,7 @@ static void finish(struct part_policy *pol, GHashTable *by_key, GPtrArray *auto_
 	g_array_prepend_vals(def->members, implicit, 2);
 	g_ptr_array_insert(pol->parts, 0, def);
 	for (guint i = 0; i < pol->parts->len; i++)
-		fill_mgid_keys(pol->parts->pdata[i]);
+		fill_mgid_keys(pol, pol->parts->pdata[i]);
 }
 
 static struct part_policy *policy_new(const char *source)

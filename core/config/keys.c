@@ -39,6 +39,9 @@ static const struct config_key keys[] = {
 	  "Unicast routing cache: keep the routes when a heavy sweep finds nothing that needs new ones", NULL },
 	{ "sm_key", CONFIG_U64, OFF(sm_key), 0, 0, 0, 'k', "sm_key", "KEY", NULL,
 	  "SM_Key (0: OpenSM's default 1, which is no secret); a set key is shown only to SMs presenting it", NULL },
+	{ "sa_key", CONFIG_U64, OFF(sa_key), 0, 0, 0, NOFLAG,
+	  "SA_Key: SA requests with another non-zero SM_Key are dropped; a non-zero key is trusted "
+	  "(keys in records), P_KeyTableRecords go only to this key (OpenSM's default 1 is no secret)", NULL },
 	{ "m_key", CONFIG_U64, OFF(m_key), 0, 0, 0, 0, NULL, NULL, NULL,
 	  "M_Key secret (0: no M_Key protection); every management port gets a key from it, presented in every SMP", NULL },
 	{ "m_key_protection_level", CONFIG_U8, OFF(m_key_protect), 0, 3, 0, 0, NULL, NULL, NULL,
@@ -47,6 +50,8 @@ static const struct config_key keys[] = {
 	  "Seconds a port waits after a bad M_Key before dropping its protection (0: never); recovers lost keys", NULL },
 	{ "m_key_per_port", CONFIG_BOOL, OFF(m_key_per_port), 0, 1, 0, 0, NULL, NULL, NULL,
 	  "A key per port, HMAC-SHA256(m_key, port GUID) (false: m_key itself everywhere, as OpenSM)", NULL },
+	{ "m_key_lookup", CONFIG_BOOL, OFF(m_key_lookup), 0, 1, 0, NOFLAG,
+	  "Keys of ports read from guid2mkey in cache_dir (the one a port was given last) and written back", NULL },
 	{ "sm_priority", CONFIG_U8, OFF(sm_priority), 0, 15, 0, 'p', "priority", "PRIO", NULL,
 	  "SM priority (0-15); a master with higher priority (then lower GUID) keeps us standby", NULL },
 	{ "ignore_other_sm", CONFIG_BOOL, OFF(ignore_other_sm), 0, 1, 0, NOFLAG,
@@ -134,6 +139,15 @@ static const struct config_key keys[] = {
 	  "A link change on a subnet that is up (trap 128, or PortStateChange seen by a light sweep) is "
 	  "repaired: the switches that changed are read, every other switch's PortStateChange checked, "
 	  "the rest taken from the last sweep; false: a heavy sweep (full discovery) every time", NULL },
+	{ "sweep_on_trap", CONFIG_BOOL, OFF(sweep_on_trap), 0, 1, 0, NOFLAG,
+	  "A trap 128 or 144 (or a port found unhealthy by its error traps) starts a sweep at once "
+	  "(false: the next periodic light sweep finds the change)", NULL },
+	{ "babbling_port_policy", CONFIG_BOOL, OFF(babbling_port_policy), 0, 1, 0, NOFLAG,
+	  "A port that sends the same error trap (129-131) more than 250 times in a row, each within 5 s "
+	  "(60 s once unhealthy) of the last, is disabled (PortPhysicalState Disabled)", NULL },
+	{ "exit_on_fatal", CONFIG_BOOL, OFF(exit_on_fatal), 0, 1, 0, NOFLAG,
+	  "Exit on a fatal discovery error: two CAs with one GUID linked to each other (a link from a "
+	  "port to itself) (false: -y, log it and carry on)", NULL },
 	{ "sm_inactive", CONFIG_BOOL, OFF(sm_inactive), 0, 1, 0, 'I', "inactive", NULL, "true",
 	  "Start in the NOTACTIVE state: answer SMInfo, never sweep or program (SIGHUP re-reads this)", NULL },
 	{ "sweep_interval", CONFIG_INT, OFF(sweep_interval), 0, 86400, 0, 's', "sweep", "SEC", NULL,
@@ -170,6 +184,12 @@ static const struct config_key keys[] = {
 	  "PathRecords to off-subnet DGIDs: 'PREFIX ROUTER-PORT-GUID' a line ('*' for any), the first "
 	  "line matching with its router present wins, no match no path (default: "
 	  "/etc/opensm/prefix-routes.conf when there; without a file, the first router)", NULL },
+	{ "consolidate_ipv6_snm_req", CONFIG_BOOL, OFF(consolidate_ipv6_snm_req), 0, 1, 0, NOFLAG,
+	  "IPv6 solicited-node groups (ff1x:601b:<P_Key>::1:ffxx:xxxx) created alike up to their last "
+	  "24 bits share one MLID (each keeps its MGID and members; one MFT tree)", NULL },
+	{ "drop_event_subscriptions", CONFIG_BOOL, OFF(drop_event_subscriptions), 0, 1, 0, NOFLAG,
+	  "The InformInfo subscriptions of an end port that leaves the fabric are dropped with it "
+	  "(false: they stay, as OpenSM's default)", NULL },
 	{ "mcgroup_join_validation", CONFIG_BOOL, OFF(mcgroup_join_validation), 0, 1, 0, NOFLAG,
 	  "A join of an existing group must match its Q_Key, P_Key, TClass, SL, FlowLabel and "
 	  "HopLimit where the request gives them (false: only MTU, rate and lifetime are checked)", NULL },
@@ -179,6 +199,11 @@ static const struct config_key keys[] = {
 	  "SMP retries after a timeout", NULL },
 	{ "max_wire_smps", CONFIG_INT, OFF(window), 0, 255, 0, 'n', "maxsmps", "N", NULL,
 	  "SMPs in flight (1-255; 0, OpenSM's unlimited: ibsm's default window of 64)", NULL },
+	{ "max_wire_smps2", CONFIG_INT, OFF(max_wire_smps2), 0, 255, 0, NOFLAG,
+	  "Second window: when max_wire_smps SMPs are in flight and none is answered for "
+	  "max_smps_timeout, one more goes out, up to this many (not above max_wire_smps: off)", NULL },
+	{ "max_smps_timeout", CONFIG_INT, OFF(max_smps_timeout), 1, 100000000, 0, NOFLAG,
+	  "Microseconds a full window waits for an answer before the second window lets one more SMP out", NULL },
 	{ "max_op_vls", CONFIG_U8, OFF(max_op_vls), 1, 5, 0, 0, "max_op_vls", "N", NULL,
 	  "Max operational VLs: 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14", NULL },
 	{ "subnet_prefix", CONFIG_U64, OFF(subnet_prefix), 0, 0, 0, 0, "subnet_prefix", "PREFIX", NULL,
@@ -207,6 +232,10 @@ static const struct config_key keys[] = {
 	  "PortInfo:LinkWidthEnabled written (0: left as it is; 255: LinkWidthSupported, on CA and router ports)", NULL },
 	{ "use_mfttop", CONFIG_BOOL, OFF(use_mfttop), 0, 1, 0, NOFLAG,
 	  "SwitchInfo:MulticastFDBTop written on switches whose port 0 CapabilityMask says they honour it", NULL },
+	{ "fdr10", CONFIG_U8, OFF(fdr10), 0, 2, 0, NOFLAG,
+	  "FDR10 on Mellanox ports that support it (vendor MlnxExtPortInfo): 0 no such MAD, 1 enabled, 2 disabled", NULL },
+	{ "lmc_esp0", CONFIG_BOOL, OFF(lmc_esp0), 0, 1, 0, NOFLAG,
+	  "An enhanced switch port 0 gets 2^lmc LIDs like a CA port (false: one LID, LMC 0)", NULL },
 	{ "packet_life_time", CONFIG_U8, OFF(packet_life), 0, 31, 0, NOFLAG,
 	  "Packet lifetime in a switch: 4.096 us * 2^N", NULL },
 	{ "rtr_pr_flow_label", CONFIG_U32, OFF(rtr_pr_flow_label), 0, 0xfffff, 0, NOFLAG,
@@ -247,6 +276,9 @@ static const struct config_key keys[] = {
 	  "Enable QoS setup", NULL },
 	{ "qos_policy_file", CONFIG_STRING, OFF(qos_policy_file), 0, 0, CONFIG_F_FALLBACK, 'Y', "qos_policy_file", "FILE", NULL,
 	  "QoS policy file", NULL },
+	{ "suppress_sl2vl_mad_status_errors", CONFIG_BOOL, OFF(suppress_sl2vl_mad_status_errors), 0, 1, 0, NOFLAG,
+	  "An SL2VL Get or Set answered with a MAD status (a port without SL2VL tables) is logged "
+	  "at verbose level, not as an error (VLT-0003)", NULL },
 	{ "enhanced_qos_policy_file", CONFIG_STRING, OFF(enhanced_qos_policy_file), 0, 0, 0, NOFLAG,
 	  "NVIDIA's enhanced QoS policy: per-SL rate limits (QoSConfigSL) of CA ports (with -Q; unset or null: off)", NULL },
 	{ "enhanced_qos_vport0_unlimit_default_rl", CONFIG_BOOL, OFF(enhanced_qos_vport0_unlimit_default_rl), 0, 1, 0, NOFLAG,

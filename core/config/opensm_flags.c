@@ -11,7 +11,7 @@ static const struct opensm_flag flags[] = {
 	{ "debug", 'd', "N", NULL, NULL,
 	  "OpenSM's debug option: 0 ignore other SMs, 1 single thread, 2 flush the log, 3 no multicast, 10 testability" },
 	{ "honor_guid2lid", 'x', NULL, "honor_guid2lid_file", "TRUE", "Honour guid2lid when coming out of standby (honor_guid2lid_file)" },
-	{ "stay_on_fatal", 'y', NULL, "exit_on_fatal", "FALSE", "OpenSM: do not exit on fatal discovery errors" },
+	{ "stay_on_fatal", 'y', NULL, "exit_on_fatal", "FALSE", "Do not exit on a fatal discovery error (exit_on_fatal FALSE)" },
 	{ "console", 'q', "MODE", "console", NULL, "console: off|local|loopback|socket (socket: a unix socket)" },
 	{ "console-port", 'C', "PORT", "console_port", NULL, "loopback console's TCP port" },
 	{ "lid_matrix_file", 'M', "FILE", "lid_matrix_dump_file", NULL, "Hop counts the file engine routes on" },
@@ -33,7 +33,7 @@ static const struct opensm_flag flags[] = {
 	{ "perfmgr", 0, NULL, "perfmgr", "TRUE", "Run the performance manager (doc/perfmgr.md)" },
 	{ "perfmgr_sweep_time_s", 0, "SEC", "perfmgr_sweep_time_s", NULL, "Seconds between performance manager sweeps" },
 	{ "prefix_routes_file", 0, "FILE", "prefix_routes_file", NULL, "OpenSM: off-subnet prefix routes" },
-	{ "consolidate_ipv6_snm_req", 0, NULL, "consolidate_ipv6_snm_req", "TRUE", "OpenSM: one MLID for IPv6 SNM groups" },
+	{ "consolidate_ipv6_snm_req", 0, NULL, "consolidate_ipv6_snm_req", "TRUE", "One MLID for the IPv6 solicited-node groups of a partition (consolidate_ipv6_snm_req)" },
 	{ "guid_routing_order_no_scatter", 0, NULL, "guid_routing_order_no_scatter", "TRUE", "OpenSM: no scatter for ordered GUIDs" },
 };
 

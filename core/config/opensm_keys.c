@@ -12,24 +12,14 @@
 #define NO_PERFMGR_REDIR "the performance manager follows no PerfMgt redirection: every port is queried at its LID"
 
 static const struct opensm_key table[] = {
-	{ "m_key_lookup", "TRUE", NE, "ibsm reads no guid2mkey file: the keys come from m_key (and m_key_per_port)" },
-	{ "sa_key", "0x0000000000000001", OSK_SECURITY,
-	  "ibsm's SA does not check SA_Key: no SA request is trusted or refused for its key" },
-	{ "lmc_esp0", "FALSE", NE, "switch port 0 always gets one LID" },
-	{ "fdr10", "1", NE, "the vendor FDR10 MADs are not sent" },
-	{ "keep_pkey_indexes", "TRUE", NE, "P_Key table indexes come from the partition policy at every sweep" },
+	{ "keep_pkey_indexes", "TRUE", NE, "ibsm always keeps a P_Key at the index it has in the port's table, as OpenSM's default TRUE; FALSE (tables laid out afresh, indexes moving under running jobs) is not offered" },
 	{ "sm_assigned_guid", "0x00", NE, "ibsm assigns no alias GUIDs" },
-	{ "sweep_on_trap", "TRUE", NE, "a trap always starts a heavy sweep" },
 	{ "port_profile_switch_nodes", "FALSE", NE, "minhop balances routes over CA ports; switch ports are not profiled" },
 	{ "avoid_throttled_links", "FALSE", NE, "ibsm reads no vendor link-throttling attribute" },
 	{ "quasi_ftree_indexing", "FALSE", NE, "ftree has no quasi fat-tree indexing" },
-	{ "max_wire_smps2", "4", NE, "there is one SMP window: max_wire_smps" },
-	{ "max_smps_timeout", "600000", NE, "there is one SMP window: max_wire_smps" },
-	{ "long_transaction_timeout", "500", NE, "every SMP waits transaction_timeout" },
+	{ "long_transaction_timeout", "500", NE, "OpenSM gives it only to its optimized SL2VL Sets (use_optimized_slvl), which ibsm does not send: every SMP waits transaction_timeout" },
 	{ "max_msg_fifo_timeout", "10000", NE, "ibsm has no message FIFO" },
 	{ "single_thread", "FALSE", NE, "MADs are always dispatched on one thread" },
-	{ "babbling_port_policy", "FALSE", NE, "ports that send trap storms are not disabled" },
-	{ "drop_event_subscriptions", "FALSE", NE, "a subscription is dropped only when its subscriber stops answering Reports" },
 	{ "use_original_extended_sa_rates_only", "FALSE", NE, "the SA's rate encoding cannot be switched" },
 	{ "use_optimized_slvl", "FALSE", NE, "SL2VL tables are programmed per port (with -Q)" },
 	{ "fsync_high_avail_files", "TRUE", NE, "guid2lid is always written with fsync and an atomic rename" },
@@ -39,8 +29,6 @@ static const struct opensm_key table[] = {
 	{ "force_log_flush", "FALSE", NE, "every log line is written at once" },
 	{ "per_module_logging_file", "/etc/opensm/per-module-logging.conf", NE, "log_flags apply to every module" },
 	{ "enable_quirks", "FALSE", NE, "ibsm applies no vendor quirks" },
-	{ "exit_on_fatal", "TRUE", NE, "ibsm has no fatal discovery condition to stay or exit on" },
-	{ "suppress_sl2vl_mad_status_errors", "FALSE", NE, "a failed SL2VL Set is always logged" },
 	{ "congestion_control", "FALSE", NE, NO_CC },
 	{ "cc_key", "0x0000000000000000", NE, NO_CC " (no CC MAD is sent)" },
 	{ "cc_max_outstanding_mads", "500", NE, NO_CC },
@@ -59,7 +47,6 @@ static const struct opensm_key table[] = {
 	{ "cc_ca_cong_setting_trigger_threshold", "0 0", NE, NO_CC },
 	{ "cc_ca_cong_setting_ccti_min", "0 0", NE, NO_CC },
 	{ "cc_cct", NULL, NE, NO_CC },
-	{ "consolidate_ipv6_snm_req", "FALSE", NE, "every IPv6 solicited-node group gets its own MLID" },
 };
 
 const struct opensm_key *opensm_keys(unsigned *n)

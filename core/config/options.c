@@ -28,10 +28,15 @@ void options_defaults(struct sm_options *o)
 	o->polling_retry_number = 4;
 	o->ipoib_mcgroup_creation_validation = 1; /* OpenSM's */
 	o->mcgroup_join_validation = 1;
+	o->sa_key = 1;              /* OpenSM's */
 	o->repair_sweep = 1;
+	o->sweep_on_trap = 1;       /* OpenSM's */
+	o->exit_on_fatal = 1;       /* OpenSM's; -y clears it */
 	o->timeout_ms = 200;
 	o->retries = 3;
 	o->window = DEFAULT_SMP_WINDOW;
+	o->max_wire_smps2 = 4;          /* OpenSM's: not above the window, so off */
+	o->max_smps_timeout = 600000;   /* OpenSM's, microseconds */
 	o->max_op_vls = 5;
 	o->max_reverse_hops = 0;
 	const char *c = g_getenv("OSM_CACHE_DIR");
@@ -54,6 +59,8 @@ void options_defaults(struct sm_options *o)
 	o->force_link_speed_ext = 31;
 	o->force_link_width = 255;
 	o->use_mfttop = 1;
+	o->fdr10 = 1;               /* OpenSM 3.3.23's defaults */
+	o->m_key_lookup = 1;
 	o->packet_life = 18;
 	o->rtr_pr_mtu = 4;   /* 2048 */
 	o->rtr_pr_rate = 16; /* 100 Gb/s */

@@ -26,6 +26,9 @@ struct sm_options {
 	uint8_t sm_priority;        /* -p 0..15 */
 	int ignore_other_sm;        /* -d 0: master whatever other SMs say */
 	uint64_t sm_key;            /* -k SM_Key (0: OpenSM's default, 1) */
+	uint64_t sa_key;            /* SA requests with another non-zero SM_Key dropped (OpenSM's, 1) */
+	int drop_event_subscriptions; /* InformInfo subscriptions of a port that left go with it */
+	int consolidate_ipv6_snm_req; /* IPv6 solicited-node groups of a partition share one MLID */
 	uint64_t m_key;             /* M_Key secret, 0: protection off (mad/mkey_derive.h) */
 	uint8_t m_key_protect;      /* m_key_protection_level: ProtectBits 0-3 */
 	int m_key_lease;            /* m_key_lease_period, seconds */
@@ -65,6 +68,10 @@ struct sm_options {
 	int sweep_interval;         /* -s seconds, 0 = no periodic sweep */
 	int force_heavy_sweep;      /* every periodic sweep is heavy */
 	int repair_sweep;           /* a link change is repaired, not swept whole (sm/repair.h) */
+	int sweep_on_trap;          /* traps 128/144 (and an unhealthy port) start a sweep */
+	int babbling_port_policy;   /* a port repeating an error trap 250 times is disabled (sm/traps.c) */
+	int exit_on_fatal;          /* exit on a fatal discovery error (duplicate GUID: fabric/discovery.c) */
+	int suppress_sl2vl_mad_status_errors; /* a refused SL2VL Set is not an ERR line */
 	int sm_inactive;            /* -I: NOTACTIVE, never sweeps */
 	int once;                   /* --once */
 	/* state kept across a restart or a failover (OpenSM's keys of the same names) */
@@ -83,6 +90,8 @@ struct sm_options {
 	int timeout_ms;             /* -t SMP timeout */
 	int retries;                /* --retries */
 	int window;                 /* --window: SMPs in flight */
+	int max_wire_smps2;         /* a stalled window may grow to this (> window; mad/transport.h) */
+	int max_smps_timeout;       /* ... after this many microseconds without an answer */
 	uint8_t max_op_vls;         /* -o? max operational VLs (default 5 = VL0-7? see README) */
 	char *plugin_dir;           /* --plugin-dir */
 	char *fabric_file;          /* --fabric (offline) */
@@ -99,6 +108,9 @@ struct sm_options {
 	uint8_t leaf_vl_stall_count, sm_sl, local_phy_errors_threshold, overrun_errors_threshold;
 	uint8_t force_link_speed, force_link_speed_ext, force_link_width;
 	int use_mfttop;             /* SwitchInfo:MulticastFDBTop where PortInfo:CapabilityMask says so */
+	uint8_t fdr10;              /* OpenSM's fdr10: 0 no MlnxExtPortInfo MADs, 1 FDR10 enabled, 2 disabled (program/fdr10.c) */
+	int m_key_lookup;           /* OpenSM's guid2mkey and neighbors files used (mad/guid2mkey.h) */
+	int lmc_esp0;               /* an enhanced switch port 0 gets the LMC too (fabric/lid.c) */
 	uint32_t rtr_pr_flow_label;  /* rtr_pr_*: what PathRecords through a router carry */
 	uint8_t rtr_pr_tclass, rtr_pr_sl, rtr_pr_mtu, rtr_pr_rate;
 	int daemon;                 /* -B: run in the background (done by main) */

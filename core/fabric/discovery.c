@@ -50,7 +50,7 @@ static uint64_t held_mkey(const struct disc *d, uint64_t guid)
 	uint32_t old = d->prev ? fabric_port_by_guid(d->prev, guid) : IBSM_NONE;
 	if (old != IBSM_NONE && d->prev->px[old].mkey)
 		return d->prev->px[old].mkey;
-	return mkey_for_guid(transport_mkey(d->t), guid);
+	return mkey_held_guess(transport_mkey(d->t), guid);
 }
 
 static uint64_t peer_mkey(const struct disc *d, const struct model_node_in *n, uint8_t out)
@@ -65,11 +65,11 @@ static uint64_t peer_mkey(const struct disc *d, const struct model_node_in *n, u
 		       p->peer_port <= pn->nports ? held_mkey(d, pn->ports[p->peer_port].guid) : 0;
 	}
 	uint32_t old = d->prev ? fabric_node_by_guid(d->prev, n->guid) : IBSM_NONE;
-	if (old == IBSM_NONE || out > d->prev->nodes[old].nports)
-		return 0;
-	uint32_t q = d->prev->ports[d->prev->nodes[old].port0 + out].peer;
-	if (q == IBSM_NONE)
-		return 0;
+	uint32_t q = old != IBSM_NONE && out <= d->prev->nodes[old].nports ?
+		     d->prev->ports[d->prev->nodes[old].port0 + out].peer : IBSM_NONE;
+	if (q == IBSM_NONE) /* m_key_lookup: OpenSM's neighbors file names who is there */
+		return mkey_peer_guess(transport_mkey(d->t),
+				       n->type == IBSM_SWITCH ? n->ports[0].guid : n->ports[out].guid, out);
 	const struct ibsm_node *qn = &d->prev->nodes[d->prev->ports[q].node];
 	return d->prev->px[qn->type == IBSM_SWITCH ? qn->port0 : q].mkey;
 }
@@ -119,6 +119,15 @@ static void node_description(struct disc *d, struct model_node_in *n, uint32_t i
 	send_dr(d, n, -1, IB_ATTR_NODE_DESC, 0, mk_cookie(idx, 0, K_NODEDESC));
 }
 
+/* Is there a switch among the nodes found so far? */
+static int any_switch(struct model_builder *b)
+{
+	for (uint32_t i = 0; i < model_count(b); i++)
+		if (model_node(b, i)->type == IBSM_SWITCH)
+			return 1;
+	return 0;
+}
+
 static void got_nodeinfo(struct disc *d, uint32_t parent, uint8_t via_port, const uint8_t *data)
 {
 	uint64_t guid = mad_get_field64((void *)data, 0, IB_NODE_GUID_F);
@@ -131,6 +140,17 @@ static void got_nodeinfo(struct disc *d, uint32_t parent, uint8_t via_port, cons
 		/* a new link to a node we know: record it; a CA reached through another of its
 		 * ports still needs that port's PortInfo */
 		struct model_node_in *known = model_node(d->b, (uint32_t)idx);
+		if (!is_local && (uint32_t)idx == parent && local_port == via_port && via_port &&
+		    known->type != IBSM_SWITCH && !d->st.self_link_guid && !any_switch(d->b)) {
+			/* two CAs with one GUID linked back to back: a link from a port to itself
+			 * (OpenSM's fatal discovery error; exit_on_fatal decides, sm/sweep.c) */
+			d->st.self_link_guid = guid;
+			d->st.self_link_port = via_port;
+			LOG_E("DSC-0004", "duplicate GUID 0x%016" PRIx64 ": port %u of node 0x%016" PRIx64
+			      " (DR path %u hops) leads to port %u of another node with the same GUID "
+			      "(DR path %u hops, out of port %u): a link from a port to itself", guid,
+			      via_port, known->guid, known->dr_hops, local_port, known->dr_hops + 1u, via_port);
+		}
 		if (!is_local)
 			model_link(d->b, parent, via_port, (uint32_t)idx, local_port);
 		d->st.dup_links++;
@@ -419,7 +439,7 @@ struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t
 			       GError **err)
 {
 	struct disc d = { .t = t, .b = model_builder_new(), .prev = prev, .reread_desc = reread_desc,
-			  .mkeys = mkey_enabled(transport_mkey(t)) || (prev && prev->any_mkey),
+			  .mkeys = mkey_any(transport_mkey(t)) || (prev && prev->any_mkey),
 			  .failed_probes = g_array_new(FALSE, FALSE, sizeof(struct probe)) };
 	send_dr(&d, NULL, -1, IB_ATTR_NODE_INFO, 0, mk_cookie(LOCAL_NODE, 0, K_NODEINFO));
 	d.st.nodeinfo_sent = 1;

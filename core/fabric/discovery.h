@@ -27,6 +27,9 @@ struct discovery_stats {
 				    * last generation had LinkUp leading nowhere (not in failures) */
 	uint32_t carried;          /* nodes not reached (SMPs failed) carried over (fabric/carry.h) */
 	uint32_t dropped;          /* nodes not reached too many sweeps in a row: let go */
+	uint64_t self_link_guid;   /* not 0: a link from a port to itself was found (two CAs with this
+				    * GUID back to back, OpenSM's fatal duplicate-GUID case) */
+	uint8_t self_link_port;    /* ... the port */
 };
 
 /* Rounds of NodeInfo per discovery: the first, then again through every LinkUp port whose

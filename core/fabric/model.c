@@ -6,6 +6,7 @@
 #include <string.h>
 #include <infiniband/mad.h>
 #include "fabric/model.h"
+#include "mad/guid2mkey.h"
 
 struct model_builder {
 	GPtrArray *nodes;        /* struct model_node_in * */
@@ -420,7 +421,7 @@ int fabric_port_dr_path(const struct fabric *f, uint32_t port, uint8_t *hops,
 void fabric_set_mkeys(struct fabric *f, const struct mkey_cfg *c, const struct fabric *prev)
 {
 	/* no protection and no key before: only a key a port shows can matter (no lookups) */
-	int look = mkey_enabled(c) || (prev && prev->any_mkey);
+	int look = mkey_any(c) || (prev && prev->any_mkey);
 	f->any_mkey = 0;
 	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
 		const struct ibsm_port *port = &f->ports[p];
@@ -431,9 +432,26 @@ void fabric_set_mkeys(struct fabric *f, const struct mkey_cfg *c, const struct f
 					 mad_get_field64(f->px[p].portinfo, 0, IB_PORT_MKEY_F) : 0;
 			uint32_t old = look && !shown && prev ? fabric_port_by_guid(prev, port->guid) : IBSM_NONE;
 			k = shown ? shown : old != IBSM_NONE && prev->px[old].mkey ? prev->px[old].mkey :
-			    look ? mkey_for_guid(c, port->guid) : 0;
+			    look ? mkey_held_guess(c, port->guid) : 0;
+			/* m_key_lookup: a key a port shows is recorded in guid2mkey, as OpenSM records
+			 * it (osm_port.c): when it is not 0, or ProtectBits 0 says 0 is the key */
+			uint8_t protect = f->px[p].have_portinfo ?
+					  (uint8_t)mad_get_field(f->px[p].portinfo, 0, IB_PORT_MKEY_PROT_BITS_F) : 1;
+			if (c && c->lookup && f->px[p].have_portinfo && (shown || !protect))
+				guid2mkey_set(c->lookup, port->guid, shown);
 		}
 		f->px[p].mkey = k;
 		f->any_mkey |= k != 0;
+	}
+	/* m_key_lookup: OpenSM's neighbors file, for the keys of ports not reached yet next time */
+	for (uint32_t p = 0; c && c->lookup && p < f->pub.n_ports; p++) {
+		uint32_t q = f->ports[p].peer;
+		if (q == IBSM_NONE)
+			continue;
+		const struct ibsm_node *a = &f->nodes[f->ports[p].node], *b = &f->nodes[f->ports[q].node];
+		guid2mkey_set_neighbor(c->lookup, a->type == IBSM_SWITCH ? f->ports[a->port0].guid : f->ports[p].guid,
+				       f->ports[p].num,
+				       b->type == IBSM_SWITCH ? f->ports[b->port0].guid : f->ports[q].guid,
+				       f->ports[q].num);
 	}
 }

@@ -36,6 +36,9 @@ struct transport {
 	struct transport_io io;
 	struct transport_cfg cfg;
 	struct slot *slots;
+	int nslots;                    /* the window, or window2 when that is larger */
+	uint32_t limit;                /* SMPs in flight allowed now: window, more while stalled */
+	int64_t full_since_us;         /* the window is full with more queued (0: not), or grown */
 	uint32_t *free_stack, n_free, n_busy;
 	/* FIFO of queued requests: a growable ring */
 	struct smp_req *ring;
@@ -76,10 +79,13 @@ struct transport *transport_new(const struct transport_io *io, const struct tran
 		t->cfg.timeout_ms = 1;
 	if (t->cfg.retries < 0)
 		t->cfg.retries = 0;
+	t->nslots = t->cfg.window2 > t->cfg.window && t->cfg.window2_timeout_us > 0 ?
+		    MIN(t->cfg.window2, MAX_WINDOW) : t->cfg.window;
+	t->limit = (uint32_t)t->cfg.window;
 	t->umad_len = transport_umad_len();
-	t->slots = g_new0(struct slot, t->cfg.window);
-	t->free_stack = g_new(uint32_t, t->cfg.window);
-	for (int i = t->cfg.window - 1; i >= 0; i--) {
+	t->slots = g_new0(struct slot, t->nslots);
+	t->free_stack = g_new(uint32_t, t->nslots);
+	for (int i = t->nslots - 1; i >= 0; i--) {
 		t->slots[i].umad = g_malloc0(t->umad_len);
 		t->slots[i].gen = (uint32_t)g_random_int_range(1, 1 << 16);
 		t->free_stack[t->n_free++] = (uint32_t)i;
@@ -94,7 +100,7 @@ void transport_free(struct transport *t)
 {
 	if (!t)
 		return;
-	for (int i = 0; i < t->cfg.window; i++)
+	for (int i = 0; i < t->nslots; i++)
 		g_free(t->slots[i].umad);
 	g_free(t->slots);
 	g_free(t->free_stack);
@@ -265,9 +271,23 @@ static void slot_retry(struct transport *t, struct slot *s, int backoff)
 	}
 }
 
+/* The second window (OpenSM's max_wire_smps2): the window full with more queued and no answer
+ * for window2_timeout_us since it filled (or since it last grew): one more slot. */
+static void maybe_grow(struct transport *t)
+{
+	if (!t->full_since_us || (int)t->limit >= t->nslots || !t->ring_len || t->n_busy < t->limit)
+		return;
+	int64_t now = g_get_monotonic_time();
+	if (now - t->full_since_us < t->cfg.window2_timeout_us)
+		return;
+	t->limit++;
+	t->full_since_us = now;
+}
+
 static void fill_window(struct transport *t)
 {
-	while (t->n_free && t->ring_len) {
+	maybe_grow(t);
+	while (t->n_free && t->ring_len && t->n_busy < t->limit) {
 		uint32_t idx = t->free_stack[--t->n_free];
 		struct slot *s = &t->slots[idx];
 		s->req = t->ring[t->ring_head];
@@ -278,6 +298,8 @@ static void fill_window(struct transport *t)
 		t->n_busy++;
 		slot_send(t, s);
 	}
+	if (t->nslots > t->cfg.window && t->n_busy >= t->limit && t->ring_len && !t->full_since_us)
+		t->full_since_us = g_get_monotonic_time();
 }
 
 static void handle_rx(struct transport *t, uint8_t *umad, int len)
@@ -300,13 +322,15 @@ static void handle_rx(struct transport *t, uint8_t *umad, int len)
 	}
 	uint32_t tid = (uint32_t)(mad_get_field64(mad, 0, IB_MAD_TRID_F) & 0xffffffffu);
 	uint32_t idx = tid & ((1u << SLOT_BITS) - 1);
-	struct slot *s = idx < (uint32_t)t->cfg.window ? &t->slots[idx] : NULL;
+	struct slot *s = idx < (uint32_t)t->nslots ? &t->slots[idx] : NULL;
 	uint16_t attr = (uint16_t)mad_get_field(mad, 0, IB_MAD_ATTRID_F);
 	if (!s || !s->busy || s->waiting_resend || (tid >> SLOT_BITS) != s->gen ||
 	    attr != s->req.attr) {
 		t->stats.dropped_stale++;
 		return;
 	}
+	t->limit = (uint32_t)t->cfg.window; /* an answer: the second window closes */
+	t->full_since_us = 0;
 	if (ustatus) { /* the request came back undelivered (ibsim: at once, status 110) */
 		slot_retry(t, s, 1);
 		return;
@@ -323,7 +347,7 @@ static void handle_rx(struct transport *t, uint8_t *umad, int len)
 static int64_t next_event_us(struct transport *t)
 {
 	int64_t next = INT64_MAX;
-	for (int i = 0; i < t->cfg.window; i++) {
+	for (int i = 0; i < t->nslots; i++) {
 		struct slot *s = &t->slots[i];
 		if (!s->busy)
 			continue;
@@ -331,13 +355,15 @@ static int64_t next_event_us(struct transport *t)
 		if (when < next)
 			next = when;
 	}
+	if (t->full_since_us && (int)t->limit < t->nslots && t->full_since_us + t->cfg.window2_timeout_us < next)
+		next = t->full_since_us + t->cfg.window2_timeout_us; /* the second window may open */
 	return next;
 }
 
 static void run_timers(struct transport *t)
 {
 	int64_t now = g_get_monotonic_time();
-	for (int i = 0; i < t->cfg.window; i++) {
+	for (int i = 0; i < t->nslots; i++) {
 		struct slot *s = &t->slots[i];
 		if (!s->busy)
 			continue;
@@ -433,7 +459,7 @@ void transport_quiesce(struct transport *t, int max_ms)
 	t->tick = NULL;
 	t->work = NULL;
 	t->work_pending = 0;
-	for (int i = 0; i < t->cfg.window; i++) {
+	for (int i = 0; i < t->nslots; i++) {
 		struct slot *s = &t->slots[i];
 		if (!s->busy)
 			continue;

@@ -66,6 +66,11 @@ struct transport_cfg {
 	int timeout_ms;   /* per attempt */
 	int retries;      /* extra attempts after the first */
 	int persist;      /* past those, retry while other SMPs are answered (a lossy fabric) */
+	/* OpenSM's max_wire_smps2 / max_smps_timeout: with window2 > window, a full window that
+	 * sees no answer for window2_timeout_us lets one more SMP out, up to window2 in flight;
+	 * the first answer brings it back to window. 0 (or window2 <= window): off. */
+	int window2;
+	int window2_timeout_us;
 };
 
 struct transport *transport_new(const struct transport_io *io, const struct transport_cfg *cfg);

@@ -198,7 +198,8 @@ static int bind_port(struct sm *sm, struct local_port *lp)
 	struct transport_io io;
 	smdev_io(sm->dev, &io);
 	struct transport_cfg tc = { .window = sm->opt->window, .timeout_ms = sm->opt->timeout_ms,
-				    .retries = sm->opt->retries, .persist = 1 };
+				    .retries = sm->opt->retries, .persist = 1,
+				    .window2 = sm->opt->max_wire_smps2, .window2_timeout_us = sm->opt->max_smps_timeout };
 	sm->t = transport_new(&io, &tc);
 	sm_apply_mkey(sm);
 	sm->dispatch = dispatch_new(sm->t);

@@ -6,6 +6,7 @@
 #include <infiniband/mad.h>
 #include "base/log.h"
 #include "fabric/dr.h"
+#include "mad/guid2mkey.h"
 #include "mad/mkey_derive.h"
 #include "program/mkey_write.h"
 
@@ -45,7 +46,10 @@ int mkey_port_fields(struct pass *g, uint32_t port, uint8_t *pi)
 	uint64_t guid = g->f->ports[port].guid;
 	const struct mkey_memory *last = g->mkey_written ? g_hash_table_lookup(g->mkey_written, &guid) : NULL;
 	read_fields(g->f->px[port].portinfo, &held);
-	if (!mkey_enabled(transport_mkey(g->t)) && !(last && last->written.key)) {
+	const struct mkey_cfg *c = transport_mkey(g->t);
+	uint64_t given = 0; /* m_key_lookup: guid2mkey says a key was given to it (by us or OpenSM) */
+	int keyed = (last && last->written.key) || (c->lookup && guid2mkey_get(c->lookup, guid, &given) && given);
+	if (!mkey_enabled(c) && !keyed) {
 		/* protection off and never keyed by us: the port's M_Key fields are not ours to
 		 * change (pi carries them as read) */
 		mad_set_field64(pi, 0, IB_PORT_MKEY_F, held.key);
@@ -70,6 +74,10 @@ void mkey_port_written(struct pass *g, uint32_t port, const uint8_t *pi, const u
 	read_fields(answer, &m->answered);
 	g->f->px[port].mkey = m->written.key;
 	g->f->any_mkey |= m->written.key != 0;
+	/* m_key_lookup: what the port shows in its answer, as OpenSM records it (a key, or 0 at
+	 * ProtectBits 0; a port that keeps no M_Key, ibsim, shows 0) */
+	if (m->answered.key || !m->answered.protect)
+		guid2mkey_set(transport_mkey(g->t)->lookup, g->f->ports[port].guid, m->answered.key);
 	if (!g->mkey_written) {
 		g_free(m);
 		return;

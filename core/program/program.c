@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "base/log.h"
+#include "program/fdr10.h"
 #include "program/lft.h"
 #include "program/mft.h"
 #include "program/pkey.h"
@@ -21,6 +22,7 @@ struct programmer {
 	struct pkey_memory *pkey;
 	struct mft_memory *mft;
 	struct qos_memory *qos;
+	struct fdr10_memory *fdr10; /* ports that refused MlnxExtPortInfo (program/fdr10.h) */
 	GHashTable *mkey_written; /* port GUID -> M_Key fields last written (portinfo.h) */
 	GHashTable *enf_written;  /* switch port -> partition enforcement bits written (portinfo.c) */
 };
@@ -34,6 +36,7 @@ struct programmer *programmer_new(struct transport *t, volatile int *stop)
 	p->pkey = pkey_memory_new();
 	p->mft = mft_memory_new(t);
 	p->qos = qos_memory_new();
+	p->fdr10 = fdr10_memory_new();
 	p->mkey_written = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, g_free);
 	p->enf_written = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	return p;
@@ -47,6 +50,7 @@ void programmer_free(struct programmer *p)
 	pkey_memory_free(p->pkey);
 	mft_memory_free(p->mft);
 	qos_memory_free(p->qos);
+	fdr10_memory_free(p->fdr10);
 	g_hash_table_destroy(p->mkey_written);
 	g_hash_table_destroy(p->enf_written);
 	g_free(p);
@@ -59,6 +63,7 @@ void programmer_forget(struct programmer *p)
 	pkey_memory_forget(p->pkey);
 	mft_memory_forget(p->mft);
 	qos_memory_forget(p->qos);
+	fdr10_memory_forget(p->fdr10);
 	g_hash_table_remove_all(p->mkey_written);
 	g_hash_table_remove_all(p->enf_written);
 }
@@ -175,6 +180,14 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 	uint32_t nblocks = r->stride ? lft_nblocks(r->stride) : 0;
 
 	end_ports(&g, pl);
+	{
+		struct fdr10_stats fs; /* FDR10 before the links go ARMED, as OpenSM's link manager */
+		fdr10_program(&g, p->fdr10, &fs);
+		if (fs.asked)
+			LOG_I("PRG-0004", "MlnxExtPortInfo (fdr10 %u): %u ports asked, %u answered, %u support "
+			      "FDR10, %u written, %u refused, %u left alone (refused before)", o->fdr10, fs.asked,
+			      fs.answered, fs.capable, fs.written, fs.refused, fs.left_alone);
+	}
 	uint32_t enabled = mkey_enabled(transport_mkey(g.t)) ? portinfo_enable_disabled(&g) : 0;
 	rep->lft_blocks_read = switch_ports(&g, pl, nblocks);
 

@@ -113,6 +113,15 @@ static void on_done(struct transport *t, const struct smp_req *q, int status, co
 		r->g->failures++;
 		r->failed[i] = 1;
 		r->st->failed++;
+		/* suppress_sl2vl_mad_status_errors (OpenSM's): an SL2VL SMP answered with a MAD
+		 * status (a port without SL2VL support) is no error line; a timeout still is */
+		if (status > 0 && w->attr == IB_ATTR_SLVL_TABLE && r->g->o &&
+		    r->g->o->suppress_sl2vl_mad_status_errors) {
+			LOG_V("VLT-0003", "%s %s (modifier 0x%x) of node 0x%016" PRIx64 " (%s) refused: %s "
+			      "(suppress_sl2vl_mad_status_errors)", attr_name(w->attr),
+			      kind == VLT_SET ? "Set" : "Get", w->mod, n->guid, n->desc, why);
+			return;
+		}
 		LOG_E("VLT-0001", "%s %s (modifier 0x%x) of node 0x%016" PRIx64 " (%s) failed: %s",
 		      attr_name(w->attr), kind == VLT_SET ? "Set" : "Get", w->mod, n->guid, n->desc, why);
 		return;

@@ -164,9 +164,9 @@ static void on_request(struct dispatch *d, const struct mad_in *m, void *ctx)
 		sa->st.not_master++;
 		return;
 	}
-	if (rq.sm_key && rq.sm_key != sa->in.sm_key) { /* a wrong SM_Key is not answered (as OpenSM; osmtest expects the silence) */
+	if (rq.sm_key && rq.sm_key != sa->in.sa_key) { /* a wrong SA_Key is not answered (as OpenSM; osmtest expects the silence) */
 		sa->st.bad_key++;
-		LOG_V("SA-0003", "SA request from LID %u with a wrong SM_Key dropped", rq.slid);
+		LOG_V("SA-0003", "SA request from LID %u with a wrong SM_Key (not sa_key) dropped", rq.slid);
 		return;
 	}
 	if (rc > 0) {

@@ -70,13 +70,14 @@ static void multipath_records(struct sa *sa, const struct sa_request *rq, const 
 		a->status = mpr_query(v, &env, rq->record, rq->record_len, rq->comp_mask, a->recs);
 }
 
-/* A record kind: the requester presenting our SM_Key sees the keys in records, and is the
- * only one answered for the kinds that say so. */
+/* A record kind: a requester presenting a key sees the keys in records (a key other than the
+ * SA_Key was dropped on arrival: OpenSM's osm_sa_mad_ctrl.c); the kinds that say so answer only
+ * one presenting the SA_Key exactly (OpenSM's P_KeyTableRecords: 0 too, when sa_key is 0). */
 static void kind_records(const struct sa_kind *k, struct sa *sa, const struct sa_request *rq,
 			 const struct sa_view *v, struct sa_answer *a)
 {
-	int trusted = rq->sm_key == sa->in.sm_key;
-	if (k->trusted_only && !trusted) {
+	int trusted = rq->sm_key != 0;
+	if (k->trusted_only && rq->sm_key != sa->in.sa_key) {
 		a->status = SA_ERR_REQ_INVALID;
 		return;
 	}

@@ -14,13 +14,15 @@ struct visibility {
 	uint32_t requester;
 };
 
-/* May the requester see a subscription of port guid: do they share a partition? */
+/* May the requester see a subscription of port guid: is the port in the fabric, and do they
+ * share a partition? (OpenSM's osm_sa_informinfo.c: the subscription of a port gone stays,
+ * unless drop_event_subscriptions, but no InformInfoRecord shows it.) */
 static int shares_partition(void *ctx, uint64_t guid)
 {
 	const struct visibility *vis = ctx;
 	const struct fabric *f = vis->sa->in.r->f;
 	uint32_t p = fabric_port_by_guid(f, guid);
-	return p == IBSM_NONE || sa_pkeys_share(vis->sa->in.pk, vis->requester, p);
+	return p != IBSM_NONE && sa_pkeys_share(vis->sa->in.pk, vis->requester, p);
 }
 
 /* InformInfo Set: a subscription (or its end) of the requester's port, which Reports must be
@@ -35,7 +37,7 @@ void sa_inform_request(struct sa *sa, const struct sa_request *rq, const struct 
 		return;
 	}
 	struct sa_requester who = { .guid = v->f->ports[port].guid, .prefix = sa->in.subnet_prefix,
-				    .lid = rq->slid, .qpn = rq->qpn, .trusted = rq->sm_key == sa->in.sm_key };
+				    .lid = rq->slid, .qpn = rq->qpn, .trusted = rq->sm_key != 0 /* == sa_key */ };
 	uint8_t kept[II_SIZE];
 	a->status = sa_inform_set(sa->inform, rq->record, &who, kept);
 	if (!a->status)
@@ -50,6 +52,6 @@ void sa_inform_record_request(struct sa *sa, const struct sa_request *rq, const 
 {
 	(void)now;
 	struct visibility vis = { .sa = sa, .requester = v->requester };
-	sa_inform_records(sa->inform, rq->record, rq->comp_mask, rq->sm_key == sa->in.sm_key,
+	sa_inform_records(sa->inform, rq->record, rq->comp_mask, rq->sm_key != 0,
 			  v->f ? shares_partition : NULL, &vis, a->recs);
 }

@@ -14,6 +14,7 @@ void sa_inputs_init(struct sa_inputs *in)
 	in->mc_create_check = in->mc_join_check = 1;
 	in->rtr_mtu = 4;
 	in->rtr_rate = 16;
+	in->sa_key = 1; /* OpenSM's */
 }
 
 void sa_inputs_set_routes(struct sa_inputs *in, struct routing_result *r, struct sa_pkeys *pk)

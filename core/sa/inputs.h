@@ -43,7 +43,16 @@ struct sa_inputs {
 	 * none) */
 	const struct qos_policy *qos;
 	const struct part_policy *parts;
-	uint64_t sm_key;           /* a request presenting it sees keys in records */
+	uint64_t sm_key;           /* the SM's SM_Key (SMInfoRecords show it to trusted requesters) */
+	/* sa_key (OpenSM's): a request with another non-zero SM_Key is dropped, so a non-zero one
+	 * is trusted (keys in records, ServiceKeys, proxy joins, security traps); only a request
+	 * presenting it exactly (0 too, when it is 0) gets P_KeyTableRecords */
+	uint64_t sa_key;
+	/* drop_event_subscriptions (OpenSM's): the subscriptions of an end port that left the
+	 * fabric go with it (0: they stay, as OpenSM's default) */
+	int drop_event_subs;
+	int consolidate_snm;       /* consolidate_ipv6_snm_req: IPv6 SNM groups share an MLID */
+	int qos_on;                /* -Q (qos): without it a partition's sl= is taken as 0 */
 	uint64_t subnet_prefix;    /* of GIDs in PathRecords and notices */
 	uint8_t packet_life;       /* PacketLifeTime of paths */
 	/* what PathRecords to an off-subnet DGID (through a router) carry: rtr_pr_* */
@@ -62,7 +71,7 @@ struct sa_inputs {
 	unsigned n_remote;
 };
 
-/* The SA's defaults: no generation, not master, GID prefix fe80::/64, PacketLifeTime 18. */
+/* The SA's defaults: no generation, not master, GID prefix fe80::/64, PacketLifeTime 18, SA_Key 1. */
 void sa_inputs_init(struct sa_inputs *in);
 /* The generation r (a reference is taken; NULL: none) and its P_Key tables pk (taken over;
  * NULL: not known), in place of those in holds. */

@@ -31,46 +31,72 @@ static unsigned make(struct mc_groups *g, const uint8_t mgid[16], const struct m
 	return 1;
 }
 
-static unsigned partition_groups(struct mc_groups *g, const struct partition *part, int is_default,
-				 uint8_t packet_life)
+/* One group per scope of mask (none: link-local), the MGID's scope nibble set to it; HopLimit
+ * 0 in link-local scope, 255 beyond (OpenSM's osm_prtn_add_mcgroup). */
+static unsigned per_scope(struct mc_groups *g, const uint8_t base[16], uint16_t mask,
+			  struct mc_params p, const char *part)
 {
 	unsigned n = 0;
-	uint16_t pkey = (uint16_t)(part->pkey | 0x8000);
-	const char *name = part->name && *part->name ? part->name : "(unnamed)";
-	if (part->ipoib || is_default) {
-		uint8_t scope = part->scope ? part->scope : DEFAULT_SCOPE;
-		uint8_t mgid[16] = { 0xff, (uint8_t)(0x10 | (scope & 0xf)), 0x40, 0x1b,
-				     (uint8_t)(pkey >> 8), (uint8_t)pkey, 0, 0, 0, 0, 0, 0,
-				     0xff, 0xff, 0xff, 0xff };
-		struct mc_params p = { .qkey = IPOIB_QKEY, .pkey = pkey, .scope = scope,
-				       .mtu = part->mtu ? part->mtu : DEFAULT_MTU,
-				       .rate = part->rate ? part->rate : DEFAULT_RATE,
-				       .sl = part->sl, .packet_life = packet_life };
-		n += make(g, mgid, &p, name);
-	}
-	for (guint i = 0; part->mgroups && i < part->mgroups->len; i++) {
-		const struct part_mgroup *m = &g_array_index(part->mgroups, struct part_mgroup, i);
-		struct mc_params p = { .qkey = m->qkey ? m->qkey : is_ipoib_mgid(m->mgid) ? IPOIB_QKEY : 0,
-				       .pkey = pkey, .scope = m->mgid[1] & 0xf,
-				       .mtu = m->mtu ? m->mtu : DEFAULT_MTU,
-				       .rate = m->rate ? m->rate : DEFAULT_RATE, .sl = m->sl,
-				       .tclass = m->tclass, .flow_label = m->flow_label,
-				       .packet_life = packet_life };
-		n += make(g, m->mgid, &p, name);
+	if (!mask)
+		mask = 1u << DEFAULT_SCOPE;
+	for (unsigned scope = 1; scope < 16; scope++) {
+		if (!(mask >> scope & 1))
+			continue;
+		uint8_t mgid[16];
+		memcpy(mgid, base, 16);
+		mgid[1] = (uint8_t)((mgid[1] & 0xf0) | scope);
+		p.scope = (uint8_t)scope;
+		p.hop_limit = scope == DEFAULT_SCOPE ? 0 : 0xff;
+		n += make(g, mgid, &p, part);
 	}
 	return n;
 }
 
-unsigned ipoib_groups_create(struct mc_groups *g, const struct part_policy *pp, uint8_t packet_life)
+static unsigned partition_groups(struct mc_groups *g, const struct partition *part, int is_default,
+				 uint8_t packet_life, int qos)
+{
+	unsigned n = 0;
+	uint16_t pkey = (uint16_t)(part->pkey | 0x8000);
+	const char *name = part->name && *part->name ? part->name : "(unnamed)";
+	/* without QoS the partition's SL is 0 (OpenSM's partition_create) */
+	uint8_t part_sl = qos ? part->sl : 0;
+	if (part->ipoib || is_default) {
+		uint8_t mgid[16] = { 0xff, 0x12, 0x40, 0x1b, (uint8_t)(pkey >> 8), (uint8_t)pkey,
+				     0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+		struct mc_params p = { .qkey = part->qkey ? part->qkey : IPOIB_QKEY, .pkey = pkey,
+				       .mtu = part->mtu ? part->mtu : DEFAULT_MTU,
+				       .rate = part->rate ? part->rate : DEFAULT_RATE,
+				       .sl = part_sl, .tclass = part->tclass,
+				       .flow_label = part->flow_label, .packet_life = packet_life };
+		/* link-local whatever the header's scope= (OpenSM 3.3.23's partition_create gives
+		 * the broadcast group no scope: the header's scopes reach the mgid= items only) */
+		n += per_scope(g, mgid, 0, p, name);
+	}
+	for (guint i = 0; part->mgroups && i < part->mgroups->len; i++) {
+		const struct part_mgroup *m = &g_array_index(part->mgroups, struct part_mgroup, i);
+		struct mc_params p = { .qkey = m->qkey ? m->qkey : is_ipoib_mgid(m->mgid) ? IPOIB_QKEY : 0,
+				       .pkey = pkey,
+				       .mtu = m->mtu ? m->mtu : DEFAULT_MTU,
+				       .rate = m->rate ? m->rate : DEFAULT_RATE,
+				       .sl = m->sl_own || qos ? m->sl : 0,
+				       .tclass = m->tclass, .flow_label = m->flow_label,
+				       .packet_life = packet_life };
+		n += per_scope(g, m->mgid, m->scope_mask, p, name);
+	}
+	return n;
+}
+
+unsigned ipoib_groups_create(struct mc_groups *g, const struct part_policy *pp, uint8_t packet_life,
+			     int qos)
 {
 	if (!pp) {
 		struct partition def = { .name = (char *)"Default", .pkey = 0x7fff };
-		return partition_groups(g, &def, 1, packet_life);
+		return partition_groups(g, &def, 1, packet_life, qos);
 	}
 	unsigned n = 0;
 	for (guint i = 0; i < pp->parts->len; i++) {
 		const struct partition *part = pp->parts->pdata[i];
-		n += partition_groups(g, part, part->pkey == 0x7fff, packet_life);
+		n += partition_groups(g, part, part->pkey == 0x7fff, packet_life, qos);
 	}
 	return n;
 }

@@ -15,6 +15,7 @@ struct mc_groups {
 	uint16_t mlid_limit;    /* the highest MLID every switch's MFT can hold */
 	GHashTable *memberships; /* of struct port_count, by port GUID */
 	uint32_t serial;
+	int consolidate_snm;    /* consolidate_ipv6_snm_req */
 };
 
 static guint mgid_hash(gconstpointer k)
@@ -89,11 +90,42 @@ static struct mc_group *group_add(struct mc_groups *g, const uint8_t mgid[16], u
 	grp->persistent = persistent;
 	grp->members = g_array_new(FALSE, TRUE, sizeof(struct mc_member));
 	g_hash_table_insert(g->by_mgid, grp->mgid, grp);
-	g->by_mlid[mlid - MLID_FIRST] = grp;
+	struct mc_group **at = &g->by_mlid[mlid - MLID_FIRST];
+	while (*at) /* an MLID shared: the new group last */
+		at = &(*at)->mlid_next;
+	*at = grp;
 	char t[40];
 	if (activity_on(ACT_MCG_CHANGE))
 		activity_report(ACT_MCG_CHANGE, "mlid=0x%04x mgid=%s change=0", mlid, mgid_text(mgid, t));
 	return grp;
+}
+
+/* OpenSM's test of an IPv6 solicited-node MGID: ff, flags with T set, 601b, any P_Key, 0000,
+ * then 0000 000x (x & 0xf1 = 1), ff and any 24 bits. */
+static int ipv6_snm(const uint8_t *m)
+{
+	return m[0] == 0xff && (m[1] & 0x10) && m[2] == 0x60 && m[3] == 0x1b && !m[6] && !m[7] &&
+	       !m[8] && !m[9] && !m[10] && (m[11] & 0xf1) == 0x01 && m[12] == 0xff;
+}
+
+/* The MLID of an existing group whose MGID starts with the same 10 bytes (0: none). */
+static uint16_t snm_mlid(struct mc_groups *g, const uint8_t mgid[16])
+{
+	GHashTableIter it;
+	gpointer v;
+	uint16_t best = 0;
+	g_hash_table_iter_init(&it, g->by_mgid);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		const struct mc_group *x = v;
+		if (!memcmp(x->mgid, mgid, 10) && (!best || x->mlid < best))
+			best = x->mlid;
+	}
+	return best;
+}
+
+void mc_set_consolidate_snm(struct mc_groups *g, int on)
+{
+	g->consolidate_snm = on;
 }
 
 struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const struct mc_params *p,
@@ -101,6 +133,9 @@ struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const st
 {
 	if (mc_find(g, mgid))
 		return NULL;
+	uint16_t shared = g->consolidate_snm && ipv6_snm(mgid) ? snm_mlid(g, mgid) : 0;
+	if (shared)
+		return group_add(g, mgid, shared, p, persistent);
 	uint16_t mlid = mlid_alloc(g->pool);
 	if (!mlid)
 		return NULL;
@@ -189,12 +224,17 @@ void mc_delete(struct mc_groups *g, struct mc_group *grp)
 {
 	for (guint i = 0; i < grp->members->len; i++)
 		count_membership(g, g_array_index(grp->members, struct mc_member, i).port_guid, -1);
-	g->by_mlid[grp->mlid - MLID_FIRST] = NULL;
+	struct mc_group **at = &g->by_mlid[grp->mlid - MLID_FIRST];
+	while (*at && *at != grp)
+		at = &(*at)->mlid_next;
+	if (*at)
+		*at = grp->mlid_next;
 	char t[40];
 	if (activity_on(ACT_MCG_CHANGE))
 		activity_report(ACT_MCG_CHANGE, "mlid=0x%04x mgid=%s change=1", grp->mlid,
 				mgid_text(grp->mgid, t));
-	mlid_release(g->pool, grp->mlid);
+	if (!g->by_mlid[grp->mlid - MLID_FIRST]) /* the last group of its MLID */
+		mlid_release(g->pool, grp->mlid);
 	g_hash_table_remove(g->by_mgid, grp->mgid); /* frees grp */
 }
 
@@ -239,9 +279,11 @@ unsigned mc_port_gone(struct mc_groups *g, uint64_t port_guid)
 {
 	unsigned deleted = 0;
 	for (unsigned k = 0; k < G_N_ELEMENTS(g->by_mlid); k++) {
-		struct mc_group *grp = g->by_mlid[k];
-		if (grp && member_index(grp, port_guid) >= 0)
-			deleted += mc_leave(g, grp, port_guid, MC_STATES) == 1;
+		for (struct mc_group *grp = g->by_mlid[k], *next; grp; grp = next) {
+			next = grp->mlid_next;
+			if (member_index(grp, port_guid) >= 0)
+				deleted += mc_leave(g, grp, port_guid, MC_STATES) == 1;
+		}
 	}
 	return deleted;
 }
@@ -254,8 +296,10 @@ unsigned mc_count(const struct mc_groups *g)
 void mc_foreach(struct mc_groups *g, void (*fn)(struct mc_group *grp, void *ctx), void *ctx)
 {
 	for (unsigned k = 0; k < G_N_ELEMENTS(g->by_mlid); k++)
-		if (g->by_mlid[k])
-			fn(g->by_mlid[k], ctx);
+		for (struct mc_group *grp = g->by_mlid[k], *next; grp; grp = next) {
+			next = grp->mlid_next;
+			fn(grp, ctx);
+		}
 }
 
 unsigned mc_mlids_in_use(const struct mc_groups *g)

@@ -35,6 +35,7 @@ struct mc_group {
 	int persistent;
 	GArray *members;        /* of struct mc_member */
 	unsigned n_full;
+	struct mc_group *mlid_next; /* the next group sharing this MLID (consolidate_ipv6_snm_req) */
 };
 
 struct mc_groups;
@@ -44,7 +45,11 @@ void mc_groups_free(struct mc_groups *g);
 struct mc_group *mc_find(struct mc_groups *g, const uint8_t mgid[16]);
 struct mc_group *mc_find_mlid(struct mc_groups *g, uint16_t mlid);
 /* A new group with the lowest free MLID; NULL when the MGID exists or no MLID is left up to
- * the limit (mc_set_mlid_limit). */
+ * the limit (mc_set_mlid_limit). With mc_set_consolidate_snm on, an IPv6 solicited-node
+ * MGID (ff1x:601b:<P_Key>:0000:0000:0001:ffxx:xxxx, as OpenSM's get_new_mlid tests it) whose
+ * first 10 bytes are those of an existing group's MGID gets that group's MLID: the groups keep
+ * their own MGIDs and members, and share the MLID (and one MFT tree: mc_find_mlid gives the
+ * first, mlid_next the others); the MLID goes back to the pool with the last of them. */
 struct mc_group *mc_create(struct mc_groups *g, const uint8_t mgid[16], const struct mc_params *p,
 			   int persistent);
 /* Adds the join states STATE for the port (a member from now on); its join state after. */
@@ -56,6 +61,8 @@ unsigned mc_memberships(const struct mc_groups *g, uint64_t port_guid);
  * (groups the switches cannot hold are refused, as OpenSM refuses them); existing groups keep
  * theirs. Clamped to 0xC000..0xFFFE. */
 void mc_set_mlid_limit(struct mc_groups *g, uint16_t last);
+/* OpenSM's consolidate_ipv6_snm_req (see mc_create). */
+void mc_set_consolidate_snm(struct mc_groups *g, int on);
 uint16_t mc_mlid_limit(const struct mc_groups *g);
 /* Removes the join states STATE of the port, as OpenSM 3.3.23's osm_mgrp_remove_port: the port
  * stays a member with the states left if one is full membership or another full member

@@ -20,6 +20,7 @@
 void sa_mcast_init(struct sa *sa)
 {
 	sa->mc = mc_groups_new();
+	mc_set_consolidate_snm(sa->mc, sa->in.consolidate_snm);
 	sa->mc_mtu = 4;
 	sa->mc_rate = 3;
 }
@@ -43,7 +44,7 @@ struct mc_groups *sa_mcast_groups(struct sa *sa)
 
 unsigned sa_mcast_partitions(struct sa *sa, const struct part_policy *pp)
 {
-	return ipoib_groups_create(sa->mc, pp, sa->in.packet_life);
+	return ipoib_groups_create(sa->mc, pp, sa->in.packet_life, sa->in.qos_on);
 }
 
 /* May port (GUID) be a member of partition pkey: is the key in its P_Key table? (Either
@@ -90,7 +91,7 @@ void sa_mcast_request(struct sa *sa, const struct sa_request *rq, const struct s
 		return;
 	}
 	struct mcm_requester who = { .port_guid = f->ports[port].guid,
-				     .trusted = rq->sm_key && rq->sm_key == sa->in.sm_key };
+				     .trusted = rq->sm_key != 0 /* == sa_key */ };
 	struct mcm_env env = { .max_mtu = sa->mc_mtu, .max_rate = sa->mc_rate,
 			       .packet_life = sa->in.packet_life, .pkey_ok = in_partition, .ctx = sa,
 			       .no_create_check = !sa->in.mc_create_check,

@@ -4,6 +4,7 @@
 #include "policy/partitions.h"
 #include "routing/result.h"
 #include "sa/index.h"
+#include "sa/mcast_groups.h"
 #include "sa/mcast_requests.h"
 #include "sa/publish.h"
 #include "sa/qos_match.h"
@@ -11,11 +12,12 @@
 #include "sa/state.h"
 
 /* The SL of each partition's paths (sl=), as OpenSM gives a path whose QoS level names none:
- * [0x8000], SL + 1 by the P_Key's low 15 bits; NULL when no partition names one. */
-static uint8_t *partition_sls(const struct part_policy *pp)
+ * [0x8000], SL + 1 by the P_Key's low 15 bits; NULL when no partition names one, or QoS is off
+ * (OpenSM's partition_create takes sl= as 0 without -Q). */
+static uint8_t *partition_sls(const struct part_policy *pp, int qos_on)
 {
 	uint8_t *sl = NULL;
-	for (guint i = 0; pp && pp->parts && i < pp->parts->len; i++) {
+	for (guint i = 0; qos_on && pp && pp->parts && i < pp->parts->len; i++) {
 		const struct partition *p = g_ptr_array_index(pp->parts, i);
 		if (!p->sl)
 			continue;
@@ -32,6 +34,8 @@ void sa_publish(struct sa *sa, const struct sa_inputs *in)
 		return;
 	struct sa_inputs old = sa->in;
 	sa_inputs_copy(&sa->in, in);
+	if (sa->mc)
+		mc_set_consolidate_snm(sa->mc, sa->in.consolidate_snm);
 	const struct routing_result *r = sa->in.r;
 	if (r != old.r) {
 		/* a new generation: the end ports that came and went, members of ports gone */
@@ -45,9 +49,9 @@ void sa_publish(struct sa *sa, const struct sa_inputs *in)
 			sa_mcast_ports_gone(sa, r->f);
 		}
 	}
-	if (sa->in.parts != old.parts) {
+	if (sa->in.parts != old.parts || sa->in.qos_on != old.qos_on) {
 		g_free(sa->part_sl);
-		sa->part_sl = partition_sls(sa->in.parts);
+		sa->part_sl = partition_sls(sa->in.parts, sa->in.qos_on);
 	}
 	/* the QoS policy: made anew when it or the partitions' names change, its port groups
 	 * resolved again for a new generation or P_Key tables */

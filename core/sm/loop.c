@@ -263,6 +263,10 @@ static void heavy(struct loop *l, int repair)
 		LOG_SYS_E("LOOP-0001", "%s", err->message);
 		g_clear_error(&err);
 	}
+	if (sm->fatal) { /* exit_on_fatal (sm/sweep.c): the daemon exits with status 1 */
+		l->exit_status = 1;
+		g_main_loop_quit(l->ml);
+	}
 	counts.heavy++;
 	if (res < 0)
 		counts.heavy_failed++;

@@ -46,15 +46,25 @@ static void build_tree(struct mcast_mgr *m, const struct mc_group *grp)
 		return;
 	drop_tree(m, i);
 	const struct fabric *f = m->r->f;
-	guint n = grp->members->len;
+	/* the groups sharing the MLID (consolidate_ipv6_snm_req) have one tree: all their members */
+	const struct mc_group *head = mc_find_mlid(sa_mcast_groups(m->sm->sa), grp->mlid);
+	if (head)
+		grp = head;
+	guint n = 0;
+	for (const struct mc_group *x = grp; x; x = x->mlid_next)
+		n += x->members->len;
 	if (!n)
 		return;
 	uint32_t *ports = g_new(uint32_t, n), k = 0;
-	for (guint j = 0; j < n; j++) {
-		uint32_t p = fabric_port_by_guid(f, g_array_index(grp->members, struct mc_member, j).port_guid);
-		if (p != IBSM_NONE)
-			ports[k++] = p;
-	}
+	for (const struct mc_group *x = grp; x; x = x->mlid_next)
+		for (guint j = 0; j < x->members->len; j++) {
+			uint32_t p = fabric_port_by_guid(f, g_array_index(x->members, struct mc_member, j).port_guid);
+			int seen = 0;
+			for (uint32_t q = 0; q < k && !seen && x != grp; q++)
+				seen = ports[q] == p;
+			if (p != IBSM_NONE && !seen)
+				ports[k++] = p;
+		}
 	uint64_t (*egress)[4] = g_malloc0(sizeof(uint64_t[4]) * (f->pub.n_switches ? f->pub.n_switches : 1));
 	if (mcast_tree_route(m->topo, m->r, grp->mlid, ports, k, egress) < 0)
 		LOG_E("MCG-0002", "MLID 0x%04x: its members are not all connected: those cut off from "

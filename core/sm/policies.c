@@ -454,6 +454,8 @@ void policies_free(struct sm *sm)
 	sm->eqos_policy = NULL;
 	vqos_memory_free(sm->vqos);
 	sm->vqos = NULL;
+	guid2mkey_free(sm->g2m);
+	sm->g2m = NULL;
 	report_partitions(sm->part_policy, NULL);
 	if (sm->part_policy)
 		part_policy_free(sm->part_policy);

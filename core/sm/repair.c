@@ -51,12 +51,12 @@ static void decline(struct repair *rp, const char *fmt, ...)
 static uint64_t port_key(const struct repair *rp, uint64_t guid)
 {
 	const struct mkey_cfg *c = transport_mkey(rp->sm->t);
-	if (!mkey_enabled(c) && !rp->prev->any_mkey)
+	if (!mkey_any(c) && !rp->prev->any_mkey)
 		return 0;
 	uint32_t old = fabric_port_by_guid(rp->prev, guid);
 	if (old != IBSM_NONE && rp->prev->px[old].mkey)
 		return rp->prev->px[old].mkey;
-	return mkey_for_guid(c, guid);
+	return mkey_held_guess(c, guid);
 }
 
 /* An SMP to builder node idx, or (out > 0) out of its port `out`, presenting `key`. */

@@ -10,6 +10,7 @@
 #include "fabric/node_names.h"
 #include "mad/device.h"
 #include "mad/dispatch.h"
+#include "mad/guid2mkey.h"
 #include "mad/ib.h"
 #include "mad/phase.h"
 #include "mad/transport.h"
@@ -52,6 +53,7 @@ struct sm {
 	struct qos_policy *qos_policy;   /* QoS policy in force (-Q; NULL: none) */
 	struct eqos_policy *eqos_policy; /* enhanced QoS policy in force (-Q; NULL: none; sm/policies.c) */
 	struct vqos_memory *vqos;        /* what QoSConfigSL Sets left on the ports (sm/enhanced_qos.c) */
+	struct guid2mkey *g2m;           /* OpenSM's guid2mkey (mad/guid2mkey.h), online only */
 	double offsweep_at;              /* off-sweep balancing due then (phase_now()), 0: none (sm/offsweep.c) */
 	uint64_t port_guid;            /* our port */
 	enum ib_sm_state state;
@@ -82,6 +84,7 @@ struct sm {
 	uint32_t sweep_writes;         /* Sets this sweep sent */
 	uint32_t sweep_failures;       /* SMPs this sweep lost for good + linked ports not ACTIVE */
 	volatile int stop;             /* SIGTERM/SIGINT */
+	int fatal;                     /* a fatal discovery error under exit_on_fatal: exit 1 */
 	volatile int trap_pending;     /* a trap asked for a heavy sweep */
 	/* traps 128 since the last sweep (sm/repair.h): their issuer LIDs and arrival numbers; a
 	 * repair reads their switches instead of a whole discovery, unless trap_full says another
@@ -103,6 +106,10 @@ static inline void sm_apply_mkey(struct sm *sm)
 	/* the SA shows keys in its records to a requester presenting our SM_Key (1: OpenSM's);
 	 * its PathRecords carry the subnet prefix and PacketLifeTime */
 	sm->sa_in.sm_key = sm->opt->sm_key ? sm->opt->sm_key : SM_KEY_DEFAULT;
+	sm->sa_in.qos_on = sm->opt->qos;
+	sm->sa_in.sa_key = sm->opt->sa_key;
+	sm->sa_in.drop_event_subs = sm->opt->drop_event_subscriptions;
+	sm->sa_in.consolidate_snm = sm->opt->consolidate_ipv6_snm_req;
 	sm->sa_in.subnet_prefix = sm->opt->subnet_prefix;
 	sm->sa_in.packet_life = sm->opt->packet_life;
 	sm->sa_in.rtr_flow_label = sm->opt->rtr_pr_flow_label;
@@ -122,8 +129,14 @@ static inline void sm_apply_mkey(struct sm *sm)
 	sm->sa_in.mc_create_check = sm->opt->ipoib_mcgroup_creation_validation;
 	sm->sa_in.mc_join_check = sm->opt->mcgroup_join_validation;
 	sa_publish(sm->sa, &sm->sa_in);
+	if (sm->t && !sm->g2m && sm->opt->cache_dir) { /* read once, at start (as OpenSM) */
+		char *path = g_build_filename(sm->opt->cache_dir, GUID2MKEY_FILE, NULL);
+		sm->g2m = guid2mkey_load(path);
+		g_free(path);
+	}
 	struct mkey_cfg c = { .secret = sm->opt->m_key, .protect = sm->opt->m_key_protect,
-			      .lease_s = (uint16_t)sm->opt->m_key_lease, .per_port = sm->opt->m_key_per_port };
+			      .lease_s = (uint16_t)sm->opt->m_key_lease, .per_port = sm->opt->m_key_per_port,
+			      .lookup = sm->opt->m_key_lookup ? sm->g2m : NULL };
 	if (sm->t)
 		transport_set_mkey(sm->t, &c);
 }

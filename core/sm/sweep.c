@@ -34,7 +34,7 @@ void sweep_set_live(struct sm *sm, struct routing_result *r)
 static int lid_phase(struct sm *sm, struct fabric *f, GError **err)
 {
 	struct lid_opts lo = { .lmc = sm->opt->lmc, .reassign = sm->opt->reassign_lids,
-			       .cache_dir = sm->opt->cache_dir };
+			       .lmc_esp0 = sm->opt->lmc_esp0, .cache_dir = sm->opt->cache_dir };
 	/* out of standby, as OpenSM: guid2lid only with honor_guid2lid_file (-x), else the LIDs the
 	 * ports hold (the last master's) */
 	if (sm->out_of_standby && !sm->opt->honor_guid2lid_file)
@@ -190,6 +190,9 @@ static void save_guid2lid(struct sm *sm, const struct fabric *f)
 		LOG_E("SWP-0014", "%s", err->message);
 		g_clear_error(&err);
 	}
+	/* m_key_lookup: the keys written and seen this sweep, as OpenSM at SUBNET UP */
+	if (sm->opt->m_key_lookup)
+		guid2mkey_save(sm->g2m); /* logs G2M-0003 when it cannot */
 }
 
 static void summarize(struct sm *sm, const struct fabric *f, const char *engine)
@@ -284,6 +287,20 @@ static int discover_phase(struct sm *sm, GError **err)
 		phase_end(&sm->phases, "failed");
 		return -1;
 	}
+	if (ds.self_link_guid && sm->opt->exit_on_fatal) {
+		/* OpenSM's fatal discovery error (osm_node_info_rcv.c): exit (main returns 1) */
+		fabric_unref(f);
+		phase_end(&sm->phases, "fatal");
+		g_set_error(err, MODEL_ERROR, EEXIST, "FATAL: duplicate GUID 0x%016" PRIx64 " found by a link "
+			    "from port %u to itself (two CAs with one GUID, back to back): exiting "
+			    "(exit_on_fatal; -y stays)", ds.self_link_guid, ds.self_link_port);
+		sm->fatal = 1;
+		sm->stop = 1;
+		return -1;
+	}
+	if (ds.self_link_guid)
+		LOG_SYS_E("SWP-0024", "duplicate GUID 0x%016" PRIx64 " found by a link from port %u to "
+			  "itself: staying up (exit_on_fatal false, -y)", ds.self_link_guid, ds.self_link_port);
 	install_generation(sm, f);
 	phase_end(&sm->phases, "%u nodes, %u switches, %u ports", f->pub.n_nodes, f->pub.n_switches,
 		  f->pub.n_ports);

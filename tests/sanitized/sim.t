@@ -7,7 +7,10 @@ go to files in a scratch directory (any file there is a failure, shown); UBSan's
 SM's stderr, but the build has -fno-sanitize-recover=all, so the first one aborts the SM and
 fails the test that ran it (its output shows the report). libumad2sim is preloaded
 ahead of the ASan runtime, hence verify_asan_link_order=0; its own over-read of the send
-buffer is suppressed (asan.supp). One TAP line per test run and one per report check."""
+buffer is suppressed (asan.supp). One TAP line per test run and one per report check.
+The sanitized SM is slower: the ceilings of the tests' waits are scaled by IBSM_TEST_SLOW
+(3 unless set; tests/sim/harness.py). IBSM_SANITIZED_ONLY="26 34" runs only the tests whose
+names start with those words (to chase one test)."""
 import glob
 import os
 import shutil
@@ -30,7 +33,12 @@ TESTS = ["01-bringup-ftree.t", "02-bringup-torus.t", "03-bringup-irregular.t", "
          "42-sa-partitions.t", "43-faults.t", "45-hostile-files.t",
          "46-readme.t", "47-engine-names.t", "48-engine-missing.t", "49-engine-vls.t",
          "55-lash.t", "56-file-engine.t", "57-nue.t", "60-console.t", "61-perfmgr.t", "62-metrics.t", "63-logs.t", "64-report.t",
-         "66-repair.t", "67-sa-parity.t", "69-sa-db.t", "70-wire-parity.t", "71-routing-keys.t", "72-enhanced-qos.t", "74-offsweep-balancing.t"]
+         "66-repair.t", "67-sa-parity.t", "69-sa-db.t", "70-wire-parity.t", "71-routing-keys.t", "72-enhanced-qos.t", "74-offsweep-balancing.t", "75-vendor-keys.t", "76-trap-keys.t",
+         "77-sa-keys.t"]
+
+only = os.environ.get("IBSM_SANITIZED_ONLY", "").split()
+if only:
+    TESTS = [t for t in TESTS if any(t.startswith(o) for o in only)]
 
 print("1..%d" % (2 * len(TESTS)))
 sys.stdout.flush()
@@ -48,6 +56,13 @@ try:
         env.pop("IBSM_SM_CMD", None)
         env["IBSM_BUILD"] = build
         env["IBSM_SANITIZED"] = "1"  # tests that loop long loop less
+        # ceilings of waits (harness.patience): the sanitized SM is about 3x slower than the
+        # plain one, on top of whatever slowness the caller declared
+        try:
+            slow = float(os.environ.get("IBSM_TEST_SLOW") or 1)
+        except ValueError:
+            slow = 1.0
+        env["IBSM_TEST_SLOW"] = "%g" % (3 * max(slow, 1.0))
         common = "log_path=%s/%%s:print_stacktrace=1" % reports
         env["ASAN_OPTIONS"] = ("verify_asan_link_order=0:detect_leaks=1:abort_on_error=0:"
                                "suppressions=%s:" % os.path.join(here, "asan.supp")) + common % "asan"

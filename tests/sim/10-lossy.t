@@ -86,7 +86,7 @@ with h.Sim(net) as sim:
     lifted = 0.0
     for cp in range(CHECKPOINTS):
         set_loss(sim, switches, 10)
-        end = time.time() + LOSS_S / CHECKPOINTS
+        end = time.time() + LOSS_S / CHECKPOINTS  # a schedule: how long the loss stays on
         while time.time() < end and sm.alive():
             sm.popen.send_signal(signal.SIGHUP)
             hups += 1

@@ -113,7 +113,7 @@ with h.Sim(net) as sim:
     r = sim.run_sm(["-B", "--pid_file", pidf, "-f", log3, "-s", "0"], host="h1", timeout=POLL_S)
     tap.ok(r.rc == 0 and not r.timed_out, "-B: the command exits 0 and returns (the daemon holds no pipe of ours)",
            r.describe())
-    end = time.time() + POLL_S
+    end = h.deadline(POLL_S)
     pid = 0
     while time.time() < end and not pid:
         m = re.match(r"\s*(\d+)\s*$", h.read(pidf))
@@ -129,12 +129,12 @@ with h.Sim(net) as sim:
     stopped = False
     if guard is not None and guard.running():
         os.kill(pid, signal.SIGTERM)
-        end = time.time() + POLL_S
+        end = h.deadline(POLL_S)
         while time.time() < end and guard.running():
             time.sleep(0.05)
         stopped = not guard.running()
     tap.ok(stopped, "-B: SIGTERM to that pid stops it", h.tail(log3, 5))
-    end = time.time() + POLL_S
+    end = h.deadline(POLL_S)
     while time.time() < end and os.path.exists(pidf):
         time.sleep(0.05)
     tap.ok(not os.path.exists(pidf), "-B: the pid file is removed when the daemon exits")
@@ -147,7 +147,7 @@ with h.Sim(net) as sim:
 with h.Sim(net) as sim:
     log = sim.path("early.log")
     sm = sim.start_sm(["-f", log, "-s", "0"], host="h1", name="early", count=False)
-    end = time.time() + POLL_S
+    end = h.deadline(POLL_S)
     while time.time() < end and not os.path.exists(log) and sm.alive():
         pass                                   # spin: the window is a millisecond wide
     os.kill(sm.pid, signal.SIGHUP)

@@ -43,7 +43,7 @@ def wait_sminfo(sim, host, lid, want_guid, want_state):
         info, r = sim.sminfo(host, lid)
         return info is not None and info[0] == want_guid and info[2] == want_state, r.text.strip()
     ok, text = good()
-    end = time.time() + POLL_S
+    end = h.deadline(POLL_S)
     while not ok and time.time() < end:
         time.sleep(0.3)
         ok, text = good()

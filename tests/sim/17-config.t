@@ -144,9 +144,11 @@ with h.Sim(net) as sim:
     def hup():
         """SIGHUP; wait for the reload's sweep on the wire (every node's NodeInfo read again),
         then for the tables to be written (the counter idle, or light sweeps only)."""
-        c0 = sm.counts()
+        c0, off = sm.counts(), du.size(log)
         sm.popen.send_signal(signal.SIGHUP)
         c, ok = sm.wait_counts(lambda c: (c - c0).gets(h.NODEINFO) >= n_nodes, POLL_S)
+        # the sweep's end (its summary, or no routes at all), then a quiet second if any
+        du.wait_text(log, off, r"SWP-00(05|18)", POLL_S, sm.alive)
         sm.wait_idle(1.0, 5)
         return ok
 
@@ -157,7 +159,7 @@ with h.Sim(net) as sim:
         if want:
             c, _ = sm.wait_counts(lambda c: (c - c0).total_sent() > 0, POLL_S)
         else:
-            time.sleep(IDLE_WINDOW_S)
+            time.sleep(IDLE_WINDOW_S)  # an observation window: what must not happen
             c = sm.counts()
         return (c - c0).total_sent()
 

@@ -218,7 +218,7 @@ def compare(kind, got, want, targets):
 
 def poll_tables(sim, targets, want, timeout):
     """Read the tables until they equal WANT or TIMEOUT seconds passed; returns the last read."""
-    end = time.time() + timeout
+    end = h.deadline(timeout)
     while True:
         got = read_tables(sim, targets)
         if all(got.get(l) == want[l] for l in want) or time.time() > end:

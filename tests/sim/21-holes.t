@@ -94,9 +94,11 @@ with h.Sim(net) as sim:
               h.check_routes(before))
 
     def hup():
-        c0 = sm.counts()
+        c0, off = sm.counts(), du.size(log)
         sm.popen.send_signal(signal.SIGHUP)
         c, ok = sm.wait_counts(lambda c: (c - c0).gets(h.NODEINFO) >= n_nodes, POLL_S)
+        # the sweep's end (its summary, or no routes at all), then a quiet second
+        du.wait_text(log, off, r"SWP-00(05|18)", POLL_S, sm.alive)
         sm.wait_idle(1.0, 10)
         return ok, sm.counts() - c0
 

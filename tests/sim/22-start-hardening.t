@@ -67,7 +67,7 @@ def stop_guard(guard):
     if guard is None or not guard.running():
         return False
     os.kill(guard.pid, signal.SIGTERM)
-    end = time.time() + POLL_S
+    end = h.deadline(POLL_S)
     while time.time() < end and guard.running():
         time.sleep(0.05)
     return not guard.running()

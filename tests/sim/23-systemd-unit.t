@@ -340,7 +340,7 @@ def start_unit(sim, unit, host, name):
 def wait_ready(sm, notify):
     """READY=1 on NOTIFY_SOCKET within POLL_S: (ready, the last messages)."""
     ready, msgs = False, []
-    end = time.time() + POLL_S
+    end = h.deadline(POLL_S)
     notify.settimeout(0.5)
     while time.time() < end and not ready and sm.alive():
         try:
@@ -419,7 +419,7 @@ with h.Sim(net) as sim:
     tap.ok(pid_in(pid1) == sm1.pid, "its pid file %s names it" % pid1, sm1.output()[-800:])
     cache1, dumps1 = inst1.env.get("OSM_CACHE_DIR", ""), inst1.env.get("OSM_TMP_DIR", "")
     want_files = [os.path.join(cache1, "guid2lid"), os.path.join(dumps1, "opensm-subnet.lst")]
-    end = time.time() + POLL_S                           # the dumps are written by their own thread
+    end = h.deadline(POLL_S)                           # the dumps are written by their own thread
     while not all(os.path.isfile(p) for p in want_files) and time.time() < end:
         time.sleep(0.1)
     have = [p for p in want_files if os.path.isfile(p)]

@@ -65,7 +65,7 @@ def flood_until(sim, snap, mlid, members, timeout=20.0, gone=None):
     """The flood check, again until it passes or TIMEOUT (MFT Sets go out right after a join or
     a leave; the sanitized SM on a loaded 2-core machine takes seconds); with GONE (a port GUID that left) it passes only once no copy reaches GONE: the
     others reach each other before the leave is programmed, too."""
-    end = time.time() + timeout
+    end = h.deadline(timeout)
     while True:
         mfts = h.read_mfts(sim, snap)
         ok, why, reached = h.mcast_flood(snap, mfts, mlid, members)
@@ -153,7 +153,7 @@ for fabric, sm_host, joiners, owner, cycles in RUNS:
             # h6 (leaf2 port 2) drops off the fabric: after the sweep it is no member any more
             gone = guids[joiners[2]]
             sim.console('Unlink "leaf2"[2]')
-            end = time.time() + SWEEP_S
+            end = h.deadline(SWEEP_S)
             while time.time() < end:
                 listed, r = members_listed(sim, owner, 0xC000)
                 if listed and gone not in listed:

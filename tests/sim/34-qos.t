@@ -213,10 +213,12 @@ def osmtest_tables(sim, sm_name, log, conf_path, snap_env):
                     lid2guid[p.lid] = node.guid
         inv = sim.path("osmtest-%s.dat" % sm_name)
         cenv = sim.env("h2", rmpp=True)
-        rc = sim.run(["osmtest", "-f", "c", "-i", inv], host="h2", timeout=120, env=cenv)
+        # -t: osmtest's own request timeout (1 s, 3 retries) is a wait too: a ceiling for a hang
+        tmo = ["-t", str(int(h.patience(10) * 1000))]
+        rc = sim.run(["osmtest", "-f", "c", "-i", inv] + tmo, host="h2", timeout=120, env=cenv)
         qdir = sim.path("q-" + sm_name)
         os.makedirs(qdir, exist_ok=True)
-        rq = h.run([h.which("osmtest"), "-f", "q", "-i", inv], env=cenv, cwd=qdir, timeout=120)
+        rq = h.run([h.which("osmtest"), "-f", "q", "-i", inv] + tmo, env=cenv, cwd=qdir, timeout=120)
         ok = rc.rc == 0 and rq.rc == 0 and 'TEST "QoS: VLArb and SLtoVL" PASS' in rq.out
         recs = {}
         text = h.read(os.path.join(qdir, "qos.txt"))

@@ -270,7 +270,7 @@ with h.Sim(net, host=SM_HOST) as sim:
     c0 = ism.counts()
     n_sweeps = h.read(ilog).count("SWP-0005")
     os.kill(ism.pid, signal.SIGHUP)
-    deadline = time.time() + 30
+    deadline = h.deadline(30)
     while time.time() < deadline and h.read(ilog).count("SWP-0005") <= n_sweeps:
         time.sleep(0.2)
     c1 = ism.counts()
@@ -284,6 +284,7 @@ with h.Sim(net, host=SM_HOST) as sim:
     # ---- SIGHUP: a broken policy keeps the one in force
     with open(policy, "w") as f:
         f.write(POLICY.replace("        sl: 3\n", "        sl: 3x\n"))
+    n_sweeps = h.read(ilog).count("SWP-0005")
     os.kill(ism.pid, signal.SIGHUP)
     seen = ism.wait_for(ilog, r"POL-0007", 30)
     line = next((l for l in h.read(ilog).splitlines() if "POL-0007" in l), "")
@@ -292,7 +293,7 @@ with h.Sim(net, host=SM_HOST) as sim:
            "previous policy stays in force" in line,
            "SIGHUP with a bad value: the error names the file, line %d and column; the previous "
            "policy stays in force" % want_line, line or h.tail(ilog))
-    time.sleep(1)
+    h.until(lambda: h.read(ilog).count("SWP-0005") > n_sweeps, 60)  # the SIGHUP's sweep is over
     after = answers(sim)
     tap.ok(after == ours, "after the refused reload every answer is as before", "\n".join(
         describe(q, r) for q, r in zip(QUERIES, after)))
@@ -302,11 +303,12 @@ with h.Sim(net, host=SM_HOST) as sim:
         f.write(POLICY.replace("        sl: 3\n", "        sl: 11\n"))
     n_before = h.read(ilog).count("POL-0009")
     os.kill(ism.pid, signal.SIGHUP)
-    deadline = time.time() + 30
+    deadline = h.deadline(30)
     while time.time() < deadline and h.read(ilog).count("POL-0009") <= n_before:
         time.sleep(0.2)
-    time.sleep(1)
-    after = answers(sim)
+    # the SA answers from the new policy once the SIGHUP's sweep published it: poll the answer
+    after = h.until(lambda: (lambda a: a if a[0] and a[0][0].get("sl") == "0xB" else None)(answers(sim)), 60, 0.5) \
+        or answers(sim)
     tap.ok(after[0] and after[0][0].get("sl") == "0xB" and after[1] == ours[1],
            "after a reload with StorageLevel at SL 11: Compute->Storage gets SL 11, the rest as before",
            describe(QUERIES[0], after[0]))

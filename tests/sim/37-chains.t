@@ -378,7 +378,7 @@ with h.Sim(net) as sim:
     m = du.wait_text(log, off, r"LOOP-0006 [^\n]*chain\.conf:\d+:\d+: [^\n]*topolog", 60, alive=sm.alive)
     tap.ok(up and m is not None, "reload: a bad chain policy on SIGHUP is refused, naming chain.conf:LINE:COL",
            du.since(log, off)[-800:])
-    sm.wait_idle(1.0, 30)
+    du.wait_settled(sm, log, off, 60)  # the SIGHUP's heavy sweep is over
     after = sim.collect()
     ok, detail = h.check_unchanged(before, after)
     tap.ok(sm.alive() and ok, "reload: the daemon runs on with the previous chain's tables", detail)
@@ -389,7 +389,7 @@ with h.Sim(net) as sim:
     m = du.wait_text(log, off, r"routed by chain [^\n]*\(2 steps routed, 0 failed", 60, alive=sm.alive)
     tap.ok(m is not None, "reload: a good policy on SIGHUP takes over (the next routing runs its 2 steps)",
            du.since(log, off)[-800:])
-    sm.wait_idle(1.0, 30)
+    du.wait_settled(sm, log, off, 60)  # the new chain's tables are written
     snap = sim.collect()
     tap.check("reload: after the new chain every CA port reaches every LID", h.check_routes(snap))
     rc = sm.stop()

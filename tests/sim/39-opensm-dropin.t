@@ -6,8 +6,8 @@ A. Every flag `opensm --help` lists (long and short, extracted from OpenSM's own
    named in a warning (CFG-0005/CLI-0001) saying it has no effect; none is refused.
 B. OpenSM's full `opensm -c` template fed to `ibsm -F`: a simulated bring-up succeeds (the
    harness's fabric checks), and every key of the template either is one of ibsm's (its own
-   `-c` lists it) or has its own log line naming FILE:LINE and the key; sa_key, not enforced,
-   is an ERROR line; no key is called unknown.
+   `-c` lists it) or has its own log line naming FILE:LINE and the key; sa_key is ibsm's (no
+   ERROR line); no key is called unknown.
 C. A test root (IBSM_SYSCONFDIR) with OpenSM's files (/etc/opensm/opensm.conf,
    partitions.conf) and, under /etc/ibsm, only what the package installs: ibsm.yaml, the
    template with every key commented out (etc/ibsm.yaml). ibsm reads OpenSM's two files (the
@@ -132,8 +132,9 @@ with h.Sim(h.fabric("ftree-small.net")) as sim:
     used = [k for k in osm_keys if k in ibsm_keys]
     tap.ok(not missing, "every key without effect (%d) has its line naming file:line; %d keys are ibsm's"
            % (len(osm_keys) - len(used), len(used)), "no line for: " + ", ".join(missing[:10]))
-    tap.ok(re.search(r"ERR  CFG-0006 .*sa_key .*NOT in force", logtext),
-           "sa_key, not enforced by ibsm's SA, is an ERROR line", h.tail(log))
+    tap.ok("sa_key" in ibsm_keys and "CFG-0006" not in logtext,
+           "sa_key is a key of ibsm's (its SA checks SA_Key): no ERROR line calls it not in force",
+           h.tail(log))
     tap.ok("CFG-0007" not in logtext, "no key of OpenSM 3.3.23 is called unknown",
            "\n".join(l for l in logtext.splitlines() if "CFG-0007" in l)[:800])
 
@@ -222,7 +223,7 @@ with h.Sim(TINY) as sim:
     sm = sim.start_sm(["-F", conf, "-f", log, "-p", "15"], host="h1")
     said = sm.wait_for(log, r"SWP-0019", POLL_S)
     info, ir = None, None
-    end = time.time() + POLL_S
+    end = h.deadline(POLL_S)
     while time.time() < end:
         info, ir = sim.sminfo("h3", me.lid)
         if info and info[0] == me.guid:
@@ -231,7 +232,7 @@ with h.Sim(TINY) as sim:
     tap.ok(said and info and info[0] == me.guid and info[2] == 0,
            "-I (sm_inactive): SMInfo at ibsm's port answers state 0 NOTACTIVE", (ir.text if ir else "")
            + h.tail(log))
-    time.sleep(2)
+    time.sleep(2)  # an observation window: what must not happen
     c = sm.counts()
     tap.ok(c is not None and c.sets() == 0, "a NOTACTIVE ibsm sends not one Set SMP",
            c.summary() if c else "no counts")
@@ -275,7 +276,7 @@ s.bind("/dev/log")
 p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 s.settimeout(0.2)
 got = []
-end = time.time() + 50
+end = time.time() + 50 * float(os.environ.get("IBSM_TEST_SLOW") or 1)  # the harness's patience
 while time.time() < end:
     try:
         got.append(s.recv(4096).decode(errors="replace"))

@@ -43,7 +43,7 @@ if not os.access(tool, os.X_OK):
 
 def ask(sim, host, lines, window=32, timeout_ms=1000, verbose=False):
     """sa_mad from HOST with the RMPP library; one answer (a list of lines) per request."""
-    argv = [tool, "-w", str(window), "-t", str(timeout_ms)] + (["-v"] if verbose else [])
+    argv = [tool, "-w", str(window), "-t", str(int(h.patience(timeout_ms)))] + (["-v"] if verbose else [])
     r = h.run(argv, env=sim.env(host, rmpp=True), cwd=sim.rundir, stdin_text="".join(lines),
               timeout=600)
     answers = []

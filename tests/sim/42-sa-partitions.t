@@ -96,7 +96,7 @@ def ask(sim, host, reqs):
     """sa_mad from HOST, one request at a time (Sets and Deletes in order): the status of
     each answer (None: no answer) and the number of records."""
     lines = "".join("%d 0x%x %d full %s\n" % (m, attr, mask, rec.hex()) for m, attr, mask, rec in reqs)
-    r = h.run([tool, "-w", "1", "-t", "2000"], env=sim.env(host, rmpp=True), cwd=sim.rundir,
+    r = h.run([tool, "-w", "1", "-t", str(int(h.patience(2000)))], env=sim.env(host, rmpp=True), cwd=sim.rundir,
               stdin_text=lines, timeout=300)
     got = []
     for line in r.out.splitlines():

@@ -65,7 +65,7 @@ with h.Sim(net) as sim:
     hups, d = 0, None
     for cp in range(CHECKPOINTS):
         set_loss(sim, switches, LOSS)
-        end = time.time() + LOSS_S / CHECKPOINTS
+        end = time.time() + LOSS_S / CHECKPOINTS  # a schedule: how long the loss stays on
         while time.time() < end and sm.alive():
             sm.popen.send_signal(signal.SIGHUP)
             hups += 1
@@ -190,7 +190,8 @@ with h.Sim(small, host="h1") as sim:
     tap.ok(up, "daemon (-s %d) comes up" % LIGHT_S, h.tail(log))
     base = sim.collect()
     off, c0 = du.size(log), sm.counts()
-    time.sleep(3 * LIGHT_S + 1)
+    time.sleep(3 * LIGHT_S + 1)  # an observation window for what must not happen; then the event
+    sm.wait_counts(lambda c: (c - c0).gets(h.PORTINFO) > 0, 60)
     d = sm.counts() - c0
     quiet = du.since(log, off)
     tap.ok(d.valid and d.gets(h.PORTINFO) > 0 and d.sets() == 0 and "LSW-0001" not in quiet
@@ -207,7 +208,7 @@ with h.Sim(small, host="h1") as sim:
     tap.ok(r.rc == 0 and re.search(r"PhysLinkState:\.*Disabled", after.out) is not None,
            "ibportstate disabled leaf2 port 6 (its uplink to spine2)", r.describe() + after.describe())
     ok, detail, snap = False, "", None
-    while time.time() < t0 + REPAIR_S and not ok:
+    while time.time() < t0 + h.patience(REPAIR_S) and not ok:
         time.sleep(1.0)
         snap = sim.collect()
         ok, detail = h.check_routes(snap)
@@ -231,7 +232,7 @@ with h.Sim(small, host="h1") as sim:
     tap.ok(re.search(r"^Lid:\.*120$", moved.out, re.M) is not None,
            "ibportstate gave h9 LID 0x77 and leaf3 LID 0x78", r1.describe() + r2.describe() + moved.out)
     lids = None
-    while time.time() < t0 + REPAIR_S:
+    while time.time() < t0 + h.patience(REPAIR_S):
         time.sleep(1.0)
         snap = sim.collect()
         lids = (sim.node(snap, "h9").ports[1].lid, sim.node(snap, "leaf3").lid)

@@ -30,7 +30,7 @@ if not os.access(tool, os.X_OK):
 
 
 def ask(sim, host, lines, verbose=False):
-    argv = [tool, "-w", "8", "-t", "3000"] + (["-v"] if verbose else [])
+    argv = [tool, "-w", "8", "-t", str(int(h.patience(3000)))] + (["-v"] if verbose else [])
     r = h.run(argv, env=sim.env(host, rmpp=True), cwd=sim.rundir, stdin_text="".join(lines), timeout=600)
     answers = []
     for line in r.out.splitlines():

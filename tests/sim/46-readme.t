@@ -163,7 +163,7 @@ def stop_ours():
             os.kill(p, signal.SIGTERM)
         except ProcessLookupError:
             pass
-    end = time.time() + 5
+    end = h.deadline(5)
     while time.time() < end and any(running(p) for p in pids):
         time.sleep(0.05)
     for p in pids:
@@ -232,13 +232,13 @@ def paste(cmds):
             os._exit(127)
     data, timed_out, status = b"", False, None
     os.write(fd, ("\n".join(cmds) + "\nexit\n").encode())
-    end = time.time() + SESSION_TIMEOUT
+    end = h.deadline(SESSION_TIMEOUT)
     while True:
         if status is None:
             done, st = os.waitpid(pid, os.WNOHANG)
             if done:
                 status = st
-                end = min(end, time.time() + 1.0)   # drain what is left
+                end = min(end, time.time() + 1.0)   # a schedule: drain what is left
         r, _, _ = select.select([fd], [], [], 0.1)
         if r:
             try:
@@ -387,7 +387,7 @@ for kind, lineno, heading, cmds in to_run:
                      if not os.path.isfile(os.path.join(top, "build", n))]
             tap.ok(not dumps, "%s line %d: the offline run wrote its dumps into build/" % (where, i + 1),
                    "missing: %s" % dumps)
-    end = time.time() + 5          # kill returns at once; the SM takes up to 0.1 s to exit
+    end = h.deadline(5)          # kill returns at once; the SM takes up to 0.1 s to exit
     while time.time() < end and any(running(p) for p in ours()):
         time.sleep(0.05)
     left = stop_ours()

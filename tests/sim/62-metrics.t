@@ -193,7 +193,7 @@ with h.Sim(net) as sim:
     mark = du.size(log)
     sm.popen.send_signal(signal.SIGHUP)
     du.wait_text(log, mark, r"SWP-000[256]", POLL_S, sm.alive)
-    end, s2 = time.time() + POLL_S, {}
+    end, s2 = h.deadline(POLL_S), {}
     while time.time() < end:
         s2 = parse(scrape(port).out)[0]
         if total(s2, "ibsm_sweeps_total", kind="heavy") > heavy0 and total(s2, "ibsm_sweeps_total", kind="light") > light0 + 1:
@@ -217,7 +217,7 @@ with h.Sim(net) as sim:
     pq = sim.run(["perfquery", str(leaf.lid), "5"], host="h3", timeout=20)
     m = re.search(r"SymbolErrorCounter:\.*(\d+)", pq.out)
     want = int(m.group(1)) if m else None
-    end, got = time.time() + POLL_S, None
+    end, got = h.deadline(POLL_S), None
     while time.time() < end:
         got = value(parse(scrape(port).out)[0], "ibsm_perfmgr_symbol_err_total",
                     node_guid="0x%016x" % leaf.guid, node_desc=leaf.desc, port="5")
@@ -242,7 +242,7 @@ with h.Sim(net) as sim:
     q = sim.run(["saquery", "-s"], host="h3", timeout=30)
     tap.ok(q.rc == 0 and sm.alive(), "20 idle connections: saquery -s answered meanwhile (%.1f s)" %
            (time.time() - t0), q.describe())
-    end, done = time.time() + POLL_S, set()
+    end, done = h.deadline(POLL_S), set()
     while time.time() < end and len(done) < len(idle):
         for i, s in enumerate(idle):
             if i in done:

@@ -34,7 +34,7 @@ tap = h.start(plan=19, timeout=600, need=("chromium", "saquery"))
 
 def cli(sock, *args, timeout=30):
     argv = [os.path.join(h.build_dir(), "ibsm-cli"), "--socket", sock] + list(args)
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=h.patience(timeout))
 
 
 def chromium(scratch, *args, timeout=90):
@@ -43,7 +43,7 @@ def chromium(scratch, *args, timeout=90):
     env["HOME"] = scratch
     argv = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
             "--user-data-dir=" + os.path.join(scratch, "chromium-profile")] + list(args)
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=h.patience(timeout), env=env)
 
 
 class Dom(html.parser.HTMLParser):
@@ -245,7 +245,7 @@ with h.Sim(h.need_fabric(tap, "ftree-small.net")) as sim:
         # ---- a heavy sweep from the console: a new generation, the file replaced whole
         gen1 = generation_of(text)
         r = cli(sock, "resweep", "heavy")
-        end = time.time() + POLL_S
+        end = h.deadline(POLL_S)
         text2 = text
         while time.time() < end:
             text2 = h.read(report) or ""
@@ -308,7 +308,7 @@ with h.Sim(h.need_fabric(tap, "torus-4x4.net")) as sim:
         sim.console('PerformanceSet "t12"[3] PortCounters.SymbolErrorCounter=77')
         got = sim.path("pm.html")
         row = None
-        end = time.time() + 30
+        end = h.deadline(30)
         while time.time() < end and not row:
             cli(sock, "report", "--html", got)
             m = re.search(r'<tr class="pmport"><td>t12</td><td>0x[0-9a-f]+</td><td class="n">3</td>'

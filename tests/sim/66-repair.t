@@ -88,7 +88,7 @@ with h.Sim(net, host="host-1") as sim:
         for c in cmds:
             sim.console(c)
         done = du.wait_text(log, off, r"SWP-002[23].*?SWP-000[256]", POLL_S, alive=sm.alive)
-        sm.wait_idle(1.0, POLL_S)
+        du.wait_settled(sm, log, off, POLL_S)  # an incomplete sweep's retry included
         text = du.since(log, off)
         d = sm.counts() - c0
         tap.ok(done is not None and "SWP-0022" in text and "SWP-0023" not in text,
@@ -108,7 +108,7 @@ with h.Sim(net, host="host-1") as sim:
         c1, off = sm.counts(), du.size(log)
         os.kill(sm.pid, signal.SIGHUP)
         swept = du.wait_text(log, off, r"SWP-0005", POLL_S, alive=sm.alive)
-        sm.wait_idle(1.0, POLL_S)
+        du.wait_settled(sm, log, off, POLL_S)
         d = sm.counts() - c1
         heavy_ni = d.gets(h.NODEINFO)
         tap.ok(0 < repair_ni - 1.2 * heavies * heavy_ni < repairs * heavy_ni / 2,
@@ -131,7 +131,7 @@ with h.Sim(net, host="host-1") as sim:
             off = du.size(log)
             sim.console('%s "%s"[%d]' % (verb, leaf, p))
             du.wait_text(log, off, r"SWP-002[23].*?SWP-000[256]", POLL_S, alive=sm.alive)
-            sm.wait_idle(1.0, POLL_S)
+            du.wait_settled(sm, log, off, POLL_S)
             text = du.since(log, off)
             ok, detail = h.check_routes(sim.collect(host="host-9"))
             tap.ok(ok and "SWP-0008" not in text,

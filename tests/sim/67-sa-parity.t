@@ -91,7 +91,7 @@ def ask(sim, host, reqs, key=0):
     lines = "".join("%d 0x%x %d full%s%s %s\n" % (m, attr, mask, (" key=%d" % key) if key else "",
                                                  (" mod=%d" % mod) if mod else "", rec.hex())
                     for m, attr, mask, mod, rec in reqs)
-    r = h.run([sa_mad, "-v", "-w", "1", "-t", "3000"], env=sim.env(host, rmpp=True), cwd=sim.rundir,
+    r = h.run([sa_mad, "-v", "-w", "1", "-t", str(int(h.patience(3000)))], env=sim.env(host, rmpp=True), cwd=sim.rundir,
               stdin_text=lines, timeout=300)
     got = []
     for line in r.out.splitlines():
@@ -124,7 +124,7 @@ def join_states(sim):
 def reached(sim, snap, mlid, sender, timeout=20.0, want=None):
     """The CA port GUIDs a copy flooded from SENDER reaches through the MFTs (again until it is
     WANT, or TIMEOUT: the SM programs the switches after it answers)."""
-    end = time.time() + timeout
+    end = h.deadline(timeout)
     while True:
         mfts = h.read_mfts(sim, snap)
         _, _, got = h.mcast_flood(snap, mfts, mlid, {sender})

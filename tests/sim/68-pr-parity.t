@@ -135,7 +135,7 @@ def pr_rec(sgid=None, dgid=None, extra=None):
 def ask(sim, reqs):
     """sa_mad from CLIENT: per request (status, [record hex])."""
     lines = "".join("%d 0x35 %d full %s\n" % (m, mask, rec.hex()) for m, mask, rec in reqs)
-    r = h.run([tool, "-v", "-w", "1", "-t", "3000"], env=sim.env(CLIENT, rmpp=True), cwd=sim.rundir,
+    r = h.run([tool, "-v", "-w", "1", "-t", str(int(h.patience(3000)))], env=sim.env(CLIENT, rmpp=True), cwd=sim.rundir,
               stdin_text=lines, timeout=300)
     got = []
     for line in r.out.splitlines():

@@ -92,7 +92,7 @@ def inform_line(trap):
 
 
 def ask(sim, host, lines):
-    r = h.run([sa_mad, "-t", "3000"], env=sim.env(host, rmpp=True), cwd=sim.rundir,
+    r = h.run([sa_mad, "-t", str(int(h.patience(3000)))], env=sim.env(host, rmpp=True), cwd=sim.rundir,
               stdin_text="".join(lines), timeout=120)
     return [l.split()[1] for l in r.out.splitlines() if l.startswith("status")], r
 
@@ -165,7 +165,7 @@ def members(view):
 
 def flood_ok(sim, snap, mem):
     """Every group's MFTs carry a copy from each member to every other member (harness)."""
-    end = time.time() + 20
+    end = h.deadline(20)
     while True:
         mfts = h.read_mfts(sim, snap)
         bad = []
@@ -231,7 +231,7 @@ with h.Sim(net) as sim:
     st, r = register(sim, snap, "h3")
     j = [join(sim, "h3", OWN, create=True)[0], join(sim, "h4", OWN)[0], join(sim, "h5", IPOIB, state=2)[0]]
     dump = os.path.join(sim.osmdir, "opensm-sa.dump")
-    end = time.time() + POLL_S
+    end = h.deadline(POLL_S)
     while time.time() < end and ("svc-b" not in h.read(dump) or h.read(dump).count("mcm_port") < 3 or
                                  "InformInfo Record" not in h.read(dump)):
         time.sleep(0.3)
@@ -273,7 +273,7 @@ with h.Sim(net) as sim:
     st, _ = ask(sim, "h3", [sr_line(g3, SR_ID_C, "svc-c", 600)])
     jn = join(sim, "h6", OWN)[0]
     dump = os.path.join(sim.osmdir, "opensm-sa.dump")
-    end = time.time() + POLL_S
+    end = h.deadline(POLL_S)
     while time.time() < end and ("svc-c" not in h.read(dump) or h.read(dump).count("mcm_port") < 4):
         time.sleep(0.3)
     text = h.read(dump)
@@ -377,7 +377,7 @@ def failover(honor, retries):
         j = [join(sim, "h3", OWN, create=True)[0], join(sim, "h4", OWN)[0], join(sim, "h5", IPOIB, state=2)[0]]
         res["registered"] = st == ["0x0000"] * 3 and all(j)
         dump = os.path.join(shared, "opensm-sa.dump")
-        end = time.time() + POLL_S
+        end = h.deadline(POLL_S)
         while time.time() < end and ("svc-b" not in h.read(dump) or h.read(dump).count("mcm_port") < 3 or
                                      "InformInfo" not in h.read(dump)):
             time.sleep(0.3)

@@ -68,7 +68,7 @@ def expected(bw1):
 
 
 def wait_count(log, code, n, timeout=60):
-    deadline = time.time() + timeout
+    deadline = h.deadline(timeout)
     while time.time() < deadline:
         if h.read(log).count(code) >= n:
             return True

@@ -31,14 +31,31 @@ def since(path, offset):
 
 def wait_text(path, offset, pattern, timeout, alive=None):
     """Wait until regex PATTERN appears in PATH after OFFSET; returns the match or None.
-    ALIVE: a callable; the wait ends early when it returns False."""
+    ALIVE: a callable; the wait ends early when it returns False. TIMEOUT is a ceiling,
+    scaled by IBSM_TEST_SLOW (harness.patience)."""
     rx = re.compile(pattern, re.S)
-    end = time.time() + timeout
+    end = h.deadline(timeout)
     while True:
         m = rx.search(since(path, offset))
         if m or time.time() > end or (alive is not None and not alive()):
             return m or rx.search(since(path, offset))
         time.sleep(0.05)
+
+
+def wait_settled(bg, path, offset, timeout=60.0, quiet=1.0):
+    """After OFFSET in log PATH of the SM BG: wait until its last sweep (heavy or repair) ended
+    complete - SUBNET UP (SWP-0002) or nothing changed (SWP-0006), then that sweep's summary
+    (SWP-0005) - and not incomplete (SWP-0004: a heavy sweep follows a second later, a quiet
+    second would be taken for the end), then until it sends nothing for QUIET seconds. Returns
+    True if it settled. TIMEOUT is a ceiling (scaled by IBSM_TEST_SLOW)."""
+    def settled():
+        t = since(path, offset)
+        ends = re.findall(r"SWP-000([246])", t)
+        if not ends or ends[-1] == "4":
+            return False
+        return "SWP-0005" in t[max(t.rfind("SWP-0002"), t.rfind("SWP-0006")):]
+    ok = bool(h.until(lambda: settled() or not bg.alive(), timeout)) and settled()
+    return bg.wait_idle(quiet, timeout) is not None and ok
 
 
 def lids(snap):
@@ -101,6 +118,7 @@ def poll_fabric(sim, cond, timeout, host=None):
     verdict) passed since the call. Returns (the last snapshot, seconds until the good one was
     taken, or None if COND never held)."""
     t0 = time.time()
+    timeout = h.patience(timeout)
     snap = None
     while True:
         ts = time.time()
@@ -150,7 +168,7 @@ class PidGuard:
                 os.kill(self.pid, sig)
             except OSError:
                 return
-            end = time.time() + wait
+            end = h.deadline(wait)
             while time.time() < end and self.running():
                 time.sleep(0.05)
 
@@ -160,6 +178,6 @@ def signal_and_wait(bg, sig, timeout=60.0):
     verdict) for its exit: its exit status, or None if it did not exit."""
     bg.popen.send_signal(sig)
     try:
-        return bg.popen.wait(timeout)
+        return bg.popen.wait(h.patience(timeout))
     except Exception:
         return None

@@ -14,6 +14,9 @@ Environment knobs (for development only; `make sim` needs none of them):
                     to validate the tests themselves against a known-good SM
   IBSM_SIM_FABRICS  directory used instead of <repo>/tests/fabrics
   IBSM_SIM_KEEP=1   keep the scratch directories (their paths are printed as TAP notes)
+  IBSM_TEST_SLOW=F  multiply every ceiling of a wait (and the per-test alarm) by F (default 1;
+                    tests/sanitized/sim.t sets 3): ceilings only catch a hang, see
+                    doc/testing.md "Waiting in tests"
 """
 
 import atexit
@@ -33,6 +36,43 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 NO_PORT = 255
+
+# ----------------------------------------------------------------------------- waiting
+# A test waits for an event (a log line, a file, a counter, an answer), never for a fixed
+# time; the bound of every wait is a ceiling that only catches a hang, multiplied by
+# IBSM_TEST_SLOW on a slow or loaded machine (the sanitized run sets it).
+
+
+def _slow_factor():
+    try:
+        f = float(os.environ.get("IBSM_TEST_SLOW") or 1)
+    except ValueError:
+        f = 1.0
+    return max(f, 1.0)
+
+
+SLOW = _slow_factor()
+
+
+def patience(seconds):
+    """SECONDS (a ceiling of a wait) scaled by IBSM_TEST_SLOW."""
+    return None if seconds is None else seconds * SLOW
+
+
+def deadline(seconds):
+    """time.time() at which a wait of ceiling SECONDS (scaled by IBSM_TEST_SLOW) gives up."""
+    return time.time() + patience(seconds)
+
+
+def until(cond, timeout=60.0, step=0.1):
+    """Poll COND() until it returns something true or the ceiling TIMEOUT (scaled) passed;
+    returns COND's last value (COND is called once more at the end)."""
+    end = deadline(timeout)
+    while True:
+        v = cond()
+        if v or time.time() > end:
+            return v
+        time.sleep(step)
 
 # ----------------------------------------------------------------------------- paths
 
@@ -169,7 +209,9 @@ for _s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGALRM):
 
 
 def stop_pid(popen, term_wait=5.0):
-    """Stop one process we started: SIGTERM, then SIGKILL; returns its exit status."""
+    """Stop one process we started: SIGTERM, then SIGKILL after TERM_WAIT (scaled) seconds;
+    returns its exit status."""
+    term_wait = patience(term_wait)
     if popen.poll() is None:
         try:
             popen.send_signal(signal.SIGTERM)
@@ -206,7 +248,9 @@ class Result:
 
 
 def run(argv, env=None, cwd=None, timeout=60, stdin_text=None):
-    """Run a command to completion (stopped by pid after TIMEOUT seconds)."""
+    """Run a command to completion (stopped by pid after TIMEOUT seconds, scaled by
+    IBSM_TEST_SLOW: a ceiling that only catches a hang)."""
+    timeout = patience(timeout)
     t0 = time.time()
     try:
         p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -269,7 +313,7 @@ class Background:
     def wait_counts(self, cond, timeout=60.0):
         """Poll the counter until COND(counts) is true while the process runs; returns the
         last counts read and whether COND held."""
-        end = time.time() + timeout
+        end = deadline(timeout)
         while True:
             c = self.counts()
             if cond(c):
@@ -281,14 +325,15 @@ class Background:
 
     def wait_idle(self, quiet=1.0, timeout=60.0):
         """Wait until the process has sent no MAD for QUIET seconds (the counter stands
-        still); returns the counts then, or None if it never went quiet."""
+        still); returns the counts then, or None if it never went quiet (TIMEOUT scaled by
+        IBSM_TEST_SLOW, QUIET not: wait_counts_idle)."""
         return wait_counts_idle(self.counts, quiet, timeout, self.alive)
 
     def wait_for(self, path, pattern, timeout=30.0):
         """Wait until regex PATTERN appears in file PATH (or our output if PATH is None)
         while the process runs. Returns True if it appeared."""
         rx = re.compile(pattern)
-        end = time.time() + timeout
+        end = deadline(timeout)
         while True:
             if rx.search(read(path or self.outfile)):
                 return True
@@ -394,7 +439,7 @@ class Sim:
         self.proc = subprocess.Popen(self.ibsim_argv, cwd=self.rundir, env=env, stdin=self._fifo_fd,
                                      stdout=self._log, stderr=self._err,
                                      preexec_fn=_child_setup)
-        end = time.time() + ready_timeout
+        end = deadline(ready_timeout)
         while "Network simulator ready" not in read(self.path("console.log")):
             if self.proc.poll() is not None:
                 msg = read(self.path("console.log"))[-800:] + read(self.path("ibsim.err"))[-800:]
@@ -428,7 +473,7 @@ class Sim:
         logp = self.path("console.log")
         start = os.path.getsize(logp)
         os.write(self._fifo_fd, ("%s\n%s\n" % (cmd, mark)).encode())
-        end = time.time() + timeout
+        end = deadline(timeout)
         while True:
             with open(logp, errors="replace") as f:
                 f.seek(start)
@@ -449,10 +494,11 @@ class Sim:
         self.console("Verbose 3")
         self._trace_from = os.path.getsize(self.path("console.log"))
 
-    def trace_counts(self):
-        """Stop the dump; Counter {(class, method, attr)} of the MADs ibsim received since
-        trace_start(), read from its '--- packet ---' dumps (16 lines of 8 16-bit words)."""
-        self.console("Verbose 0")
+    def trace_counts(self, stop=True):
+        """Stop the dump (go on dumping with STOP false: a count so far, to poll); Counter
+        {(class, method, attr)} of the MADs ibsim received since trace_start(), read from its
+        '--- packet ---' dumps (16 lines of 8 16-bit words)."""
+        self.console("Verbose 0" if stop else "Verbose 3")
         with open(self.path("console.log"), errors="replace") as f:
             f.seek(self._trace_from)
             text = f.read()
@@ -475,7 +521,7 @@ class Sim:
         if self.proc is not None and self.proc.poll() is None:
             try:
                 os.write(self._fifo_fd, b"Quit\n")
-                self.proc.wait(2)
+                self.proc.wait(patience(2))
             except (OSError, subprocess.TimeoutExpired):
                 pass
             stop_pid(self.proc)
@@ -733,8 +779,11 @@ def format_target(target):
 
 def wait_counts_idle(read_counts, quiet=1.0, timeout=60.0, alive=None):
     """Poll READ_COUNTS() until the number of MADs sent and received has not changed for QUIET
-    seconds; returns that reading, or None after TIMEOUT (or when ALIVE() turns false)."""
-    end = time.time() + timeout
+    seconds; returns that reading, or None after TIMEOUT (scaled by IBSM_TEST_SLOW) or when
+    ALIVE() turns false. QUIET is not scaled: periodic light sweeps would never leave a longer
+    quiet; where a quiet second could be a pause inside a sweep, wait for the sweep's log line
+    first (daemon_util.wait_settled)."""
+    end = deadline(timeout)
     last = read_counts()
     still = time.time()
     while time.time() < end:
@@ -1781,7 +1830,7 @@ class Tap:
         self.planned = plan
         self._plan_printed = False     # printed with the first line, so skip_all can still come first
         if timeout:
-            signal.alarm(int(timeout))
+            signal.alarm(int(patience(timeout)))
         atexit.register(self._finish)
 
     def _out(self, line):

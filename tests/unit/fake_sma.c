@@ -29,6 +29,8 @@ struct fake_port {
 	uint16_t *pkeys;           /* [pkey_cap] */
 	int64_t lease_until;       /* M_Key lease running until (monotonic us), 0: not running */
 	uint32_t mkey_violations;  /* SMPs refused for their M_Key */
+	uint8_t epi_on;            /* answers MlnxExtPortInfo (fsma_port_set_mlnx_epi) */
+	uint8_t epi[SMP_DATA_SIZE];
 };
 
 struct fake_node {
@@ -36,7 +38,7 @@ struct fake_node {
 	char desc[SMP_DATA_SIZE + 1];
 	uint8_t type, nports;
 	uint32_t port0;
-	uint16_t partition_cap;
+	uint16_t partition_cap, device_id;
 	uint8_t si[SMP_DATA_SIZE];  /* switches: SwitchInfo */
 	uint32_t lft_cap;
 	uint8_t *lft;              /* switches: [lft_cap] */
@@ -155,6 +157,7 @@ struct fsma *fsma_new(const struct fabric *f, uint32_t sm_port)
 		n->nports = in->nports;
 		n->port0 = in->port0;
 		n->partition_cap = in->type == IBSM_SWITCH ? FSMA_SW_PKEY_CAP : FSMA_CA_PKEY_CAP;
+		n->device_id = 0xfa4e;
 		if (in->type == IBSM_SWITCH) {
 			n->lft_cap = f->nx[i].lft_cap ? f->nx[i].lft_cap : 0xC000;
 			n->lft = g_malloc(n->lft_cap);
@@ -284,7 +287,7 @@ static int do_nodeinfo(struct fsma *fk, struct smp *s)
 	mad_set_field64(d, 0, IB_NODE_GUID_F, n->guid);
 	mad_set_field64(d, 0, IB_NODE_PORT_GUID_F, fk->ports[port].guid);
 	mad_set_field(d, 0, IB_NODE_PARTITION_CAP_F, n->partition_cap);
-	mad_set_field(d, 0, IB_NODE_DEVID_F, 0xfa4e);
+	mad_set_field(d, 0, IB_NODE_DEVID_F, n->device_id);
 	mad_set_field(d, 0, IB_NODE_REVISION_F, 1);
 	mad_set_field(d, 0, IB_NODE_LOCAL_PORT_F, s->in_port);
 	mad_set_field(d, 0, IB_NODE_VENDORID_F, 0x0002c9);
@@ -461,6 +464,47 @@ static int do_sminfo(struct fsma *fk, struct smp *s)
 	return 0;
 }
 
+/* MlnxExtPortInfo: a switch names the port in the modifier, a CA answers for the port the SMP
+ * entered by; a port not made to answer it refuses it as an unknown attribute. */
+static int do_mlnx_epi(struct fsma *fk, struct smp *s)
+{
+	const struct fake_node *n = &fk->nodes[s->node];
+	uint32_t port = n->port0 + s->in_port;
+	if (is_switch(fk, s->node)) {
+		if ((s->mod & 0xff) > n->nports)
+			return MAD_STATUS_INVALID_FIELD;
+		port = n->port0 + (s->mod & 0xff);
+	}
+	struct fake_port *fp = &fk->ports[port];
+	s->rec->port = port;
+	if (!fp->epi_on)
+		return MAD_STATUS_UNSUP_METHOD_ATTR;
+	if (s->method == IB_MAD_METHOD_SET && (s->req[FSMA_EPI_STATE_CHANGE_ENABLE] & 1))
+		fp->epi[FSMA_EPI_ENABLED] = s->req[FSMA_EPI_ENABLED] & fp->epi[FSMA_EPI_SUPPORTED];
+	memcpy(s->resp, fp->epi, SMP_DATA_SIZE);
+	return 0;
+}
+
+void fsma_set_device_id(struct fsma *fk, uint32_t node, uint16_t device_id)
+{
+	fk->nodes[node].device_id = device_id;
+}
+
+void fsma_port_set_mlnx_epi(struct fsma *fk, uint32_t port, uint8_t supported, uint8_t enabled)
+{
+	struct fake_port *fp = &fk->ports[port];
+	fp->epi_on = 1;
+	memset(fp->epi, 0, SMP_DATA_SIZE);
+	fp->epi[FSMA_EPI_SUPPORTED] = supported;
+	fp->epi[FSMA_EPI_ENABLED] = enabled;
+	fp->epi[FSMA_EPI_ACTIVE] = enabled & supported ? 1 : 0;
+}
+
+uint8_t fsma_port_mlnx_epi_enabled(const struct fsma *fk, uint32_t port)
+{
+	return fk->ports[port].epi[FSMA_EPI_ENABLED];
+}
+
 typedef int (*attr_handler)(struct fsma *fk, struct smp *s);
 
 static const struct {
@@ -474,6 +518,7 @@ static const struct {
 	{ IB_ATTR_LINEARFORWTBL, do_lft },
 	{ IB_ATTR_PKEY_TBL, do_pkeytable },
 	{ IB_ATTR_SMINFO, do_sminfo },
+	{ FSMA_ATTR_MLNX_EPI, do_mlnx_epi },
 };
 
 /* ---- the wire ---------------------------------------------------------------------------------- */

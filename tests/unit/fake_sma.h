@@ -156,6 +156,20 @@ void fsma_port_set_mkey(struct fsma *fk, uint32_t port, uint64_t key, uint8_t pr
 void fsma_port_mkey(const struct fsma *fk, uint32_t port, uint64_t *key, uint8_t *protect,
 		    uint16_t *lease, uint32_t *violations);
 
+/* ---- Mellanox's vendor attribute MlnxExtPortInfo (0xFF90, OpenSM's ib_mlnx_ext_port_info_t) ------
+ * Every node reports DeviceID 0xfa4e (VendorID 0x02c9) unless set here. A port answers the
+ * attribute only once fsma_port_set_mlnx_epi() was called for it (else MAD status 0x0C, as an
+ * unknown attribute): LinkSpeedSupported at byte 7, LinkSpeedEnabled 11, LinkSpeedActive 15; a
+ * Set with StateChangeEnable (byte 3) bit 0 takes LinkSpeedEnabled, masked by what it supports. */
+#define FSMA_ATTR_MLNX_EPI 0xFF90
+#define FSMA_EPI_STATE_CHANGE_ENABLE 3
+#define FSMA_EPI_SUPPORTED 7
+#define FSMA_EPI_ENABLED 11
+#define FSMA_EPI_ACTIVE 15
+void fsma_set_device_id(struct fsma *fk, uint32_t node, uint16_t device_id);
+void fsma_port_set_mlnx_epi(struct fsma *fk, uint32_t port, uint8_t supported, uint8_t enabled);
+uint8_t fsma_port_mlnx_epi_enabled(const struct fsma *fk, uint32_t port);
+
 /* ---- requests to the SM ------------------------------------------------------------------------
  * Queues a request from elsewhere for the SM's port (the transport sees an unsolicited MAD);
  * data may be NULL. Whatever the SM sends back is kept, in order, as 256-byte MADs. */

@@ -202,7 +202,8 @@ static void test_pidfile_replaces_other_program(void)
 	pid_t zombie = ibsm_like_start();
 	g_assert_cmpint(kill(zombie, SIGKILL), ==, 0);
 	gchar *stat_path = g_strdup_printf("/proc/%d/stat", (int)zombie);
-	for (int i = 0; i < 5000; i++) {
+	/* a ceiling that only catches a hang: another process is waited for, not a number of polls */
+	for (gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC; g_get_monotonic_time() < end;) {
 		gchar *text = NULL;
 		g_assert_true(g_file_get_contents(stat_path, &text, NULL, NULL));
 		int z = strstr(text, ") Z ") != NULL;
@@ -551,7 +552,8 @@ static void test_detach(void)
 		if (ready_fd != -1)
 			r.ready_fd_valid = 2; /* not reset */
 		daemon_ready(&ready_fd); /* a second call does nothing */
-		for (int i = 0; i < 2000 && getppid() != me; i++)
+		gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC; /* catches a hang only */
+		while (getppid() != me && g_get_monotonic_time() < end)
 			g_usleep(1000); /* until the intermediate parent is reaped */
 		r.pid = getpid();
 		r.sid = getsid(0);

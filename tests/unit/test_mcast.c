@@ -440,8 +440,9 @@ static void test_mcmember_limits(void)
 }
 
 /* The groups partitions.conf asks for: the default partition's broadcast group always, an
- * ipoib partition's with its flags, mgid= groups with theirs (P_Key filled in, Q_Key 0x0b1b
- * for IPoIB ones, a second scope making a second group); made once, however often asked. */
+ * ipoib partition's with its flags (link-local whatever its scope=), mgid= groups with theirs
+ * (P_Key filled in, Q_Key 0x0b1b for IPoIB ones, a second scope making a second group); made
+ * once, however often asked. */
 static void test_ipoib_groups(void)
 {
 	const char *text = "Default=0x7fff, ipoib : ALL=full ;\n"
@@ -454,10 +455,10 @@ static void test_ipoib_groups(void)
 	struct part_policy *pp = part_policy_parse_text(text, strlen(text), "p.conf", &err);
 	g_assert_no_error(err);
 	struct mc_groups *g = mc_groups_new();
-	g_assert_cmpuint(ipoib_groups_create(g, pp, 18), ==, 5);
-	g_assert_cmpuint(ipoib_groups_create(g, pp, 18), ==, 0);
+	g_assert_cmpuint(ipoib_groups_create(g, pp, 18, 1), ==, 5);
+	g_assert_cmpuint(ipoib_groups_create(g, pp, 18, 1), ==, 0);
 	static const uint8_t def[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
-	static const uint8_t sto[16] = { 0xff, 0x15, 0x40, 0x1b, 0x80, 0x02, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t sto[16] = { 0xff, 0x12, 0x40, 0x1b, 0x80, 0x02, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t app[16] = { 0xff, 0x12, 0x40, 0x1b, 0x80, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0x07, 0x07 };
 	static const uint8_t all5[16] = { 0xff, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
 	struct mc_group *d = mc_find(g, def), *s = mc_find(g, sto), *a = mc_find(g, app), *r = mc_find(g, all5);
@@ -482,9 +483,53 @@ static void test_ipoib_groups(void)
 	part_policy_free(pp);
 	/* no partitions file: the default partition's group alone */
 	g = mc_groups_new();
-	g_assert_cmpuint(ipoib_groups_create(g, NULL, 18), ==, 1);
+	g_assert_cmpuint(ipoib_groups_create(g, NULL, 18, 1), ==, 1);
 	g_assert_nonnull(mc_find(g, def));
 	mc_groups_free(g);
+}
+
+/* As OpenSM 3.3.23: an mgid= group without scope= is made link-local (ff15::1 becomes ff12::1),
+ * mgid= items inherit the header's scopes and sl=; each scope= is one group more (HopLimit 255
+ * beyond link-local); the broadcast group stays link-local; without QoS a partition's sl= is
+ * 0, an sl= on the mgid item stays. */
+static void test_ipoib_group_scopes(void)
+{
+	const char *text = "Default=0x7fff : ALL=full ;\n"
+			   "A=0x0004, ipoib, sl=3, scope=2, scope=5 : mgid=ff15::1, mgid=ff12::9, sl=6 ;\n"
+			   "B=0x0005 : mgid=ff15::7 ;\n";
+	GError *err = NULL;
+	struct part_policy *pp = part_policy_parse_text(text, strlen(text), "p.conf", &err);
+	g_assert_no_error(err);
+	for (int qos = 0; qos <= 1; qos++) {
+		struct mc_groups *g = mc_groups_new();
+		/* Default's broadcast, A's (link-local only), ff12::1 ff15::1 ff12::9 ff15::9, ff12::7 */
+		g_assert_cmpuint(ipoib_groups_create(g, pp, 18, qos), ==, 7);
+		static const uint8_t a2[16] = { 0xff, 0x12, 0x40, 0x1b, 0x80, 0x04, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+		static const uint8_t a5[16] = { 0xff, 0x15, 0x40, 0x1b, 0x80, 0x04, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+		static const uint8_t b7[16] = { 0xff, 0x12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7 };
+		static const uint8_t b7_5[16] = { 0xff, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7 };
+		static const uint8_t m9[16] = { 0xff, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9 };
+		static const uint8_t m1[16] = { 0xff, 0x12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+		static const uint8_t m1_5[16] = { 0xff, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+		struct mc_group *x2 = mc_find(g, a2), *x5 = mc_find(g, m1_5), *y = mc_find(g, b7),
+				*z = mc_find(g, m9), *w = mc_find(g, m1);
+		g_assert_nonnull(x2);
+		g_assert_null(mc_find(g, a5));
+		g_assert_nonnull(x5);
+		g_assert_nonnull(y);
+		g_assert_null(mc_find(g, b7_5));
+		g_assert_nonnull(z);
+		g_assert_nonnull(w);
+		g_assert_cmpuint(x2->p.hop_limit, ==, 0);
+		g_assert_cmpuint(x5->p.hop_limit, ==, 255);
+		g_assert_cmpuint(x5->p.scope, ==, 5);
+		g_assert_cmpuint(y->p.scope, ==, 2);
+		g_assert_cmpuint(x2->p.sl, ==, qos ? 3 : 0);
+		g_assert_cmpuint(w->p.sl, ==, qos ? 3 : 0); /* inherited */
+		g_assert_cmpuint(z->p.sl, ==, 6);           /* its own */
+		mc_groups_free(g);
+	}
+	part_policy_free(pp);
 }
 
 static const uint64_t *no_groups(void *ctx, uint32_t sw, uint16_t mlid)
@@ -530,5 +575,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/mcast/mcmember-limits", test_mcmember_limits);
 	g_test_add_func("/mcast/mft-memory-empty", test_mft_memory_empty);
 	g_test_add_func("/mcast/ipoib-groups", test_ipoib_groups);
+	g_test_add_func("/mcast/ipoib-group-scopes", test_ipoib_group_scopes);
 	return g_test_run();
 }

@@ -223,7 +223,7 @@ static void test_portinfo_records(void)
 	mad_set_field64(f->px[sm].portinfo, 0, IB_PORT_MKEY_F, 0x1234);
 	mad_set_field(f->px[sm].portinfo, 0, IB_PORT_CAPMASK_F,
 		      mad_get_field(f->px[sm].portinfo, 0, IB_PORT_CAPMASK_F) | 0x2);
-	s.in.sm_key = 0x77;
+	s.in.sm_key = s.in.sa_key = 0x77; /* a key presented must be the SA_Key */
 	publish(&s);
 	uint32_t len, want = 0;
 	for (uint32_t n = 0; n < f->pub.n_nodes; n++)
@@ -519,9 +519,16 @@ static void test_path_qos_policy(void)
 	g_assert_no_error(err);
 	s.in.parts = pp;
 	publish(&s);
+	/* QoS off (no -Q): sl= is taken as 0, as OpenSM's partition_create */
+	g_byte_array_set_size(recs, 0);
+	g_assert_cmpuint(pr_ask(&s, SA_GET, q, m, &st, recs), ==, 1);
+	g_assert_cmpuint(pr_get(recs->data, PR_SL), ==, 0);
+	s.in.qos_on = 1;
+	publish(&s);
 	g_byte_array_set_size(recs, 0);
 	g_assert_cmpuint(pr_ask(&s, SA_GET, q, m, &st, recs), ==, 1);
 	g_assert_cmpuint(pr_get(recs->data, PR_SL), ==, 2);
+	s.in.qos_on = 0;
 	s.in.parts = NULL;
 	publish(&s);
 	part_policy_free(pp);
@@ -612,7 +619,7 @@ static void test_guidinfo_sminfo_records(void)
 	r = ask(&s, SA_GET, 0x30, 1u << 4, q, sizeof(q), &len);
 	g_assert_cmphex(status_of(r), ==, 0);
 	g_assert_cmpuint((unsigned)(r[IB_SA_DATA_OFFS] << 8 | r[IB_SA_DATA_OFFS + 1]), ==, f->ports[port].lid);
-	s.in.sm_key = 0x99;
+	s.in.sm_key = s.in.sa_key = 0x99;
 	s.in.priority = 7;
 	s.in.state = 3;
 	s.in.act_count = 42;
@@ -720,6 +727,7 @@ static void test_path_partitions(void)
 	/* the tables as P_KeyTableRecords: host 3's one block */
 	uint8_t qk[72] = { (uint8_t)(f->ports[h[3]].lid >> 8), (uint8_t)f->ports[h[3]].lid };
 	uint32_t len;
+	ask_sm_key = 1; /* P_KeyTableRecords only to the SA_Key (default 1) */
 	const uint8_t *r = ask(&s, SA_GETTABLE, 0x33, 1, qk, sizeof(qk), &len);
 	g_assert_cmpuint(len, ==, IB_SA_DATA_OFFS + 72);
 	const uint8_t *rec = r + IB_SA_DATA_OFFS;
@@ -728,6 +736,9 @@ static void test_path_partitions(void)
 	g_assert_cmphex((unsigned)(rec[10] << 8 | rec[11]), ==, 0x7fff);
 	r = ask(&s, SA_GETTABLE, 0x33, 0, NULL, 0, &len);
 	g_assert_cmpuint((len - IB_SA_DATA_OFFS) / 72, ==, 3); /* not host 2's: no key shared */
+	ask_sm_key = 0; /* without the SA_Key: REQ_INVALID (OpenSM's osm_sa_pkey_record.c) */
+	r = ask(&s, SA_GETTABLE, 0x33, 0, NULL, 0, &len);
+	g_assert_cmphex(status_of(r), ==, SA_ERR_REQ_INVALID);
 	ask_slid = 0;
 	sabed_clear(&s);
 }

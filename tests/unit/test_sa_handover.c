@@ -123,7 +123,7 @@ static void test_copy(void)
 	struct sa *sa = sa_new(NULL);
 	struct sa_inputs in;
 	sa_inputs_init(&in);
-	in.sm_key = 0x11;
+	in.sm_key = in.sa_key = 0x11; /* P_KeyTableRecords: to the SA_Key only */
 	sa_inputs_set_routes(&in, r, sa_pkeys_new(f, full_default, NULL));
 	sa_publish(sa, &in);
 	uint16_t lid = lid_of(f, 0);
@@ -131,7 +131,7 @@ static void test_copy(void)
 	g_assert_cmphex(ask(sa, lid, 0x11, SA_GETTABLE, 0x33, 0, NULL, 0, out), ==, 0);
 	guint records = out->len;
 	g_assert_cmpuint(records, >, 0);
-	in.sm_key = 0x22; /* the SM's snapshot changes... */
+	in.sm_key = in.sa_key = 0x22; /* the SM's snapshot changes... */
 	g_assert_cmphex(ask(sa, lid, 0x22, SA_GETTABLE, 0x33, 0, NULL, 0, NULL), ==, SA_ERR_REQ_INVALID);
 	g_assert_cmphex(ask(sa, lid, 0x11, SA_GETTABLE, 0x33, 0, NULL, 0, NULL), ==, 0);
 	sa_publish(sa, &in); /* ...and counts once handed over */

@@ -62,7 +62,7 @@ static void bed_init(struct bed *t)
 	t->sa = sa_new(NULL);
 	g_assert_nonnull(t->sa);
 	sa_inputs_init(&t->in);
-	t->in.sm_key = SM_KEY;
+	t->in.sm_key = t->in.sa_key = SM_KEY;
 	sa_inputs_set_routes(&t->in, t->b.r, sa_pkeys_new(t->f, table, NULL));
 	sa_publish(t->sa, &t->in);
 }

@@ -171,6 +171,51 @@ static struct transport *make(struct fake *fk, int window, int timeout_ms, int r
 	return make_p(fk, window, timeout_ms, retries, 0);
 }
 
+static void destroy(struct fake *fk);
+static void submit_n(struct transport *t, struct result *res, uint32_t n);
+static void check_all_once(const struct result *res, uint32_t n, int want_status);
+
+/* OpenSM's second window (max_wire_smps2, max_smps_timeout): every answer comes 300 ms late,
+ * well before the 2 s timeout but long after the 10 ms the second window waits. */
+static int late_policy(struct fake *fk, uint32_t mod, int attempt)
+{
+	(void)fk; (void)mod; (void)attempt;
+	return F_LATE;
+}
+
+static void run_window2(int window, int window2, uint32_t n, uint32_t want_in_flight)
+{
+	struct fake fk;
+	memset(&fk, 0, sizeof(fk));
+	completions = 0;
+	g_queue_init(&fk.q);
+	fk.attempts = g_hash_table_new(NULL, NULL);
+	fk.late_ms = 300;
+	fk.policy = late_policy;
+	struct transport_io io = { .ctx = &fk, .send = fake_send, .recv = fake_recv, .wait = fake_wait };
+	struct transport_cfg cfg = { .window = window, .timeout_ms = 2000, .retries = 2,
+				     .window2 = window2, .window2_timeout_us = 10000 };
+	fk.t = transport_new(&io, &cfg);
+	static struct result res;
+	memset(&res, 0, sizeof(res));
+	submit_n(fk.t, &res, n);
+	transport_drain(fk.t, NULL);
+	check_all_once(&res, n, 0);
+	g_assert_cmpuint(fk.started, ==, n);
+	g_assert_cmpuint(fk.sends, ==, n); /* no retry: the extra SMPs are new ones */
+	g_assert_cmpuint(fk.in_flight_max, ==, want_in_flight);
+	destroy(&fk);
+}
+
+/* A window stalled past max_smps_timeout grows one SMP at a time up to max_wire_smps2, never
+ * beyond; with max_wire_smps2 not above max_wire_smps (OpenSM's default) it stays put. */
+static void test_window2(void)
+{
+	run_window2(2, 5, 10, 5);
+	run_window2(2, 2, 10, 2);
+	run_window2(3, 0, 10, 3);
+}
+
 static void destroy(struct fake *fk)
 {
 	transport_free(fk->t);
@@ -577,6 +622,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/transport/plain", test_plain);
 	g_test_add_func("/transport/window", test_window);
+	g_test_add_func("/transport/window2", test_window2);
 	g_test_add_func("/transport/drops_retried", test_drops_retried);
 	g_test_add_func("/transport/give_up", test_give_up);
 	g_test_add_func("/transport/duplicates", test_duplicates);
