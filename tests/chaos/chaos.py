@@ -36,10 +36,17 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(ROOT, "tests", "sim"))
 import harness as h  # noqa: E402
 import daemon_util as du  # noqa: E402
+sys.path.insert(0, HERE)
+import fastcheck as fc  # noqa: E402
 
 KINDS = ("link", "host_link", "switch", "loss", "hup", "hup_broken", "storm", "mcast", "standby",
          "master_kill")
 UP_CEILING_S = 300          # a sweep that never ends: a hang, not a verdict
+READ_CEILING_S = 600        # one diag reading the fabric (dump_fts at 8192 hosts: ~30 s)
+# engines that break credit loops with SLs: the check needs every pair's PathRecord SL and the
+# switches' SL2VL tables (harness.vl_credit_loops), not VL 0 on every hop
+SL_ENGINES = ("torus-2qos", "torus2qos", "dfsssp", "nue", "lash")
+FLAT = 0.05                 # RSS and MLIDs: growth allowed within one master's lifetime
 POLICY_GOOD = ("Default=0x7fff, ipoib : ALL=full ;\n"
                "chaos=0x8001, ipoib : %s ;\n")
 
@@ -64,20 +71,25 @@ def nfds(pid):
         return None
 
 
-def build_sa_load(builddir):
-    """bench/sa_load.c (the SA load client of the benchmark) compiled next to the build."""
-    src = os.path.join(ROOT, "bench", "sa_load.c")
-    exe = os.path.join(builddir, "bench", "sa_load")
+def build_tool(builddir, src, name, pkgs):
+    """A C client of the harness (bench/sa_load.c, tests/chaos/lft_block.c) compiled next to
+    the build, again only when its source is newer."""
+    exe = os.path.join(builddir, os.path.basename(os.path.dirname(src)), name)
     if os.path.exists(exe) and os.path.getmtime(exe) >= os.path.getmtime(src):
         return exe
     os.makedirs(os.path.dirname(exe), exist_ok=True)
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libibumad"],
-                           capture_output=True, text=True).stdout.split() or ["-libumad"]
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs"] + pkgs,
+                           capture_output=True, text=True).stdout.split() or ["-l" + p[3:] for p in pkgs]
     r = subprocess.run([os.environ.get("CC", "cc"), "-std=gnu11", "-O2", "-o", exe, src] + flags,
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("cannot build %s: %s" % (src, r.stderr))
     return exe
+
+
+def build_sa_load(builddir):
+    """bench/sa_load.c (the SA load client of the benchmark)."""
+    return build_tool(builddir, os.path.join(ROOT, "bench", "sa_load.c"), "sa_load", ["libibumad"])
 
 
 class Schedule:
@@ -149,6 +161,12 @@ class Chaos:
         self.lids0 = None
         self.mlids = []
         self.rejoin = False
+        self.cut = set()          # hosts whose link a fault of this step took down (or flapped)
+        self.lifetimes = []       # one per master process: its pid and its samples' RSS, MLIDs
+        self.step = 0
+        self.checker = fc.Checker()
+        self.sl_cdg = a.engine.split(",")[0].lower() in SL_ENGINES
+        self.loads = []
 
     # ------------------------------------------------------------ the SMs
     def sm_args(self, log, prio):
@@ -164,6 +182,8 @@ class Chaos:
         self.master = self.sim.start_sm(self.sm_args(self.master_log, 10), host=self.sm_host, env=env,
                                         name="master-%d" % self.restarts)
         self.restarts += 1
+        self.lifetimes.append({"pid": self.master.pid, "from_step": self.step, "rss_kib": [], "mlids": [],
+                               "mlids_over_groups": [], "judged": [], "routed": not self.lifetimes})
         end = time.time() + 60
         while time.time() < end and self.master.alive() and h.read(self.master_log).count("SM-0001") <= before:
             time.sleep(0.01)
@@ -250,6 +270,7 @@ class Chaos:
         sim = self.sim
         if kind in ("link", "host_link"):
             link, back_now = fault[1], fault[2]
+            self.cut |= {n for n, _ in link if n in self.sched.hosts}
             sim.console(self.link_cmd(link, False))
             if back_now:       # a flap: down and up again before the SM is done with it
                 time.sleep(self.sched.trng.random() * 0.5)
@@ -257,6 +278,8 @@ class Chaos:
                 return True, None
             return True, lambda: sim.console(self.link_cmd(link, True))
         if kind == "switch":
+            self.cut |= {n for l in sim.netfile.links if any(x == fault[1] for x, _ in l)
+                         for n, _ in l if n in self.sched.hosts}
             sim.console('Unlink "%s"' % fault[1])     # every link of the switch, as a reboot
             return True, lambda: sim.console('ReLink "%s"' % fault[1])
         if kind == "loss":
@@ -331,16 +354,18 @@ class Chaos:
         for host in hosts:
             if op == "join":
                 r = self.sim.run([tool, "-c", mgid], host=host, timeout=30)
-                if r.rc == 0 or self.rejoin:
-                    members.add(host)     # refused while a restarted master starts: it joins again
+                if r.rc == 0 or self.rejoin or host in self.cut:
+                    # refused while a restarted master starts, or while the host is cut off:
+                    # it joins again when the port comes back (rejoin_groups)
+                    members.add(host)
                 else:
                     self.found.append((step, "join of %s to %s refused: %s" % (host, mgid, r.out.strip())))
             elif host in members:
                 r = self.sim.run([tool, "-l", mgid], host=host, timeout=30)
                 members.discard(host)
-                # a master just restarted knows no group until its members join again: a
-                # leave before that is refused rightly
-                if r.rc != 0 and not self.rejoin:
+                # a master just restarted knows no group until its members join again, and
+                # a port cut off this step left its groups with it: a leave is refused rightly
+                if r.rc != 0 and not self.rejoin and host not in self.cut:
                     self.found.append((step, "leave of %s from %s refused: %s" % (host, mgid, r.out.strip())))
 
     def forget_client(self, pid):
@@ -351,12 +376,17 @@ class Chaos:
             if int(m.group(2)) == pid:
                 self.sim.console("X %s" % m.group(1))
 
-    def rejoin_groups(self, step):
-        """What IPoIB does on ClientReregister: every member joins its groups again."""
-        self.rejoin = False
+    def rejoin_groups(self, step, only=None):
+        """What IPoIB does on ClientReregister (every member) and on its port coming back
+        ACTIVE (the members in ONLY: a port that left the subnet left its groups with it, as
+        in OpenSM, osm_drop_mgr.c): they join their groups again."""
+        if only is None:
+            self.rejoin = False
         tool = os.path.join(h.build_dir(), "tests", "clients", "mc_member")
         for g, members in sorted(self.groups.items()):
             for host in sorted(members):
+                if only is not None and host not in only:
+                    continue
                 r = self.sim.run([tool, "-c", "ff12:601b:ffff::c4a0:%x" % g], host=host, timeout=30)
                 if r.rc != 0:
                     self.found.append((step, "rejoin of %s to group %d refused: %s" % (host, g, r.out.strip())))
@@ -377,21 +407,47 @@ class Chaos:
     def sample(self, step, took, faults):
         sim = self.sim
         ups = self.ups_since(0)
-        snap = sim.collect(self.sm_host)
+        snap, read_s = fc.collect(sim, self.sm_host, READ_CEILING_S)
         still = self.ups_since(0) == ups and self.quiet(0.5, 5)
-        rep = h.walk_routes(snap)
-        ok_routes, detail = h.check_routes(snap, rep)
+        t = time.time()
+        rep = self.checker.check(snap, cdg=not self.sl_cdg)
+        ok_routes, detail = fc.check_routes(rep)
+        if snap.errors:
+            ok_routes, detail = False, "the diags failed: %s" % snap.errors[0][:300]
+        if self.sl_cdg:
+            cdg = h.vl_credit_loops(snap, fc.read_sl2vl(sim, snap, self.sm_host), h.path_sls(sim, self.sm_host))
+            loop, cdg_text = cdg.cycle is not None, cdg.summary()
+        else:
+            loop, cdg_text = rep.cycle is not None, rep.cdg_summary()
+        check_s = round(time.time() - t, 2)
         lids_ok, lid_detail = du.compare_lids(self.snap0, snap, only=set(du.lids(snap)) & set(du.lids(self.snap0)))
-        cdg = h.vl_credit_loops(snap, {}, {})
         pid = self.master.pid
         mlids = self.mlids_in_use()
+        load = os.getloadavg()[0]
+        self.loads.append(load)
         s = {"step": step, "faults": [list(map(str, f)) for f in faults],
              "t": round(time.time() - self.t0, 1), "settle_s": round(took, 2),
-             "nodes": len(snap.nodes), "delivered": ok_routes, "routes": detail,
-             "lids_kept": lids_ok, "credit_loop": cdg.cycle is not None,
-             "rss_kib": rss_kib(pid), "fds": nfds(pid), "mlids": mlids,
+             "read_s": read_s, "check_s": check_s, "load1": round(load, 2),
+             "nodes": len(snap.nodes), "pairs": rep.pairs, "delivered": ok_routes, "routes": detail,
+             "undelivered_pairs": rep.pairs - rep.delivered, "swept_during_read": not still,
+             "lids_kept": lids_ok, "credit_loop": loop, "cdg": cdg_text,
+             "master_pid": pid, "rss_kib": rss_kib(pid), "fds": nfds(pid), "mlids": mlids,
              "groups": sum(1 for m in self.groups.values() if m)}
         self.samples.append(s)
+        life = self.lifetimes[-1]
+        # a master restarted on a fabric whose LFTs are right keeps them, and holds less memory
+        # until its first re-route (a link or a switch changed, or a SIGHUP's heavy sweep):
+        # RSS is judged from then on
+        if step > life["from_step"] and any(f[0] in ("link", "host_link", "switch", "hup") for f in faults):
+            life["routed"] = True
+        if s["rss_kib"]:
+            life["rss_kib"].append(s["rss_kib"])
+            if life["routed"]:
+                life["judged"].append(s["rss_kib"])
+        if mlids is not None:
+            life["mlids"].append(mlids)
+            life["mlids_over_groups"].append(mlids - s["groups"])
+        s["finding_undelivered"] = not ok_routes and still
         if not ok_routes and still:
             self.found.append((step, "pairs not delivered after SUBNET UP: %s" % detail))
         if not lids_ok:
@@ -402,7 +458,7 @@ class Chaos:
             self.found.append((step, "the partition policy in force is not what the tables hold: %s" %
                                "; ".join(bad_pkeys)))
         if s["credit_loop"]:
-            self.found.append((step, "credit loop: %s" % cdg.summary()))
+            self.found.append((step, "credit loop: %s" % cdg_text))
         if mlids is not None and mlids > s["groups"] + self.mlid_base:
             self.found.append((step, "%d MLIDs in use for %d groups (+%d at start)" %
                                (mlids, s["groups"], self.mlid_base)))
@@ -437,15 +493,18 @@ class Chaos:
     # ------------------------------------------------------------ the run
     def run(self):
         self.t0 = time.time()
+        self.started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         self.start_master()
         if not self.master.wait_for(self.master_log, r"SUBNET UP", UP_CEILING_S):
             raise RuntimeError("ibsm did not bring the subnet up: %s" % h.tail(self.master_log))
         self.quiet(2.0, UP_CEILING_S)
-        self.snap0 = self.sim.collect(self.sm_host)
+        t = time.time()
+        self.snap0, self.read0_s = fc.collect(self.sim, self.sm_host, READ_CEILING_S)
         self.lids0 = du.lids(self.snap0)
-        ok, detail = h.check_routes(self.snap0)
-        if not ok:
-            raise RuntimeError("not every pair delivered before any fault: %s" % detail)
+        ok, detail = fc.check_routes(self.checker.check(self.snap0, cdg=False))
+        log("before any fault: %s (read %s, %.1f s in all)" % (detail, self.read0_s, time.time() - t))
+        if not ok or self.snap0.errors:
+            raise RuntimeError("not every pair delivered before any fault: %s %s" % (detail, self.snap0.errors))
         self.write_policy(self.policy_members)        # now with the members' GUIDs
         self.master.popen.send_signal(signal.SIGHUP)
         self.settle(0, False)
@@ -455,6 +514,8 @@ class Chaos:
         step = nfound = 0
         while time.time() < end and (not self.a.steps or step < self.a.steps):
             step += 1
+            self.step = step
+            self.cut = set()
             faults = self.sched.step()
             offset = self.log_size()
             t = time.time()
@@ -478,18 +539,24 @@ class Chaos:
                 if not self.master.alive():
                     log("step %d: %s; restarting the master" % (step, why))
                     self.master.stop()
+                    self.forget_client(self.master.pid)
                     self.start_master()
-                    self.settle(0, True)
+                    self.settle(self.log_size(), True)
             if self.rejoin:
                 self.rejoin_groups(step)
+            elif self.cut:
+                self.rejoin_groups(step, self.cut)
+            self.cut = set()
             s = self.sample(step, took, faults)
             if self.a.keep and len(self.found) > nfound:
                 self.keep(step)
             nfound = len(self.found)
-            log("step %d %s: %s up in %.1fs, %d nodes, routes %s, LIDs %s, RSS %s KiB, fds %s, MLIDs %s" % (
-                step, " + ".join(f[0] for f in faults), "" if settled else "NOT", took, s["nodes"],
-                "ok" if s["delivered"] else "BAD", "kept" if s["lids_kept"] else "CHANGED",
-                s["rss_kib"], s["fds"], s["mlids"]))
+            log("step %d %s: %s up in %.1fs, %d nodes, %d pairs %s, CDG %s, LIDs %s, RSS %s KiB, fds %s, "
+                "MLIDs %s, read %.0fs check %.0fs, load %.1f" % (
+                    step, " + ".join(f[0] for f in faults), "" if settled else "NOT", took, s["nodes"],
+                    s["pairs"], "ok" if s["delivered"] else "BAD", "LOOP" if s["credit_loop"] else "ok",
+                    "kept" if s["lids_kept"] else "CHANGED", s["rss_kib"], s["fds"], s["mlids"],
+                    sum(s["read_s"].values()), s["check_s"], s["load1"]))
         self.reap_storms(True)
         if self.standby:
             self.standby[0].stop()
@@ -505,20 +572,68 @@ class Chaos:
         with open(os.path.join(d, "samples.json"), "w") as f:
             json.dump(self.samples[-3:], f, indent=1)
 
+    def lifetime_report(self):
+        """Per master process (a master_kill or a crash starts a new one): RSS and MLIDs at its
+        first sample (after its first SUBNET UP) and its last, and their growth: the highest
+        value over the second half of its samples against the highest over the first half
+        (a leak grows all along; a pool filled once by the first storm does not). RSS is judged
+        (FLAT) over the samples from its first re-route on (a restarted master keeps the LFTs
+        it finds right and holds less until it routes), when there are 6 or more; MLIDs over
+        all its samples."""
+        out = []
+        for n, life in enumerate(self.lifetimes):
+            r, m, x, j = life["rss_kib"], life["mlids"], life["mlids_over_groups"], life["judged"]
+            e = {"n": n, "pid": life["pid"], "from_step": life["from_step"], "samples": len(r),
+                 "rss_kib_start": r[0] if r else None, "rss_kib_end": r[-1] if r else None,
+                 "rss_kib_max": max(r) if r else None, "rss_growth": None, "rss_flat": None,
+                 "mlids_start": m[0] if m else None, "mlids_end": m[-1] if m else None,
+                 "mlids_max": max(m) if m else None,
+                 "mlids_over_groups": [min(x), max(x)] if x else None, "mlids_flat": None}
+            e["rss_kib_series"] = r
+            e["rss_judged_from"] = len(r) - len(j)
+            if len(j) >= 6:
+                first, second = max(j[:len(j) // 2]), max(j[len(j) // 2:])
+                e["rss_growth"] = round((second - first) / first, 4)
+                e["rss_flat"] = e["rss_growth"] <= FLAT
+                if not e["rss_flat"]:
+                    self.found.append((self.step, "master %d (pid %d): RSS grew %.1f %% over its second half "
+                                       "(%d -> %d KiB)" % (n, life["pid"], 100 * e["rss_growth"], first, second)))
+            if len(x) >= 6:
+                first, second = max(x[:len(x) // 2]), max(x[len(x) // 2:])
+                e["mlids_flat"] = second <= first
+                if not e["mlids_flat"]:
+                    self.found.append((self.step, "master %d (pid %d): MLIDs beyond the groups in use grew "
+                                       "from %d to %d" % (n, life["pid"], first, second)))
+            out.append(e)
+        return out
+
     def report(self, steps):
         storms = [s for s in self.storms if s.get("sent")]
         rss = [s["rss_kib"] for s in self.samples if s["rss_kib"]]
         tail = rss[len(rss) // 2:] or rss
         growth = (max(tail) - self.rss0) / self.rss0 if rss and self.rss0 else None
+        lifetimes = self.lifetime_report()
+        reads = [sum(s["read_s"].values()) for s in self.samples]
         return {
-            "net": self.sim.net, "seed": self.a.seed, "engine": self.a.engine,
+            "command": "tests/chaos/chaos.py " + " ".join(self.a.argv), "started": self.started,
+            "net": self.sim.net, "seed": self.a.seed, "engine": self.a.engine, "sm_args": self.a.sm_arg,
+            "hosts": len(self.sched.hosts) + 1, "switches": len(self.sim.netfile.switches()),
             "minutes": round((time.time() - self.t0) / 60, 2), "steps": steps, "faults": self.faults,
             "samples": len(self.samples),
-            "undelivered_after_up": sum(1 for s in self.samples if not s["delivered"]),
+            "pairs_per_sample": max((s["pairs"] for s in self.samples), default=0),
+            "pairs_checked": sum(s["pairs"] for s in self.samples),
+            "credit_check": "PathRecord SLs + SL2VL (harness.vl_credit_loops)" if self.sl_cdg else
+                            "every route on VL 0 (fastcheck)",
+            "undelivered_after_up": sum(1 for s in self.samples if s["finding_undelivered"]),
+            "undelivered_pairs_after_up": sum(s["undelivered_pairs"] for s in self.samples
+                                              if s["finding_undelivered"]),
+            "undelivered_while_sweeping": sum(1 for s in self.samples
+                                              if not s["delivered"] and not s["finding_undelivered"]),
             "credit_loops": sum(1 for s in self.samples if s["credit_loop"]),
             "lids_changed": sum(1 for s in self.samples if not s["lids_kept"]),
             "rss_kib_start": self.rss0, "rss_kib_end": rss[-1] if rss else None,
             "rss_kib_max": max(rss) if rss else None, "rss_growth": growth,
+            "lifetimes": lifetimes,
             "fds": [min(s["fds"] for s in self.samples if s["fds"]) if self.samples else None,
                     max(s["fds"] for s in self.samples if s["fds"]) if self.samples else None],
             "mlids_max": max((s["mlids"] or 0) for s in self.samples) if self.samples else None,
@@ -526,22 +641,48 @@ class Chaos:
             "sa_timeouts": sum(s["timeouts"] or 0 for s in storms),
             "sa_p99_ms_max": max((s["p99_ms"] or 0) for s in storms) if storms else None,
             "sa_max_ms": max((s["max_ms"] or 0) for s in storms) if storms else None,
+            "first_read_s": self.read0_s,
+            "read_s_max": round(max(reads), 1) if reads else None,
+            "check_s_max": max((s["check_s"] for s in self.samples), default=None),
+            "settle_s_max": max((s["settle_s"] for s in self.samples), default=None),
+            "load1": [round(min(self.loads), 2), round(sum(self.loads) / len(self.loads), 2),
+                      round(max(self.loads), 2)] if self.loads else None,
             "found": ["step %d: %s" % f for f in self.found],
+            "samples_detail": [{k: s[k] for k in ("step", "t", "faults", "settle_s", "read_s", "check_s", "load1",
+                                                  "pairs", "undelivered_pairs", "swept_during_read", "credit_loop",
+                                                  "lids_kept", "master_pid", "rss_kib", "fds", "mlids", "groups")}
+                               for s in self.samples],
         }
 
 
 def markdown(rep):
-    lines = ["# Chaos run %s" % datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "",
-             "`%s`, engine %s, seed %d, %.1f minutes, %d steps, %d samples." % (
-                 os.path.basename(rep["net"]), rep["engine"], rep["seed"], rep["minutes"], rep["steps"],
-                 rep["samples"]), "",
+    lines = ["# Chaos run %s" % rep.get("started", ""), "", "    %s" % rep.get("command", ""), "",
+             "`%s` (%d hosts, %d switches), engine %s%s, seed %d, %.1f minutes, %d steps, %d samples "
+             "of %d (host port, LID) pairs each." % (
+                 os.path.basename(rep["net"]), rep["hosts"], rep["switches"], rep["engine"],
+                 " " + " ".join(rep["sm_args"]) if rep["sm_args"] else "", rep["seed"], rep["minutes"],
+                 rep["steps"], rep["samples"], rep["pairs_per_sample"]), "",
+             "Machine load (1-minute load average at each sample, 2 cores): min/mean/max %s." % (rep["load1"],),
+             "Credit loops: %s." % rep["credit_check"], "",
              "| faults injected | count |", "|---|---|"]
     lines += ["| %s | %d |" % (k, v) for k, v in sorted(rep["faults"].items())]
     lines += ["", "| measure | value |", "|---|---|"]
-    for k in ("undelivered_after_up", "credit_loops", "lids_changed", "rss_kib_start", "rss_kib_end",
-              "rss_kib_max", "rss_growth", "fds", "mlids_max", "sa_queries", "sa_timeouts", "sa_p99_ms_max",
-              "sa_max_ms"):
+    for k in ("pairs_checked", "undelivered_after_up", "undelivered_pairs_after_up", "undelivered_while_sweeping",
+              "credit_loops", "lids_changed", "rss_kib_start", "rss_kib_end",
+              "rss_kib_max", "fds", "mlids_max", "sa_queries", "sa_timeouts", "sa_p99_ms_max",
+              "sa_max_ms", "first_read_s", "read_s_max", "check_s_max", "settle_s_max"):
         lines.append("| %s | %s |" % (k, rep[k]))
+    lines += ["", "Per master lifetime (from its first sample after SUBNET UP; RSS growth: highest over the "
+              "second half of its samples from its first re-route on against the highest over the first half, "
+              "judged from 6 such samples; MLIDs beyond the groups with members: must not grow):", "",
+              "| master | pid | from step | samples | RSS start/end/max KiB | RSS growth | MLIDs start/end/max "
+              "| MLIDs beyond groups min/max | flat |", "|---|---|---|---|---|---|---|---|---|"]
+    for e in rep["lifetimes"]:
+        lines.append("| %d | %d | %d | %d | %s/%s/%s | %s | %s/%s/%s | %s | %s |" % (
+            e["n"], e["pid"], e["from_step"], e["samples"], e["rss_kib_start"], e["rss_kib_end"],
+            e["rss_kib_max"], "-" if e["rss_growth"] is None else "%.1f %%" % (100 * e["rss_growth"]),
+            e["mlids_start"], e["mlids_end"], e["mlids_max"], e["mlids_over_groups"],
+            "-" if e["rss_flat"] is None else ("yes" if e["rss_flat"] and e["mlids_flat"] is not False else "NO")))
     lines += ["", "Found: %s" % ("nothing" if not rep["found"] else "")]
     lines += ["- %s" % f for f in rep["found"]]
     return "\n".join(lines) + "\n"
@@ -554,7 +695,9 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--net", help="an ibsim net file (default tests/fabrics/ftree-3l.net)")
     ap.add_argument("--hosts", type=int, help="a 3-level XGFT fat tree of about this many hosts instead")
-    ap.add_argument("--engine", default="updn")
+    ap.add_argument("--torus", help="an XxYxZ torus, one host per switch, with its torus-2QoS.conf "
+                                    "(bench/torus_bench.py); the engine torus-2QoS with -Q unless --engine")
+    ap.add_argument("--engine")
     ap.add_argument("--sweep", type=int, default=10, help="light sweep interval, seconds (-s)")
     ap.add_argument("--kinds", default=",".join(KINDS), help="fault kinds, comma separated")
     ap.add_argument("--sm-arg", action="append", default=[], help="one more ibsm argument")
@@ -562,6 +705,7 @@ def main(argv=None):
     ap.add_argument("--md", help="write the markdown report here")
     ap.add_argument("--keep", help="copy the logs of each step that found something under this directory")
     a = ap.parse_args(argv)
+    a.argv = list(sys.argv[1:] if argv is None else argv)
     a.kinds = tuple(k for k in a.kinds.split(",") if k)
     bad = [k for k in a.kinds if k not in KINDS]
     if bad:
@@ -570,19 +714,32 @@ def main(argv=None):
     tmp = None
     if a.hosts:
         tmp = tempfile.mkdtemp(prefix="chaos-net.")
-        k = max(2, round(a.hosts ** (1 / 3)))
-        net = os.path.join(tmp, "xgft.net")
+        # k x k x m hosts: exactly --hosts when some k near its cube root divides it (8192 = 16 x 16 x 32)
+        c = a.hosts ** (1 / 3)
+        exact = [k for k in range(max(2, int(c / 2)), int(c * 1.5) + 2) if a.hosts % (k * k) == 0]
+        k = min(exact, key=lambda k: abs(k - c)) if exact else max(2, round(c))
+        net = os.path.join(tmp, "xgft-%d.net" % a.hosts)
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "genfab.py"), "xgft", "--m",
                         "%d,%d,%d" % (k, k, max(1, a.hosts // (k * k))), "--w", "1,%d,%d" % (k, k),
                         "-o", net], check=True)
+    elif a.torus:
+        sys.path.insert(0, os.path.join(ROOT, "bench"))
+        import torus_bench  # noqa: E402
+        tmp = tempfile.mkdtemp(prefix="chaos-net.")
+        fab = torus_bench.Torus(tuple(int(x) for x in a.torus.lower().split("x")), tmp)
+        net = fab.net
+        if not a.engine:
+            a.engine = "torus-2QoS"
+            a.sm_arg = ["--torus_config", fab.conf, "-Q"] + a.sm_arg
+    a.engine = a.engine or "updn"
     sa_load = build_sa_load(h.build_dir())
+    fc.LFT_BLOCK = build_tool(h.build_dir(), os.path.join(HERE, "lft_block.c"), "lft_block",
+                              ["libibmad", "libibumad"])
     with h.Sim(net, lmc=0) as sim:
         rep = Chaos(sim, a, sa_load).run()
     h.cleanup()
     if tmp:
-        for f in os.listdir(tmp):
-            os.unlink(os.path.join(tmp, f))
-        os.rmdir(tmp)
+        shutil.rmtree(tmp, ignore_errors=True)
     text = markdown(rep)
     sys.stdout.write(text)
     if a.json:
