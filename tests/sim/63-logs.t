@@ -107,7 +107,10 @@ with h.Sim(net) as sim:
                 "activity_report_subjects: all\n" % sys_l.path)
     log = sim.path("ibsm1.log")
     env = sim.env("h1", NOTIFY_SOCKET=note.path)
-    sm1 = sim.start_sm(["-F", conf, "-f", log, "-p", "0", "-P", parts, "--sminfo_polling_timeout", "1000",
+    # a NOTIFY_SOCKET makes ibsm write its pid file: the test's own, not /run/ibsm's (two runs of
+    # the suite at once, or another test beside this one, would find each other's SM there)
+    sm1 = sim.start_sm(["-F", conf, "-f", log, "--pid_file", sim.path("ibsm1.pid"), "-p", "0", "-P", parts,
+                        "--sminfo_polling_timeout", "1000",
                           "--polling_retry_number", "3"], env=env, name="ibsm1")
     up = sm1.wait_for(log, r"SWP-0002 SUBNET UP", POLL_S)
     pid_rx = r"^<30>\w{3} [ \d]\d \d\d:\d\d:\d\d ibsm-t\[%d\]: INFO " % sm1.pid
