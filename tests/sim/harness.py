@@ -197,7 +197,9 @@ def cleanup():
 def _on_signal(signum, frame):
     cleanup()
     if signum == signal.SIGALRM:
-        print("Bail out! test timed out")
+        # a failure of this test alone, not "Bail out!": under prove -j2 a bail-out ends the
+        # whole run and leaves the test running beside this one orphaned
+        print("not ok - test timed out (its alarm rang): this test stops here")
         sys.stdout.flush()
         os._exit(255)
     os._exit(128 + signum)
@@ -1899,7 +1901,9 @@ class Tap:
         sys.exit(1)
 
     def bail_out(self, reason):
-        self._out("Bail out! %s" % reason)
+        """This test cannot go on: a failure of its own (not TAP's "Bail out!", which would end
+        every test prove runs beside it, and leave them orphaned under -j2)."""
+        self._out("not ok - %s: this test stops here" % reason)
         cleanup()
         os._exit(255)
 
