@@ -177,3 +177,15 @@ int file_read_setting(const char *key, const char *path, size_t cap, char **text
 	}
 	return rc;
 }
+
+char *file_next_line(char **cursor, char *end)
+{
+	char *line = *cursor;
+	if (line >= end)
+		return NULL;
+	char *nl = memchr(line, '\n', (size_t)(end - line));
+	*cursor = nl ? nl + 1 : end;
+	if (nl)
+		*nl = '\0';
+	return line;
+}

@@ -36,6 +36,11 @@ enum file_error {
 int file_read_capped(const char *path, size_t cap, const char *what, char **text, size_t *len,
 		     GError **err);
 
+/* Lines of a text read above, one at a time: *cursor starts at text and end is text + len.
+ * Returns the next line with its '\n' replaced by NUL (the cursor moves past it), or NULL
+ * when none is left. */
+char *file_next_line(char **cursor, char *end);
+
 /* The same read for the file that setting `key` names (a configuration key or a flag), with
  * the messages an administrator greps for: "KEY PATH: a FIFO, not a regular file: not read",
  * "KEY PATH: larger than 16 MiB (N bytes): not read", "KEY PATH: cannot open it: No such file

@@ -97,11 +97,8 @@ static GArray *guid2lid_read(const char *path, int quiet, uint32_t *n_bad)
 		return a;
 	}
 	uint32_t lineno = 0;
-	for (char *line = text, *next; line < text + len; line = next) {
-		char *nl = memchr(line, '\n', (size_t)(text + len - line));
-		next = nl ? nl + 1 : text + len;
-		if (nl)
-			*nl = '\0';
+	char *cur = text, *line;
+	while ((line = file_next_line(&cur, text + len))) {
 		lineno++;
 		size_t n = strlen(line); /* a NUL byte ends the line: what follows is junk */
 		while (n > 0 && line[n - 1] == '\r')

@@ -68,11 +68,8 @@ static void load_neighbors(struct guid2mkey *m)
 		return;
 	}
 	uint32_t lineno = 0;
-	for (char *line = text, *next; line < text + len; line = next) {
-		char *nl = memchr(line, '\n', (size_t)(text + len - line));
-		next = nl ? nl + 1 : text + len;
-		if (nl)
-			*nl = '\0';
+	char *cur = text, *line;
+	while ((line = file_next_line(&cur, text + len))) {
 		lineno++;
 		const char *s = line + strspn(line, " \t\r"), *e;
 		if (!*s || *s == '#')
@@ -110,11 +107,8 @@ struct guid2mkey *guid2mkey_load(const char *path)
 		return m;
 	}
 	uint32_t lineno = 0;
-	for (char *line = text, *next; line < text + len; line = next) {
-		char *nl = memchr(line, '\n', (size_t)(text + len - line));
-		next = nl ? nl + 1 : text + len;
-		if (nl)
-			*nl = '\0';
+	char *cur = text, *line;
+	while ((line = file_next_line(&cur, text + len))) {
 		lineno++;
 		const char *s = line + strspn(line, " \t\r");
 		if (!*s || *s == '#')
