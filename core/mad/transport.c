@@ -12,6 +12,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 #include "base/log.h"
+#include "base/thread_sched.h"
 #include "mad/transport.h"
 
 #define SLOT_BITS 8
@@ -55,6 +56,8 @@ struct transport {
 	int64_t last_tick_us;
 	int64_t last_look_us;          /* the umad fd was last looked at (slice statistics) */
 	const char *look_label;        /* the label in force then */
+	struct thread_sched sched;     /* this thread's CPU and run-queue times, read at sched_us */
+	int64_t sched_us;              /* 0: not read (or not available) */
 	int64_t last_answer_us;        /* when an SMP of ours was last answered: the progress */
 	int quiescing;                 /* transport_quiesce(): nothing is sent any more */
 	struct mkey_cfg mkey;
@@ -390,12 +393,39 @@ void transport_slices_reset(struct transport *t)
 	t->stats.slice_max_label = t->stats.slice_max_label_to = NULL;
 }
 
+/* A slice this long is said, with how much of it (and of the few ms before it) this thread
+ * ran and how much it waited for a CPU: the SA's 50 ms budget, whose time it was. */
+#define SLICE_SAID_US      50000
+#define SCHED_REFRESH_US   20000 /* the reading compared with is at most this old at a slice's start */
+
+static void slice_said(struct transport *t, int64_t now, uint64_t us)
+{
+	struct thread_sched cur;
+	if (!t->sched_us || thread_sched_read(&cur) < 0) {
+		t->sched_us = 0;
+		LOG_I("MAD-0003", "the event loop was away from the fabric %.1f ms (from %s to %s)",
+		      (double)us / 1000.0, t->look_label, slice_label);
+		return;
+	}
+	LOG_I("MAD-0003", "the event loop was away from the fabric %.1f ms (from %s to %s); in the "
+	      "last %.1f ms this thread ran %.1f ms and waited %.1f ms for a CPU", (double)us / 1000.0,
+	      t->look_label, slice_label, (double)(now - t->sched_us) / 1000.0,
+	      (double)(cur.on_cpu_ns - t->sched.on_cpu_ns) / 1e6, (double)(cur.wait_ns - t->sched.wait_ns) / 1e6);
+	t->sched = cur;
+	t->sched_us = now;
+}
+
 /* Before a look at the umad fd: the stretch since the last one is a slice the SA waited out. */
 static void slice_end(struct transport *t)
 {
+	int64_t now = g_get_monotonic_time();
+	uint64_t us = t->last_look_us ? (uint64_t)(now - t->last_look_us) : 0;
+	if (us >= SLICE_SAID_US)
+		slice_said(t, now, us); /* against the reading from before the slice; then a new one */
+	else if (now - t->sched_us >= SCHED_REFRESH_US)
+		t->sched_us = thread_sched_read(&t->sched) == 0 ? now : 0;
 	if (!t->last_look_us)
 		return;
-	uint64_t us = (uint64_t)(g_get_monotonic_time() - t->last_look_us);
 	static const uint64_t over_us[4] = { 10000, 20000, 50000, 100000 };
 	for (int i = 0; i < 4 && us >= over_us[i]; i++)
 		t->stats.slices_over[i]++;
