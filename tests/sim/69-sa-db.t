@@ -11,7 +11,7 @@ A. ibsm (another simulator, a fresh fabric) with sa_db_file = OpenSM's dump and 
    saquery SR, MCMR and IIR answer what OpenSM answered (the lease left of the 600 s service
    at most 600); the MFTs carry the restored groups to their members (flooded from each member);
    a trace of the SMPs: ClientReregister in PortInfo Sets, the default (ibsim's ports do not
-   claim CapabilityMask bit 25: tests/tools/capbits.so sets it in the PortInfo the SM reads). Then a client registers one more service and h6 joins the group: the
+   claim CapabilityMask bit 25: tests/tools/smp_rewrite.so sets it in the PortInfo the SM reads). Then a client registers one more service and h6 joins the group: the
    next light sweep writes opensm-sa.dump (mode 0600, no .tmp left) in OpenSM's format with
    them; SIGTERM.
 B. ibsm again (a third simulator) with sa_db_file = that dump and no_clients_rereg: the same
@@ -204,7 +204,7 @@ def start_ibsm(sim, host, name, args, trace=None, **env_extra):
     env = sim.env(host, rmpp=True, **env_extra)
     if trace:
         env["SMPCOUNT_TRACE"] = trace
-        env["LD_PRELOAD"] = os.path.join(h.build_dir(), "tests", "tools", "capbits.so") + " " + env["LD_PRELOAD"]
+        env["LD_PRELOAD"] = os.path.join(h.build_dir(), "tests", "tools", "smp_rewrite.so") + " " + env["LD_PRELOAD"]
         env["CAPBITS"] = "0x02000000"   # IsClientReregistrationSupported
     log = sim.path("%s.log" % name)
     return sim.start_sm(["-f", log, "-s", "1"] + args, host=host, env=env, name=name), log

@@ -24,7 +24,7 @@ LinkWidthEnabled, the thresholds nor the enforcement bits, so an SM's later Sets
 back as read. SwitchInfo:MulticastFDBTop is not compared here:
 ibsim's switches do not claim IsMulticastFDBTopSupported, so neither SM writes it
 (tests/unit/test_wire.c checks it against the fake SMAs) but in part 5:
-  5. tiny.net with tests/tools/capbits.so making every port claim the capability: after h2
+  5. tiny.net with tests/tools/smp_rewrite.so making every port claim the capability: after h2
      and h3 join the IPoIB broadcast group, both SMs leave 0xC01F on both switches; before,
      ibsm writes 0xBFFF (no entry valid). Remaining differences are listed,
 with their reasons, in doc/opensm-dropin.md."""
@@ -184,13 +184,13 @@ def top_sets(trace):
 
 
 def run_mcast(sm):
-    """An SM on tiny.net whose ports claim IsMulticastFDBTopSupported (tests/tools/capbits.so);
+    """An SM on tiny.net whose ports claim IsMulticastFDBTopSupported (tests/tools/smp_rewrite.so);
     once it is idle h2 and h3 (one on each switch) join the IPoIB broadcast group: the
     MulticastFDBTop Sets per switch, before and after the joins, and the log tail."""
     with h.Sim(net, lmc=0, host=SM_HOST) as sim:
         trace = sim.path("%s.trace" % sm)
         env = h.with_counter(sim.env(SM_HOST), sim.count_file(sm))
-        env["LD_PRELOAD"] = os.path.join(h.build_dir(), "tests", "tools", "capbits.so") + " " + env["LD_PRELOAD"]
+        env["LD_PRELOAD"] = os.path.join(h.build_dir(), "tests", "tools", "smp_rewrite.so") + " " + env["LD_PRELOAD"]
         env["CAPBITS"] = "0x40000000"   # IsMulticastFDBTopSupported
         env["SMPCOUNT_TRACE"] = trace
         log = sim.path("%s.log" % sm)

@@ -3,7 +3,7 @@
 wire (the SMP counter's trace, tests/tools/smpcount.c) and read back with infiniband-diags,
 beside OpenSM 3.3.23 on the same fabric:
   1. fdr10: ibsim's nodes report DeviceID 0, which neither SM sends MlnxExtPortInfo (0xFF90)
-     to: not one such MAD. With tests/tools/devid.so making every node a ConnectX-3 (0x1003)
+     to: not one such MAD. With tests/tools/smp_rewrite.so making every node a ConnectX-3 (0x1003)
      and every MlnxExtPortInfo answer claim FDR10 in LinkSpeedSupported, both SMs send a Get
      to the same ports and a Set (StateChangeEnable 1, LinkSpeedEnabled FDR10) to the same
      ports; `smpquery MEPI` then reads LinkSpeedEnabled 1 (ibsim keeps what is set). A second
@@ -65,7 +65,7 @@ def run_sm(sim, sm, args=(), conf=None, shim=True, name=None):
         os.unlink(trace)
     env = h.with_counter(sim.env("h1"), sim.count_file(name))
     if shim:
-        env["LD_PRELOAD"] = os.path.join(h.build_dir(), "tests", "tools", "devid.so") + " " + env["LD_PRELOAD"]
+        env["LD_PRELOAD"] = os.path.join(h.build_dir(), "tests", "tools", "smp_rewrite.so") + " " + env["LD_PRELOAD"]
         env["DEVID"], env["EPI_SUPPORTED"] = "0x1003", "0x1"
     env["SMPCOUNT_TRACE"] = trace
     argv = ([h.which("opensm"), "-e", "-o"] if sm == "opensm" else [h.ibsm_path(), "--once"])
