@@ -127,7 +127,7 @@ def parse_vlarb(text):
 
 
 def portinfo(sim, lid, port):
-    r = sim.run(["smpquery", "portinfo", str(lid), str(port)], timeout=20)
+    r = sim.query(["smpquery", "portinfo", str(lid), str(port)], timeout=20)
     m = re.search(r"OperVLs:\.*(\S+)", r.out)
     lo = re.search(r"VLArbLowCap:\.*(\d+)", r.out)
     hi = re.search(r"VLArbHighCap:\.*(\d+)", r.out)
@@ -147,9 +147,9 @@ def read_all(sim):
                 typ = "rtr" if node.type == "RT" else "ca"
                 vls, caps = portinfo(sim, p.lid, pn)
                 label = "%s[%d]" % (node.desc.split()[0], pn)
-                r = sim.run(["smpquery", "sl2vl", str(p.lid)], timeout=20)
+                r = sim.query(["smpquery", "sl2vl", str(p.lid)], timeout=20)
                 tabs[label + " sl2vl"] = parse_sl2vl(r.out).get((0, 0))
-                r = sim.run(["smpquery", "vlarb", str(p.lid)], timeout=20)
+                r = sim.query(["smpquery", "vlarb", str(p.lid)], timeout=20)
                 tabs[label + " vlarb"] = parse_vlarb(r.out)
                 facts[label] = (vls, caps, typ)
             continue
@@ -157,10 +157,10 @@ def read_all(sim):
         for out in range(0, node.nports + 1):
             vls, caps = portinfo(sim, node.lid, out)
             label = "%s[%d]" % (node.desc, out)
-            r = sim.run(["smpquery", "sl2vl", str(node.lid), str(out)], timeout=20)
+            r = sim.query(["smpquery", "sl2vl", str(node.lid), str(out)], timeout=20)
             tabs[label + " sl2vl"] = parse_sl2vl(r.out)
             if out or esp0:
-                r = sim.run(["smpquery", "vlarb", str(node.lid), str(out)], timeout=20)
+                r = sim.query(["smpquery", "vlarb", str(node.lid), str(out)], timeout=20)
                 tabs[label + " vlarb"] = parse_vlarb(r.out)
             typ = "swe" if out in node.ports else "down" if out else "sw0" if esp0 else "bsp0"
             facts[label] = (vls, caps, typ)

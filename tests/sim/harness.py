@@ -555,6 +555,17 @@ class Sim:
         return run([exe or argv[0]] + list(argv[1:]), env=env or self.env(host), cwd=self.rundir,
                    timeout=timeout)
 
+    def query(self, argv, host=None, timeout=60, env=None, ok=None):
+        """Run a read-only diag (smpquery, saquery, ...) until it succeeds (OK(result), else
+        rc 0), at most 5 times: on a loaded machine a diag's own MAD timeout can expire before
+        the simulator answers, and a read that failed once says nothing about the fabric. The
+        last Result is returned either way."""
+        for _ in range(5):
+            r = self.run(argv, host=host, timeout=timeout, env=env)
+            if (ok(r) if ok else r.rc == 0):
+                break
+        return r
+
     def count_file(self, name):
         """A new SMPCOUNT_FILE path in the scratch dir (NAME-N.smpcount)."""
         self._counts += 1
