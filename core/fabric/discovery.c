@@ -21,6 +21,7 @@ struct disc {
 	struct model_builder *b;
 	const struct fabric *prev;
 	int reread_desc;
+	int psc_not_ours;          /* DISCOVER_PSC_NOT_OURS: read every port, clear no PortStateChange */
 	int mkeys;                 /* any key to present: protection on, or keys of the last generation */
 	GArray *failed_probes;     /* struct probe: NodeInfo that failed for good */
 	struct discovery_stats st;
@@ -273,6 +274,15 @@ static void got_switchinfo(struct disc *d, uint32_t idx, const uint8_t *data)
 {
 	struct model_node_in *n = model_node(d->b, idx);
 	int psc = patch_take_switchinfo(n, data);
+	if (d->psc_not_ours) {
+		/* another SM may be master: the bit is its record of what changed, not ours to
+		 * clear (sweep_reset_state_change clears it once this SM is master), and a clear
+		 * bit says nothing about what changed since our last sweep */
+		if (psc)
+			mad_set_field(n->switchinfo, 0, IB_SW_STATE_CHANGE_F, 1);
+		read_external_ports(d, idx);
+		return;
+	}
 	uint32_t old = quiet_switch(d, n, psc);
 	if (old != IBSM_NONE)
 		reuse_external_ports(d, idx, old);
@@ -435,10 +445,11 @@ static uint32_t reprobe(struct disc *d)
 }
 
 struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t generation,
-			       const struct fabric *prev, int reread_desc, struct discovery_stats *st,
+			       const struct fabric *prev, int flags, struct discovery_stats *st,
 			       GError **err)
 {
-	struct disc d = { .t = t, .b = model_builder_new(), .prev = prev, .reread_desc = reread_desc,
+	struct disc d = { .t = t, .b = model_builder_new(), .prev = prev, .reread_desc = !!(flags & DISCOVER_REREAD_DESC),
+			  .psc_not_ours = !!(flags & DISCOVER_PSC_NOT_OURS),
 			  .mkeys = mkey_any(transport_mkey(t)) || (prev && prev->any_mkey),
 			  .failed_probes = g_array_new(FALSE, FALSE, sizeof(struct probe)) };
 	send_dr(&d, NULL, -1, IB_ATTR_NODE_INFO, 0, mk_cookie(LOCAL_NODE, 0, K_NODEINFO));

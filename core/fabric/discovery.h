@@ -44,15 +44,20 @@ struct discovery_stats {
  * PortStateChange (cleared first, so a later change shows next time) or `prev` (the last
  * generation, may be NULL) does not know them in full; otherwise they are taken from prev:
  * no port of that switch changed state since (the SM's own PortInfo Sets do not set the bit).
- * NodeDescription only for nodes prev does not have, or for every node when reread_desc is
- * set (trap 144). Stops early when *stop becomes
+ * NodeDescription only for nodes prev does not have, or for every node with
+ * DISCOVER_REREAD_DESC (trap 144). With DISCOVER_PSC_NOT_OURS (this SM is not master: another
+ * may be, and PortStateChange is its record) every switch's external ports are read and no
+ * PortStateChange is cleared: a bit seen set stays set in the node's SwitchInfo for
+ * sweep_reset_state_change once this SM is master. Stops early when *stop becomes
  * non-zero (-EINTR). Returns generation `generation` holding one reference, or NULL with *err.
  * A generation is returned even when some SMPs failed (st->failures says how many); then a
  * port whose read failed is taken from prev (a switch's SwitchInfo too), a link whose NodeInfo
  * failed between nodes found all the same is kept as prev had it, and the nodes behind such
  * ports (or behind NodeInfo that failed) are carried over from prev (fabric/carry.h). */
+#define DISCOVER_REREAD_DESC  1
+#define DISCOVER_PSC_NOT_OURS 2
 struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t generation,
-			       const struct fabric *prev, int reread_desc, struct discovery_stats *st,
+			       const struct fabric *prev, int flags, struct discovery_stats *st,
 			       GError **err);
 
 #endif

@@ -21,6 +21,7 @@
 #include "sm/repair.h"
 #include "sm/sadb.h"
 #include "sm/sminfo.h"
+#include "sm/state_change.h"
 #include "sm/sweep.h"
 
 #define ROUTING_POLL_MS 20 /* MAD service slice while the routing thread works (at most) */
@@ -282,7 +283,9 @@ static int discover_phase(struct sm *sm, GError **err)
 	phase_begin(&sm->phases, "discovery");
 	int reread = sm->reread_desc;
 	sm->reread_desc = 0;
-	struct fabric *f = discover_fabric(sm->t, &sm->stop, ++sm->generation, sm->fabric, reread, &ds, err);
+	/* not master yet: PortStateChange may be another master's record (sm/state_change.h) */
+	int flags = (reread ? DISCOVER_REREAD_DESC : 0) | (sm->state != IB_SM_MASTER ? DISCOVER_PSC_NOT_OURS : 0);
+	struct fabric *f = discover_fabric(sm->t, &sm->stop, ++sm->generation, sm->fabric, flags, &ds, err);
 	if (!f) {
 		phase_end(&sm->phases, "failed");
 		return -1;
@@ -443,6 +446,7 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 	sm->sa_in.act_count = sminfo_act_count(sm);
 	sa_publish(sm->sa, &sm->sa_in);
 	struct fabric *f = sm->fabric;
+	sweep_reset_state_change(sm); /* the bits a discovery as non-master left set */
 	if (sm->first_master_sweep)
 		sadb_restore(sm); /* before LIDs and programming, as OpenSM (sm/sadb.h) */
 	transport_slice_label("lids");
