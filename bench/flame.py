@@ -16,12 +16,24 @@ functions with the most samples, self (on-CPU in the function itself) and inclus
 
 Writes bench/results/flame-<date>.md, flame-<date>-<sm>.svg and .folded. Needs `perf`
 (Debian linux-perf) and permission to profile one's own processes (perf_event_paranoid <= 2).
-Every process is stopped by pid on every path (bench.py's Procs)."""
+Every process is stopped by pid on every path (bench.py's Procs).
+
+    python3 bench/flame.py --counts [--hosts 2048] [--repeat 3] [--ibsm build/ibsm]
+
+--counts measures what depends little on how busy the machine is: ibsm's bring-up and
+bench/smprate.c -r sending the same SMPs again (recorded by tests/tools/smpcount.so) are each
+run under `perf stat` (system calls by kind, context switches), and the CPU both spent on the
+SMPs is read (ibsm: /proc from DISCOVERING to SUBNET UP, all threads, umad2sim's receiver
+included; smprate: its own getrusage around the sending), as is ibsim's CPU and how often it
+slept for want of a request (its voluntary context switches): all per SMP. Wall-clock times
+are printed too, as a noisy side note. Writes bench/results/persmp-<date>.md."""
 import collections
 import datetime
 import html
 import os
+import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -208,10 +220,236 @@ def markdown(meta, results):
     return "\n".join(out) + "\n"
 
 
+# --counts: few events, so perf stat itself stays cheap (with some thirty tracepoints a start
+# took seconds longer)
+COUNT_EVENTS = ("raw_syscalls:sys_enter", "syscalls:sys_enter_write", "syscalls:sys_enter_read",
+                "syscalls:sys_enter_poll", "syscalls:sys_enter_futex", "context-switches")
+
+
+def task_counts(pid):
+    """[cpu seconds, voluntary, involuntary context switches] of a live process, all threads
+    (CPU: the process's, exited threads included; switches: its live threads'); None if gone."""
+    cpu = b.proc_cpu(pid)
+    if cpu is None:
+        return None
+    v = nv = 0
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/status" % (pid, tid)) as f:
+                for line in f:
+                    if line.startswith("voluntary_ctxt_switches:"):
+                        v += int(line.split()[1])
+                    elif line.startswith("nonvoluntary_ctxt_switches:"):
+                        nv += int(line.split()[1])
+    except OSError:
+        pass
+    return [cpu, v, nv]
+
+
+def perf_counts(path):
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                p = line.strip().split(",")
+                if len(p) > 2 and p[0][:1].isdigit():
+                    out[p[2].replace("syscalls:sys_enter_", "").replace("raw_syscalls:sys_enter",
+                                                                           "all")] = float(p[0])
+    except OSError:
+        pass
+    return out
+
+
+def under_perf_stat(cmd, env, rundir, name):
+    stat = os.path.join(rundir, name + ".perf")
+    preload = env.pop("LD_PRELOAD")  # the workload's, not perf's
+    full = ["perf", "stat", "-x,", "-o", stat, "-e", ",".join(COUNT_EVENTS), "--", "env",
+            "LD_PRELOAD=" + preload] + cmd
+    return b.PROCS.start(full, rundir, env, os.path.join(rundir, name + ".out")), stat
+
+
+def counted_bringup(sm, fabric, rundir, umad2sim, timeout, trace=None):
+    """One bring-up of ibsm on a fresh ibsim: with trace, recorded by smpcount.so (for the
+    replay), else under perf stat with the CPU read at DISCOVERING and at SUBNET UP."""
+    os.makedirs(rundir, exist_ok=True)
+    sim = b.Sim(fabric, rundir)
+    res = {"up": False}
+    p = None
+    try:
+        log = os.path.join(rundir, "sm.log")
+        env = sim.client_env(umad2sim, rundir)
+        if trace:
+            env.update(LD_PRELOAD="%s:%s" % (b.SMPCOUNT_SO, umad2sim), SMPCOUNT_TRACE=trace,
+                       SMPCOUNT_TRACE_BUFFER="1")
+            p = b.PROCS.start(sm.command(log), rundir, env, os.path.join(rundir, "sm.out"))
+            child, stat = p.pid, None
+        else:
+            p, stat = under_perf_stat(sm.command(log), env, rundir, "sm")
+            child = None
+        watch = b.LogWatch(log)
+        t0 = time.monotonic()
+        disc = None
+        while time.monotonic() - t0 < timeout and p.poll() is None:
+            if child is None:
+                kids = children(p.pid)
+                child = kids[0] if kids else None
+            if disc is None and child and watch.seen("SWP-0021"):  # entering DISCOVERING
+                disc = (time.monotonic(), task_counts(child), sim_counts(sim))
+            if watch.seen("SUBNET UP"):
+                res["up"] = True
+                break
+            time.sleep(b.POLL_S)
+        if res["up"] and disc and child:
+            end = (time.monotonic(), task_counts(child), sim_counts(sim))
+            if disc[1] and end[1] and disc[2] and end[2]:
+                res["wall_s"] = end[0] - disc[0]
+                res["cpu_s"] = end[1][0] - disc[1][0]
+                res["ibsim"] = [y - x for x, y in zip(disc[2], end[2])]
+        if res["up"]:
+            b.wait_stats_logged(log, 0)
+        for pid in ([child] if child else []):
+            try:
+                os.kill(pid, 15)
+            except ProcessLookupError:
+                pass
+        try:
+            p.wait(60)
+        except subprocess.TimeoutExpired:
+            pass
+        b.PROCS.stop(p)
+        total = b.parse_stats(log)[1]
+        res["smps"] = total.get("smps") if total else None
+        if stat:
+            res["perf"] = perf_counts(stat)
+    finally:
+        if p is not None:
+            b.PROCS.stop(p)
+        sim.stop()
+    return res
+
+
+def sim_counts(sim):
+    return task_counts(sim.proc.pid)
+
+
+def counted_replay(smprate, fabric, rundir, umad2sim, trace):
+    """bench/smprate.c -r TRACE (64 in flight, as ibsm) under perf stat on a fresh ibsim."""
+    os.makedirs(rundir, exist_ok=True)
+    sim = b.Sim(fabric, rundir)
+    res = {}
+    p = None
+    try:
+        env = sim.client_env(umad2sim, rundir)
+        s0 = sim_counts(sim)
+        p, stat = under_perf_stat([smprate, "-w", "64", "-r", trace], env, rundir, "smprate")
+        b.PROCS.wait_rusage(p, 600)
+        s1 = sim_counts(sim)
+        with open(os.path.join(rundir, "smprate.out")) as f:
+            m = re.search(r"smps=(\d+) seconds=([\d.]+) .*cpu_us=(\d+) vcsw=(\d+) ivcsw=(\d+)", f.read())
+        if m:
+            res.update(smps=int(m.group(1)), wall_s=float(m.group(2)), cpu_s=int(m.group(3)) / 1e6,
+                       vcsw=int(m.group(4)), ivcsw=int(m.group(5)))
+        res["perf"] = perf_counts(stat)
+        if s0 and s1:
+            res["ibsim"] = [y - x for x, y in zip(s0, s1)]
+    finally:
+        if p is not None:
+            b.PROCS.stop(p)
+        sim.stop()
+    return res
+
+
+def counts_markdown(meta, runs):
+    """The per-SMP table: medians over the repetitions, ibsm beside its replay."""
+    def med(vals):
+        v = [x for x in vals if x is not None]
+        return statistics.median(v) if v else None
+
+    def per(rs, f):
+        return med([f(r) / r["smps"] if r.get("smps") and f(r) is not None else None for r in rs])
+    out = ["# Per SMP: ibsm's bring-up and the same SMPs sent by bench/smprate.c -r", "",
+           "%s, fabric %s, engine %s, %d repetition(s), %s; load average %s at start (the "
+           "machine's other work: wall-clock times are noise, counts per SMP are not)." % (
+               meta["date"], meta["fabric"], meta["engine"], meta["repeat"], meta["build"],
+               meta["loadavg"]), "",
+           "System calls and context switches: `perf stat` over the whole process (ibsm: start-up "
+           "included, a few hundred calls). CPU: ibsm's from DISCOVERING to SUBNET UP, all threads "
+           "(umad2sim's receiver thread included); smprate's over its sending (getrusage). ibsim: "
+           "its CPU and its voluntary context switches (it slept, waiting for a request) over the "
+           "same stretch. Medians of the repetitions.", "",
+           "| per SMP | ibsm | smprate -r | ibsm - smprate |", "|---|---:|---:|---:|"]
+    sm, rp = runs["ibsm"], runs["replay"]
+    rows = [("system calls, all", lambda r: r.get("perf", {}).get("all"), "%.3f")]
+    for k in ("write", "read", "poll", "futex"):
+        rows.append(("  %s" % k, lambda r, k=k: r.get("perf", {}).get(k), "%.3f"))
+    rows += [("context switches (perf)", lambda r: r.get("perf", {}).get("context-switches"), "%.3f"),
+             ("CPU (us)", lambda r: r["cpu_s"] * 1e6 if r.get("cpu_s") is not None else None, "%.2f"),
+             ("ibsim CPU (us)", lambda r: r["ibsim"][0] * 1e6 if r.get("ibsim") else None, "%.2f"),
+             ("ibsim voluntary switches", lambda r: r["ibsim"][1] if r.get("ibsim") else None, "%.3f"),
+             ("wall (us, noisy)", lambda r: r["wall_s"] * 1e6 if r.get("wall_s") else None, "%.2f")]
+    for name, f, fmt in rows:
+        a, c = per(sm, f), per(rp, f)
+        out.append("| %s | %s | %s | %s |" % (name, fmt % a if a is not None else "-",
+                                             fmt % c if c is not None else "-",
+                                             (fmt % (a - c)) if a is not None and c is not None else "-"))
+    out.append("")
+    out.append("SMPs: ibsm %s, replay %s." % (", ".join(str(r.get("smps")) for r in sm),
+                                              ", ".join(str(r.get("smps")) for r in rp)))
+    return "\n".join(out) + "\n"
+
+
+def counts_main(a):
+    umad2sim = b.find_umad2sim()
+    smprate = b.build_client(os.path.dirname(a.ibsm), "smprate")
+    b.SMPCOUNT_SO = os.path.join(os.path.dirname(a.ibsm), "tests", "tools", "smpcount.so")
+    if not smprate or not os.path.exists(b.SMPCOUNT_SO):
+        sys.exit("flame --counts: needs bench/smprate.c built and %s" % b.SMPCOUNT_SO)
+    work = tempfile.mkdtemp(prefix="ibsm-counts.")
+    runs = {"ibsm": [], "replay": []}
+    try:
+        fabric = b.Fabric(a.hosts, work)
+        meta = {"date": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), "engine": a.engine,
+                "fabric": fabric.label + " hosts/switches", "loadavg": "%.2f" % os.getloadavg()[0],
+                "repeat": a.repeat, "build": a.ibsm}
+        sm = b.Ibsm(a.ibsm, a.engine, [])
+        for i in range(a.repeat):
+            trace = os.path.join(work, "smps-%d.trace" % i)
+            traced = counted_bringup(sm, fabric, os.path.join(work, "trace-%d" % i), umad2sim,
+                                     a.timeout, trace)
+            r = counted_bringup(sm, fabric, os.path.join(work, "ibsm-%d" % i), umad2sim, a.timeout)
+            runs["ibsm"].append(r)
+            if traced["up"] and os.path.exists(trace):
+                runs["replay"].append(counted_replay(smprate, fabric, os.path.join(work, "replay-%d" % i),
+                                                     umad2sim, trace))
+                os.unlink(trace)
+            sys.stderr.write("counts: round %d: ibsm %s SMPs, replay %s\n" % (
+                i + 1, r.get("smps"), runs["replay"][-1].get("smps") if runs["replay"] else None))
+        text = counts_markdown(meta, runs)
+        sys.stdout.write(text)
+        if not a.no_save:
+            path = os.path.join(HERE, "results", "persmp-%s.md" % datetime.date.today().isoformat())
+            with open(path, "w") as f:
+                f.write(text)
+    finally:
+        b.PROCS.stop_all()
+        if a.keep:
+            sys.stderr.write("counts: kept %s\n" % work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0 if runs["ibsm"] and all(r["up"] for r in runs["ibsm"]) else 1
+
+
 def main(argv):
     def add(ap):
         ap.add_argument("--frequency", type=int, default=499, help="perf samples per second")
+        ap.add_argument("--counts", action="store_true",
+                        help="per-SMP system calls, context switches and CPU: ibsm vs smprate -r")
+        ap.add_argument("--repeat", type=int, default=3, help="--counts: rounds")
     a = b.section_args("flame graphs of a bring-up", 8192, argv, add)
+    if a.counts:
+        if not shutil.which("perf"):
+            sys.exit("flame: perf not found (Debian linux-perf)")
+        return counts_main(a)
     if not shutil.which("perf"):
         sys.exit("flame: perf not found (Debian linux-perf)")
     umad2sim = b.find_umad2sim()

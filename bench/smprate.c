@@ -10,7 +10,9 @@
  * `make bench` divides the SM's bring-up time by.
  *
  * usage: smprate [-n COUNT] [-w WINDOW] [-p HOPS] [-r TRACE]  (under LD_PRELOAD=libumad2sim.so)
- * prints: smps=<answered> seconds=<s> rate=<smps per second> lost=<n>
+ * prints: smps=<answered> seconds=<s> rate=<smps per second> lost=<n> cpu_us=<user+sys of all
+ * threads, umad2sim's receiver included, while sending> vcsw=<voluntary> ivcsw=<involuntary
+ * context switches meanwhile> (bench/flame.py --counts divides them by the SMPs)
  */
 #include <endian.h>
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +69,8 @@ static struct trace_rec *load_trace(const char *path, long *n)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return NULL;
+	static char buf[1 << 20]; /* a read per MB (glibc ignores the size without a buffer) */
+	setvbuf(f, buf, _IOFBF, sizeof(buf));
 	long cap = 1 << 16, k = 0;
 	struct trace_rec *v = malloc(cap * sizeof(*v)), r;
 	while (v && fread(&r, sizeof(r), 1, f) == 1) {
@@ -144,6 +149,8 @@ int main(int argc, char **argv)
 	if (!send_buf || !recv_buf)
 		return 1;
 
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_SELF, &ru0);
 	start = now_seconds();
 	while (answered < count) {
 		while (sent < count && inflight < window) {
@@ -178,8 +185,12 @@ int main(int argc, char **argv)
 			answered++;
 	}
 	seconds = now_seconds() - start;
-	printf("smps=%ld seconds=%.3f rate=%.0f lost=%ld\n", answered, seconds,
-	       seconds > 0 ? answered / seconds : 0.0, sent - answered);
+	getrusage(RUSAGE_SELF, &ru1);
+	long cpu_us = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec + ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1000000L +
+		      ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec + ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec;
+	printf("smps=%ld seconds=%.3f rate=%.0f lost=%ld cpu_us=%ld vcsw=%ld ivcsw=%ld\n", answered, seconds,
+	       seconds > 0 ? answered / seconds : 0.0, sent - answered, cpu_us, ru1.ru_nvcsw - ru0.ru_nvcsw,
+	       ru1.ru_nivcsw - ru0.ru_nivcsw);
 	umad_unregister(fd, agent);
 	umad_unregister(fd, lid_agent);
 	umad_close_port(fd);

@@ -41,7 +41,11 @@ static int dev_wait(void *ctx, int timeout_ms)
 static int dev_recv(void *ctx, void *umad, int *len, int timeout_ms)
 {
 	struct smdev *d = ctx;
-	if (!dev_wait(ctx, timeout_ms))
+	/* Without a wait umad_recv() only reads (libibumad polls only for a timeout), and the read
+	 * never blocks: the port is opened O_NONBLOCK (umad_open_port), and umad2sim's read of an
+	 * empty queue returns -EWOULDBLOCK. A poll first would only take umad2sim's two locks
+	 * once more per MAD, against its receiver thread. */
+	if (timeout_ms && !dev_wait(ctx, timeout_ms))
 		return -EAGAIN;
 	int mlen = *len - (int)umad_size();
 	int rc = umad_recv(d->fd, umad, &mlen, 0);

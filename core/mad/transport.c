@@ -7,6 +7,7 @@
  * the end, while an SMP to where nothing answers gives up once nothing else does either. */
 #include <errno.h>
 #include <glib.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <infiniband/mad.h>
@@ -59,6 +60,12 @@ struct transport {
 	struct thread_sched sched;     /* this thread's CPU and run-queue times, read at sched_us */
 	int64_t sched_us;              /* 0: not read (or not available) */
 	int64_t last_answer_us;        /* when an SMP of ours was last answered: the progress */
+	/* No slot's deadline or resend is due before this (a lower bound: a slot answered since
+	 * leaves it early, and the first look at the clock past it finds the true one). The slots
+	 * are scanned only then, not twice at every step (for the wait and for the timers): a
+	 * step often hands out a single answer, and the window is 64 slots. */
+	int64_t next_due_us;
+	int64_t now_us;                /* the clock as last read (slot_send, after each wait) */
 	int quiescing;                 /* transport_quiesce(): nothing is sent any more */
 	struct mkey_cfg mkey;
 	struct transport_stats stats;
@@ -93,6 +100,7 @@ struct transport *transport_new(const struct transport_io *io, const struct tran
 		t->slots[i].gen = (uint32_t)g_random_int_range(1, 1 << 16);
 		t->free_stack[t->n_free++] = (uint32_t)i;
 	}
+	t->next_due_us = INT64_MAX;
 	t->ring_cap = 1024;
 	t->ring = g_new(struct smp_req, t->ring_cap);
 	t->rxbuf = g_malloc0(t->umad_len);
@@ -197,8 +205,10 @@ static void slot_send(struct transport *t, struct slot *s)
 	if (mad_build_pkt(s->umad, &rpc, &pid, NULL, data) < 0) { /* a Get carries data too (SMInfo: SM_Key) */
 		LOG_E("MAD-0001", "cannot encode SMP attr 0x%x", r->attr);
 	}
-	int64_t now = g_get_monotonic_time();
+	int64_t now = t->now_us = g_get_monotonic_time();
 	s->deadline_us = now + (int64_t)t->cfg.timeout_ms * 1000;
+	if (s->deadline_us < t->next_due_us)
+		t->next_due_us = s->deadline_us;
 	s->waiting_resend = 0;
 	if (!s->attempts)
 		s->first_send_us = now;
@@ -269,6 +279,8 @@ static void slot_retry(struct transport *t, struct slot *s, int backoff)
 		/* spread the resends: losses come in bursts when many SMPs share a lossy switch */
 		wait += g_random_int_range(0, (gint32)(wait / 2) + 1);
 		s->resend_at_us = g_get_monotonic_time() + wait;
+		if (s->resend_at_us < t->next_due_us)
+			t->next_due_us = s->resend_at_us;
 	} else {
 		slot_send(t, s);
 	}
@@ -343,37 +355,36 @@ static void handle_rx(struct transport *t, uint8_t *umad, int len)
 		return; /* its retry comes with the timeout */
 	}
 	int status = ((mad[4] << 8) | mad[5]) & 0x7fff;
-	t->last_answer_us = g_get_monotonic_time();
+	t->last_answer_us = t->now_us; /* read after the wait or at the last send: recent enough */
 	slot_complete(t, s, status, mad + IB_SMP_DATA_OFFS);
 }
 
 static int64_t next_event_us(struct transport *t)
 {
-	int64_t next = INT64_MAX;
-	for (int i = 0; i < t->nslots; i++) {
-		struct slot *s = &t->slots[i];
-		if (!s->busy)
-			continue;
-		int64_t when = s->waiting_resend ? s->resend_at_us : s->deadline_us;
-		if (when < next)
-			next = when;
-	}
+	int64_t next = t->next_due_us;
 	if (t->full_since_us && (int)t->limit < t->nslots && t->full_since_us + t->cfg.window2_timeout_us < next)
 		next = t->full_since_us + t->cfg.window2_timeout_us; /* the second window may open */
 	return next;
 }
 
-static void run_timers(struct transport *t)
+/* Fires what is due; the scan also finds the next due time (a resend or retry sent here
+ * lowers it again through slot_send and slot_retry). */
+static void run_timers(struct transport *t, int64_t now)
 {
-	int64_t now = g_get_monotonic_time();
+	if (now < t->next_due_us)
+		return;
+	t->next_due_us = INT64_MAX;
 	for (int i = 0; i < t->nslots; i++) {
 		struct slot *s = &t->slots[i];
 		if (!s->busy)
 			continue;
-		if (s->waiting_resend) {
-			if (s->resend_at_us <= now)
-				slot_send(t, s);
-		} else if (s->deadline_us <= now) {
+		int64_t when = s->waiting_resend ? s->resend_at_us : s->deadline_us;
+		if (when > now) {
+			if (when < t->next_due_us)
+				t->next_due_us = when;
+		} else if (s->waiting_resend) {
+			slot_send(t, s);
+		} else {
 			slot_retry(t, s, 0);
 		}
 	}
@@ -416,9 +427,8 @@ static void slice_said(struct transport *t, int64_t now, uint64_t us)
 }
 
 /* Before a look at the umad fd: the stretch since the last one is a slice the SA waited out. */
-static void slice_end(struct transport *t)
+static void slice_end(struct transport *t, int64_t now)
 {
-	int64_t now = g_get_monotonic_time();
 	uint64_t us = t->last_look_us ? (uint64_t)(now - t->last_look_us) : 0;
 	if (us >= SLICE_SAID_US)
 		slice_said(t, now, us); /* against the reading from before the slice; then a new one */
@@ -440,32 +450,34 @@ static void step(struct transport *t, int max_wait_ms)
 {
 	fill_window(t);
 	int wait_ms = t->work_pending ? 0 : max_wait_ms;
+	int64_t now = g_get_monotonic_time();
 	if (t->n_busy) {
-		int64_t next = next_event_us(t) - g_get_monotonic_time();
-		int ms = next <= 0 ? 0 : (int)((next + 999) / 1000);
+		int64_t next = next_event_us(t) - now;
+		int ms = next <= 0 ? 0 : next >= INT_MAX / 2 ? INT_MAX : (int)((next + 999) / 1000);
 		if (ms < wait_ms)
 			wait_ms = ms;
 	}
-	slice_end(t);
+	slice_end(t, now);
 	int ready = t->io.wait(t->io.ctx, wait_ms);
-	t->last_look_us = g_get_monotonic_time();
+	t->last_look_us = t->now_us = g_get_monotonic_time();
 	t->look_label = slice_label;
 	if (ready > 0) {
 		int len = t->umad_len;
-		int budget = 4096;
+		int budget = 256; /* then the SA's queue (work) and a look again: 4096 was 30+ ms loaded */
 		while (budget-- > 0 && t->io.recv(t->io.ctx, t->rxbuf, &len, 0) == 0) {
 			handle_rx(t, t->rxbuf, len);
 			len = t->umad_len;
 			fill_window(t);
 		}
 	}
-	run_timers(t);
+	/* the clock as read after the wait or at the last send: a timer the answers' handling
+	 * made late fires at the next step */
+	run_timers(t, t->now_us);
 	if (t->work)
 		t->work_pending = t->work(t->work_ctx);
 	if (t->tick) {
-		int64_t now = g_get_monotonic_time();
-		if (now - t->last_tick_us >= 50000) {
-			t->last_tick_us = now;
+		if (t->now_us - t->last_tick_us >= 50000) {
+			t->last_tick_us = t->now_us;
 			t->tick(t->tick_ctx);
 		}
 	}

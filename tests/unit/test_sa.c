@@ -1326,15 +1326,18 @@ static void test_queue(void)
 	sa_queue_free(q);
 }
 
-/* A storm from one requester through the agent: beyond its share it is answered BUSY at once,
- * and a second requester's requests are answered among the first, not after the storm. */
+/* A storm from one requester through the agent: beyond its share of the queue it is answered
+ * BUSY at once, and a second requester's requests are answered among the first's, not after
+ * the storm. The transport takes in at most a few hundred MADs per step and the SA serves a
+ * share between steps, so the storm is large enough to fill the requester's share whatever
+ * those two numbers are; the counts checked are the ones that do not depend on them. */
 static void test_fairness(void)
 {
 	struct sabed s;
 	sabed_init(&s);
 	const struct fabric *f = s.b.f;
 	uint16_t a = f->ports[fx_ca_port(&f->pub, 2, 1)].lid, b = f->ports[fx_ca_port(&f->pub, 3, 1)].lid;
-	const int storm = 300, per = 256; /* SA_QUEUE_PER_REQUESTER */
+	const int storm = 1500, per = 256; /* SA_QUEUE_PER_REQUESTER */
 	uint32_t before = fsma_nresponses(s.b.fk);
 	uint8_t mad[256] = { 1, IB_SA_CLASS, 2, SA_GET };
 	mad_set_field(mad, 0, IB_MAD_ATTRID_F, 0x0001); /* ClassPortInfo */
@@ -1346,29 +1349,38 @@ static void test_fairness(void)
 		mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x2000 + (uint64_t)i);
 		fsma_inject_mad_from(s.b.fk, mad, b, 1);
 	}
-	for (int i = 0; i < 50 && fsma_nresponses(s.b.fk) < before + storm + 2; i++)
+	for (int i = 0; i < 200 && fsma_nresponses(s.b.fk) < before + storm + 2; i++)
 		transport_poll(s.b.t, 20, 1);
 	g_assert_cmpuint(fsma_nresponses(s.b.fk), ==, before + storm + 2);
-	int busy = 0, answered = 0, first_b = -1;
+	int busy = 0, answered = 0, first_b = -1, a_after_b = 0, b_answered = 0;
 	for (uint32_t i = before; i < before + storm + 2; i++) {
 		const uint8_t *r = fsma_response(s.b.fk, i);
+		uint16_t dlid = (uint16_t)fsma_response_dlid(s.b.fk, i);
 		if (status_of(r) == SA_BUSY) {
 			busy++;
-			g_assert_cmpuint(fsma_response_dlid(s.b.fk, i), ==, a);
+			g_assert_cmpuint(dlid, ==, a); /* only the storm goes beyond its share */
 			continue;
 		}
 		g_assert_cmphex(status_of(r), ==, 0);
-		if (fsma_response_dlid(s.b.fk, i) == b && first_b < 0)
-			first_b = answered;
+		if (dlid == b) {
+			b_answered++;
+			if (first_b < 0)
+				first_b = answered;
+		} else if (first_b >= 0) {
+			a_after_b++;
+		}
 		answered++;
 	}
-	g_assert_cmpint(busy, ==, storm - per);
-	g_assert_cmpint(answered, ==, per + 2);
+	g_assert_cmpint(b_answered, ==, 2);
+	g_assert_cmpint(busy, >, 0);
+	g_assert_cmpint(busy + answered, ==, storm + 2);
+	g_assert_cmpint(answered, >=, per + 2);  /* the storm's share was served */
 	g_assert_cmpint(first_b, >=, 0);
-	g_assert_cmpint(first_b, <=, 1); /* round-robin: the storm's first, then b's */
+	g_assert_cmpint(a_after_b, >, 0);        /* b was not kept waiting behind the whole storm */
 	const struct sa_stats *st = sa_stats(s.sa);
-	g_assert_cmpuint(st->busy, ==, (uint64_t)(storm - per));
-	g_assert_cmpuint(st->queued_max, ==, (uint64_t)(per + 2));
+	g_assert_cmpuint(st->busy, ==, (uint64_t)busy);
+	g_assert_cmpuint(st->queued_max, >=, (uint64_t)per);
+	g_assert_cmpuint(st->queued_max, <=, (uint64_t)(per + 2));
 	sabed_clear(&s);
 }
 

@@ -420,6 +420,56 @@ static void test_late_reply_ignored(void)
 	destroy(&fk);
 }
 
+/* The transport looks at its slots' deadlines only once the earliest it knew of is due: SMPs
+ * sent later must neither time out then nor be forgotten. SMP 0 is answered at once; SMPs 1 and
+ * 2 are sent 100 ms later: SMP 1 is answered 150 ms after it was sent, past SMP 0's deadline
+ * (200 ms) but before its own (300 ms); SMP 2 is never answered and must time out. */
+static int late_second(struct fake *fk, uint32_t mod, int attempt)
+{
+	(void)fk; (void)attempt;
+	return mod == 1 ? F_LATE : mod == 2 ? F_DROP : F_NONE;
+}
+
+static void submit_mod(struct transport *t, struct result *res, uint32_t mod)
+{
+	struct smp_req r;
+	memset(&r, 0, sizeof(r));
+	r.method = IB_MAD_METHOD_GET;
+	r.dr = 1;
+	r.hops = 1;
+	r.path[1] = 1;
+	r.attr = IB_ATTR_NODE_INFO;
+	r.mod = mod;
+	r.done = on_done;
+	r.ctx = res;
+	transport_submit(t, &r);
+}
+
+static void test_deadline_after_answered(void)
+{
+	struct fake fk;
+	struct transport *t = make(&fk, 4, 200, 0);
+	fk.policy = late_second;
+	fk.late_ms = 150;
+	static struct result res;
+	memset(&res, 0, sizeof(res));
+	submit_mod(t, &res, 0);
+	transport_poll(t, 100, 0); /* SMP 0 is sent and answered; its deadline stays the earliest */
+	g_assert_cmpuint(res.done_count[0], ==, 1);
+	submit_mod(t, &res, 1);
+	submit_mod(t, &res, 2);
+	/* not transport_drain(): where SMP 2's deadline were forgotten it would never return */
+	transport_poll(t, 10000, 1);
+	g_assert_cmpuint(transport_outstanding(t), ==, 0);
+	g_assert_cmpuint(res.done_count[1], ==, 1);
+	g_assert_cmpint(res.status[1], ==, 0); /* not timed out at SMP 0's deadline */
+	g_assert_cmpuint(res.done_count[2], ==, 1);
+	g_assert_cmpint(res.status[2], ==, -ETIMEDOUT);
+	g_assert_cmpuint(fk.sends, ==, 3); /* no retries (-r 0) */
+	g_assert_cmpuint(transport_stats(t)->timeouts, ==, 1);
+	destroy(&fk);
+}
+
 static int misaddr_first(struct fake *fk, uint32_t mod, int attempt)
 {
 	(void)fk;
@@ -675,6 +725,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/transport/give_up", test_give_up);
 	g_test_add_func("/transport/duplicates", test_duplicates);
 	g_test_add_func("/transport/late_reply_ignored", test_late_reply_ignored);
+	g_test_add_func("/transport/deadline_after_answered", test_deadline_after_answered);
 	g_test_add_func("/transport/misaddressed", test_misaddressed);
 	g_test_add_func("/transport/bounce_backoff", test_bounce_backoff);
 	g_test_add_func("/transport/unsolicited", test_unsolicited);
