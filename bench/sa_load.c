@@ -2,7 +2,7 @@
 /* sa_load.c - an SA load client for the benchmark (bench/sa_bench.py): keeps W single
  * PathRecord queries (SubnAdmGet, by SLID and DLID, pairs drawn at random from LIDs 1..N)
  * outstanding against the SM's SA for D seconds and reports what came back and how fast.
- *   sa_load -n MAXLID [-w WINDOW] [-d SECONDS] [-t TIMEOUT_MS] [-r SEED] [-T]
+ *   sa_load -n MAXLID [-w WINDOW] [-d SECONDS] [-t TIMEOUT_MS] [-r SEED] [-T] [-S MS] [-K N]
  * SIGTERM or SIGINT ends a run early: no new query, the ones in flight answered or timed out,
  * then the figures of what was done.
  * A query is answered when the response with its TID comes (any status: 0, NO_RECORDS for a
@@ -11,7 +11,15 @@
  *   sent S answered A ok O norecords N busy B other X timeouts T seconds W qps Q
  *   p50_ms P p99_ms P max_ms M max_sent_at S start_epoch E
  * (max_sent_at: when the slowest query was sent, in seconds from the start, whose wall clock
- * is start_epoch: to find in the SM's log what held it up)
+ * is start_epoch: to find in the SM's log what held it up), then the slowest answers, slowest
+ * first: every one over -S MS (default 50), at most -K N (default 20) of them, or the 5 slowest
+ * when none is over, each with its send time on the wall clock (what the SM's log lines carry):
+ *   slow_over_ms S count C listed L
+ *   slow sent_epoch E.UUUUUU ms M client_waited_ms W client_window_ms Y
+ *   timeout sent_epoch E.UUUUUU      (the first -K N queries that got no answer in time)
+ * (count: all answers over S ms; W: how long this client waited for a CPU (schedstat, read at
+ * most every 10 ms) over Y ms that hold the answer's send and arrival, -1 when unknown: its own
+ * share of the delay. tests/chaos/chaos.py matches each against the SM's MAD-0003 stalls)
  * and with -T one line per second of the run (by completion time):
  *   t SEC answered A p50_ms P p99_ms P max_ms M
  * so that a sweep that stops the SA shows as a gap. libibumad only (MAD fields by hand). */
@@ -21,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <infiniband/umad.h>
@@ -41,6 +50,65 @@ struct slot {
 struct done {
 	double at, lat;
 };
+
+/* This thread's wait for a CPU (ns, /proc/thread-self/schedstat's 2nd field) at time t */
+struct sched_mark {
+	double t;
+	uint64_t wait_ns;
+};
+
+static struct sched_mark *marks;
+static size_t n_marks, cap_marks;
+static int sched_fd = -2;
+
+static void sched_mark(double t)
+{
+	if (n_marks && t - marks[n_marks - 1].t < 0.010)
+		return;
+	if (sched_fd == -2)
+		sched_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	char buf[128];
+	ssize_t len = sched_fd < 0 ? -1 : pread(sched_fd, buf, sizeof(buf) - 1, 0);
+	if (len <= 0)
+		return;
+	buf[len] = 0;
+	unsigned long long run, wait;
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2)
+		return;
+	if (n_marks == cap_marks) {
+		size_t cap = cap_marks ? 2 * cap_marks : 4096;
+		struct sched_mark *m = realloc(marks, cap * sizeof(*m));
+		if (!m)
+			return;
+		marks = m;
+		cap_marks = cap;
+	}
+	marks[n_marks].t = t;
+	marks[n_marks++].wait_ns = wait;
+}
+
+/* waited ms over the marks around [from, to] (the last at or before from, the first at or
+ * after to); -1 when the marks do not hold it */
+static double sched_waited(double from, double to, double *window_ms)
+{
+	size_t lo = 0, hi = n_marks;
+	while (lo < hi) { /* first mark with t > from */
+		size_t mid = (lo + hi) / 2;
+		if (marks[mid].t <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -1;
+	size_t i = lo - 1, j = i;
+	while (j < n_marks && marks[j].t < to)
+		j++;
+	if (j == n_marks)
+		return -1;
+	*window_ms = (marks[j].t - marks[i].t) * 1000;
+	return (double)(marks[j].wait_ns - marks[i].wait_ns) / 1e6;
+}
 
 static double now_s(void)
 {
@@ -74,6 +142,50 @@ static double pct(double *v, size_t n, double p)
 	return v[i];
 }
 
+static int cmp_done_lat_desc(const void *a, const void *b)
+{
+	double x = ((const struct done *)a)->lat, y = ((const struct done *)b)->lat;
+	return x > y ? -1 : x < y;
+}
+
+/* The slowest answers, slowest first: those over slow_ms (at most slow_max), else the 5
+ * slowest; sent on the wall clock = epoch0 + (at - lat) since t0. Sorts only those (a probe
+ * of a whole chaos run answers millions). */
+static void print_slowest(const struct done *dn, size_t n, double slow_ms, int slow_max, double epoch0)
+{
+	size_t over = 0, k = 0;
+	for (size_t i = 0; i < n; i++)
+		over += dn[i].lat * 1000 > slow_ms;
+	struct done *v = malloc((over > 5 ? over : 5) * sizeof(*v));
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (over) {
+			if (dn[i].lat * 1000 > slow_ms)
+				v[k++] = dn[i];
+		} else if (k < 5) {
+			v[k++] = dn[i];
+		} else { /* keep the 5 slowest: replace the fastest kept */
+			size_t m = 0;
+			for (size_t j = 1; j < 5; j++)
+				if (v[j].lat < v[m].lat)
+					m = j;
+			if (dn[i].lat > v[m].lat)
+				v[m] = dn[i];
+		}
+	}
+	qsort(v, k, sizeof(*v), cmp_done_lat_desc);
+	if (over && k > (size_t)slow_max)
+		k = (size_t)slow_max;
+	printf("slow_over_ms %.3f count %zu listed %zu\n", slow_ms, over, k);
+	for (size_t i = 0; i < k; i++) {
+		double window = -1, waited = sched_waited(v[i].at - v[i].lat, v[i].at, &window);
+		printf("slow sent_epoch %.6f ms %.3f client_waited_ms %.1f client_window_ms %.1f\n",
+		       epoch0 + v[i].at - v[i].lat, v[i].lat * 1000, waited, window);
+	}
+	free(v);
+}
+
 static void put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
 static void put32(uint8_t *p, uint32_t v) { put16(p, (uint16_t)(v >> 16)); put16(p + 2, (uint16_t)v); }
 static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)(v >> 32)); put32(p + 4, (uint32_t)v); }
@@ -88,11 +200,11 @@ static void on_term(int sig)
 
 int main(int argc, char **argv)
 {
-	int window = 1, timeout_ms = 2000, timeline = 0, maxlid = 0;
-	double duration = 10;
+	int window = 1, timeout_ms = 2000, timeline = 0, maxlid = 0, slow_max = 20;
+	double duration = 10, slow_ms = 50;
 	rng = 0x9E3779B97F4A7C15ULL;
 	int c;
-	while ((c = getopt(argc, argv, "n:w:d:t:r:T")) != -1) {
+	while ((c = getopt(argc, argv, "n:w:d:t:r:TS:K:")) != -1) {
 		if (c == 'n')
 			maxlid = atoi(optarg);
 		else if (c == 'w')
@@ -105,14 +217,18 @@ int main(int argc, char **argv)
 			rng = strtoull(optarg, NULL, 0) | 1;
 		else if (c == 'T')
 			timeline = 1;
+		else if (c == 'S')
+			slow_ms = atof(optarg);
+		else if (c == 'K')
+			slow_max = atoi(optarg);
 		else {
 			fprintf(stderr, "usage: sa_load -n MAXLID [-w WINDOW] [-d SECONDS] [-t TIMEOUT_MS] "
-				"[-r SEED] [-T]\n");
+				"[-r SEED] [-T] [-S MS] [-K N]\n");
 			return 2;
 		}
 	}
-	if (maxlid < 1 || window < 1 || window > 4096) {
-		fprintf(stderr, "sa_load: -n MAXLID (>= 1) and a window of 1..4096 needed\n");
+	if (maxlid < 1 || window < 1 || window > 4096 || slow_max < 0) {
+		fprintf(stderr, "sa_load: -n MAXLID (>= 1), a window of 1..4096 and -K N >= 0 needed\n");
 		return 2;
 	}
 	umad_port_t port;
@@ -134,19 +250,24 @@ int main(int argc, char **argv)
 	uint8_t *sbuf = calloc(1, umad_size() + MAD_SIZE), *rbuf = calloc(1, umad_size() + 4096);
 	if (!slots || !dn || !sbuf || !rbuf)
 		return 1;
+	double *lost = malloc((size_t)(slow_max + 1) * sizeof(*lost));
+	size_t n_lost = 0;
+	if (!lost)
+		return 1;
 	uint64_t sent = 0, ok = 0, norec = 0, busy = 0, other = 0, timeouts = 0;
 	uint32_t seq = 1;
+	struct timespec wall0;
+	clock_gettime(CLOCK_REALTIME, &wall0);
 	double t0 = now_s(), end = t0 + duration;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	struct timespec wall0;
-	clock_gettime(CLOCK_REALTIME, &wall0);
 	double epoch0 = (double)wall0.tv_sec + wall0.tv_nsec / 1e9;
 	for (;;) {
 		double t = now_s();
+		sched_mark(t - t0);
 		if (term_seen && end > t)
 			end = t; /* SIGTERM: no new queries, the ones in flight answered, then the figures */
 		int active = 0;
@@ -155,6 +276,8 @@ int main(int argc, char **argv)
 			if (s->busy && t - s->sent > timeout_ms / 1000.0) {
 				s->busy = 0;
 				timeouts++;
+				if (n_lost < (size_t)slow_max)
+					lost[n_lost++] = s->sent - t0;
 			}
 			if (!s->busy && t < end) {
 				uint8_t *m = umad_get_mad(sbuf);
@@ -195,6 +318,7 @@ int main(int argc, char **argv)
 		if (i >= (uint32_t)window || !slots[i].busy || slots[i].tid != tid)
 			continue; /* a late answer to a query already given up */
 		double at = now_s();
+		sched_mark(at - t0);
 		slots[i].busy = 0;
 		uint16_t status = (uint16_t)(m[4] << 8 | m[5]);
 		if (!status)
@@ -233,6 +357,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)sent, n_done, (unsigned long long)ok, (unsigned long long)norec,
 	       (unsigned long long)busy, (unsigned long long)other, (unsigned long long)timeouts, wall,
 	       n_done / (wall > 0 ? wall : 1), p50, p99, mx, slowest_at, epoch0);
+	print_slowest(dn, n_done, slow_ms, slow_max, epoch0);
+	for (size_t i = 0; i < n_lost; i++)
+		printf("timeout sent_epoch %.6f\n", epoch0 + lost[i]);
 	if (timeline) {
 		int secs = (int)wall + 1;
 		for (int sec = 0; sec < secs; sec++) {
@@ -248,6 +375,8 @@ int main(int argc, char **argv)
 	umad_done();
 	free(lat);
 	free(dn);
+	free(marks);
+	free(lost);
 	free(slots);
 	free(sbuf);
 	free(rbuf);

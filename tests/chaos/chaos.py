@@ -13,7 +13,12 @@ descriptors and the MLIDs in use; the SA's latency is measured by the storms (be
 
     python3 tests/chaos/chaos.py --minutes 10 [--steps N] [--seed 1] [--net FILE | --hosts 8192]
                                  [--engine updn] [--json OUT] [--md OUT] [--keep DIR]
+                                 [--sa-probe W] [--sa-metrics]
     make chaos CHAOS_ARGS="--minutes 60 --hosts 8192"
+
+Every SA answer over 50 ms is attributed (tests/chaos/attribution.py, doc/chaos.md "Where a
+slow SA answer's time went"): the SM computing, waiting for a CPU or blocked in its loop (its
+MAD-0003 stalls), a master down, or outside the SM's loop (then whose wait it was).
 
 Prints one line per step and a summary; exit 0 when nothing was found wrong, 1 otherwise.
 Every process it starts (ibsim, the SMs, the clients) is stopped by pid, on every path."""
@@ -25,10 +30,13 @@ import random
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -38,6 +46,7 @@ import harness as h  # noqa: E402
 import daemon_util as du  # noqa: E402
 sys.path.insert(0, HERE)
 import fastcheck as fc  # noqa: E402
+import attribution as attr  # noqa: E402
 
 KINDS = ("link", "host_link", "switch", "loss", "hup", "hup_broken", "storm", "mcast", "standby",
          "master_kill")
@@ -167,6 +176,20 @@ class Chaos:
         self.checker = fc.Checker()
         self.sl_cdg = a.engine.split(",")[0].lower() in SL_ENGINES
         self.loads = []
+        self.load_series = []     # (wall clock, 1-minute load average) every 2 s: the slow answers' load
+        self.downtimes = []       # [kill time, the next SUBNET UP] of each master killed: no SA then
+        self.losses = []          # [from, to] of each `loss` fault (switches dropping MADs)
+        self.probe = None         # --sa-probe: one sa_load from the SM's host over the whole run
+        self.marks = {"sm": attr.SchedMarks(), "ibsim": attr.SchedMarks()}
+        self.sa_hist = []         # --sa-metrics: the SA's own latency histogram, per master process
+        self.metrics_conf = None
+        if a.sa_metrics:
+            with socket.socket() as so:       # a free port on 127.0.0.1 for the masters' metrics
+                so.bind(("127.0.0.1", 0))
+                self.metrics_port = so.getsockname()[1]
+            self.metrics_conf = sim.path("master-metrics.yaml")
+            with open(self.metrics_conf, "w") as f:
+                f.write("metrics_port: %d\n" % self.metrics_port)
 
     # ------------------------------------------------------------ the SMs
     def sm_args(self, log, prio):
@@ -179,7 +202,8 @@ class Chaos:
         service has started, and so does this."""
         env = self.sim.env(self.sm_host, rmpp=True)
         before = h.read(self.master_log).count("SM-0001")
-        self.master = self.sim.start_sm(self.sm_args(self.master_log, 10), host=self.sm_host, env=env,
+        extra = ["-F", self.metrics_conf] if self.metrics_conf else []
+        self.master = self.sim.start_sm(self.sm_args(self.master_log, 10) + extra, host=self.sm_host, env=env,
                                         name="master-%d" % self.restarts)
         self.restarts += 1
         self.lifetimes.append({"pid": self.master.pid, "from_step": self.step, "rss_kib": [], "mlids": [],
@@ -285,7 +309,14 @@ class Chaos:
         if kind == "loss":
             for s in fault[1]:
                 sim.console('Error "%s" %d' % (s, fault[2]))
-            return False, lambda: [sim.console('Error "%s" 0' % s) for s in fault[1]]
+            window = [time.time(), None]
+            self.losses.append(window)
+
+            def undo():
+                for s in fault[1]:
+                    sim.console('Error "%s" 0' % s)
+                window[1] = time.time()
+            return False, undo
         if kind == "storm":
             self.start_storm(fault[1], fault[2])
             return False, None
@@ -312,6 +343,8 @@ class Chaos:
             self.master.popen.send_signal(signal.SIGHUP)
             return False, None
         if kind == "master_kill":
+            self.scrape_sa_hist()
+            self.downtimes.append([time.time(), None])
             self.master.popen.send_signal(signal.SIGKILL)
             self.master.stop()
             self.forget_client(self.master.pid)
@@ -325,8 +358,10 @@ class Chaos:
         host = self.sched.trng.choice(self.sched.hosts)
         out = self.sim.path("storm-%d.out" % len(self.storms))
         p = h.Background([self.sa_load, "-n", str(maxlid), "-w", str(window), "-d", str(seconds),
-                          "-t", "2000"], self.sim.env(host), self.sim.rundir, out)
-        self.storms.append({"proc": p, "out": out, "window": window, "seconds": seconds})
+                          "-t", "2000", "-S", str(attr.SLOW_MS), "-K", "1000"], self.sim.env(host),
+                         self.sim.rundir, out)
+        self.storms.append({"proc": p, "out": out, "window": window, "seconds": seconds,
+                            "name": "storm %d w%d" % (len(self.storms), window)})
 
     def reap_storms(self, wait):
         for s in self.storms:
@@ -341,11 +376,59 @@ class Chaos:
             if p.alive() and not wait:
                 continue
             p.stop()
-            m = re.search(r"sent (\d+) answered (\d+).*?timeouts (\d+).*?p99_ms ([\d.]+) max_ms ([\d.]+)",
-                          h.read(s["out"]))
-            s.update(proc=None, sent=int(m.group(1)) if m else 0, answered=int(m.group(2)) if m else 0,
-                     timeouts=int(m.group(3)) if m else None, p99_ms=float(m.group(4)) if m else None,
-                     max_ms=float(m.group(5)) if m else None)
+            self.read_load_out(s)
+
+    @staticmethod
+    def read_load_out(s):
+        """sa_load's figures and slowest answers, from its output file, into S."""
+        text = h.read(s["out"])
+        m = re.search(r"sent (\d+) answered (\d+).*?timeouts (\d+).*?p99_ms ([\d.]+) max_ms ([\d.]+)", text)
+        s["slow"], s["slow_count"], _ = attr.parse_slow(text)
+        s["timeout_sent"] = attr.parse_timeouts(text)
+        s.update(proc=None, sent=int(m.group(1)) if m else 0, answered=int(m.group(2)) if m else 0,
+                 timeouts=int(m.group(3)) if m else None, p99_ms=float(m.group(4)) if m else None,
+                 max_ms=float(m.group(5)) if m else None)
+
+    def scrape_sa_hist(self):
+        """--sa-metrics: the master's SA latency histogram (from a request's arrival, its queue
+        wait included, to its answer: ibsm_sa_request_duration_seconds, all attributes), read
+        before the master is killed and at the end."""
+        if not self.metrics_conf or not self.master or not self.master.alive():
+            return
+        try:
+            text = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % self.metrics_port, timeout=10).read().decode()
+        except OSError as e:
+            self.sa_hist.append({"pid": self.master.pid, "error": str(e)})
+            return
+        le = {}
+        for m in re.finditer(r'^ibsm_sa_request_duration_seconds_bucket\{.*?le="([^"]+)"\} (\d+)', text, re.M):
+            le[m.group(1)] = le.get(m.group(1), 0) + int(m.group(2))
+        n = le.get("+Inf", 0)
+        self.sa_hist.append({"pid": self.master.pid, "answered": n, "over_25ms": n - le.get("0.025", n),
+                             "over_50ms": n - le.get("0.05", n), "over_100ms": n - le.get("0.1", n)})
+
+    def start_probe(self, seconds):
+        """--sa-probe W: W PathRecord Gets outstanding from the SM's own host (never faulted)
+        for the whole run, so that every step's faults meet the SA, not only the storms'."""
+        maxlid = max(self.lids0.values()) if self.lids0 else 64
+        out = self.sim.path("probe.out")
+        p = h.Background([self.sa_load, "-n", str(maxlid), "-w", str(self.a.sa_probe), "-d", str(int(seconds)),
+                          "-t", "2000", "-S", str(attr.SLOW_MS), "-K", "5000", "-r", str(self.a.seed)],
+                         self.sim.env(self.sm_host), self.sim.rundir, out)
+        self.probe = {"proc": p, "out": out, "window": self.a.sa_probe, "seconds": seconds,
+                      "name": "probe w%d" % self.a.sa_probe}
+
+    def stop_probe(self):
+        """SIGTERM: sa_load sends nothing more, waits for the queries in flight, prints."""
+        if self.probe and self.probe.get("proc"):
+            p = self.probe["proc"].popen
+            p.send_signal(signal.SIGTERM)
+            try:        # its figures over millions of answers (sorts) take a while on a busy machine
+                p.wait(300)
+            except subprocess.TimeoutExpired:
+                pass
+            self.probe["proc"].stop()
+            self.read_load_out(self.probe)
 
     def mcast(self, g, hosts, op, step):
         mgid = "ff12:601b:ffff::c4a0:%x" % g
@@ -491,7 +574,33 @@ class Chaos:
         return len(set(re.findall(r"^\s*Mlid\.+(0x[0-9A-Fa-f]+)", r.out, re.M)))
 
     # ------------------------------------------------------------ the run
+    def sample_load(self, stop):
+        """Every 2 s the load average; every 10 ms (as the GIL allows) the master's and ibsim's
+        main thread's on-CPU and waiting-for-CPU time, to tell whose wait an SA answer was."""
+        last = 0.0
+        while True:
+            now = time.time()
+            if now - last >= 2.0:
+                self.load_series.append((now, os.getloadavg()[0]))
+                last = now
+            for who, proc in (("sm", self.master and self.master.popen), ("ibsim", self.sim.proc)):
+                v = attr.read_schedstat(proc.pid) if proc is not None and proc.poll() is None else None
+                if v:
+                    self.marks[who].add(time.time(), proc.pid, v[0], v[1])
+            if stop.wait(0.01):
+                return
+
     def run(self):
+        stop = threading.Event()
+        sampler = threading.Thread(target=self.sample_load, args=(stop,), daemon=True)
+        sampler.start()
+        try:
+            return self.run_steps()
+        finally:
+            stop.set()
+            sampler.join()
+
+    def run_steps(self):
         self.t0 = time.time()
         self.started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         self.start_master()
@@ -511,6 +620,8 @@ class Chaos:
         self.mlid_base = self.mlids_in_use() or 0
         self.rss0 = rss_kib(self.master.pid)
         end = self.t0 + self.a.minutes * 60
+        if self.a.sa_probe:
+            self.start_probe(end - time.time() + 3600)
         step = nfound = 0
         while time.time() < end and (not self.a.steps or step < self.a.steps):
             step += 1
@@ -538,6 +649,7 @@ class Chaos:
                 self.found.append((step, why))
                 if not self.master.alive():
                     log("step %d: %s; restarting the master" % (step, why))
+                    self.downtimes.append([time.time(), None])
                     self.master.stop()
                     self.forget_client(self.master.pid)
                     self.start_master()
@@ -558,6 +670,8 @@ class Chaos:
                     "kept" if s["lids_kept"] else "CHANGED", s["rss_kib"], s["fds"], s["mlids"],
                     sum(s["read_s"].values()), s["check_s"], s["load1"]))
         self.reap_storms(True)
+        self.stop_probe()
+        self.scrape_sa_hist()
         if self.standby:
             self.standby[0].stop()
         return self.report(step)
@@ -607,6 +721,43 @@ class Chaos:
             out.append(e)
         return out
 
+    def attribution(self):
+        """Every SA answer over 50 ms the storms listed, against the stalls (MAD-0003) in the
+        masters' log (one after another in master.log) and the masters' downtimes (a kill to the
+        next SUBNET UP there); the standbys' stalls (their own logs) are listed apart."""
+        stalls = []
+        for f in sorted(os.listdir(self.sim.dir)):
+            if f.endswith(".log"):
+                stalls += attr.parse_stalls(h.read(os.path.join(self.sim.dir, f)), f)
+        text = h.read(self.master_log)
+        ups = [attr.log_time(m.group(1)) for m in re.finditer(r"^(\S+ \S+) .*SUBNET UP", text, re.M)]
+        downs = []
+        for t0, _ in self.downtimes:
+            after = [u for u in ups if u > t0]
+            downs.append((t0, after[0] if after else time.time()))
+        runs = self.storms + ([self.probe] if self.probe else [])
+        answers = [dict(a, client=s["name"]) for s in runs for a in s.get("slow") or []]
+        over = sum(s.get("slow_count") or 0 for s in runs)
+        # a standby answers no SA query (only a master does): its stalls are listed, not matched
+        master = [x for x in stalls if x["source"] == os.path.basename(self.master_log)]
+        att = attr.attribute(answers, master, downs, self.load_series, over, marks=self.marks)
+        att["sched_readings"] = {k: len(m.t) for k, m in self.marks.items()}
+        att["stall_list"] = [[round(x["end"], 6), x["ms"], x["from"], x["to"], x["window_ms"], x["ran_ms"],
+                              x["waited_ms"], x["source"]] for x in stalls]
+        if self.metrics_conf:
+            att["sa_histogram"] = self.sa_hist
+        att["standby_stalls_by_label"] = attr.by_label([x for x in stalls if x not in master])
+        att["slice_stats"] = attr.parse_slice_stats(text)
+        att["timeouts"] = attr.classify_timeouts([t for s in runs for t in s.get("timeout_sent") or []], downs,
+                                                 [(a, b or time.time()) for a, b in self.losses])
+        if self.probe:
+            att["probe"] = {k: self.probe.get(k) for k in ("window", "sent", "answered", "timeouts", "p99_ms",
+                                                          "max_ms", "slow_count")}
+        att["downtimes_s"] = [round(b - a, 2) for a, b in downs]
+        lo = [x for _, x in self.load_series]
+        att["load1"] = [round(min(lo), 2), round(sum(lo) / len(lo), 2), round(max(lo), 2)] if lo else None
+        return att
+
     def report(self, steps):
         storms = [s for s in self.storms if s.get("sent")]
         rss = [s["rss_kib"] for s in self.samples if s["rss_kib"]]
@@ -648,6 +799,7 @@ class Chaos:
             "load1": [round(min(self.loads), 2), round(sum(self.loads) / len(self.loads), 2),
                       round(max(self.loads), 2)] if self.loads else None,
             "found": ["step %d: %s" % f for f in self.found],
+            "sa_attribution": self.attribution(),
             "samples_detail": [{k: s[k] for k in ("step", "t", "faults", "settle_s", "read_s", "check_s", "load1",
                                                   "pairs", "undelivered_pairs", "swept_during_read", "credit_loop",
                                                   "lids_kept", "master_pid", "rss_kib", "fds", "mlids", "groups")}
@@ -685,6 +837,10 @@ def markdown(rep):
             "-" if e["rss_flat"] is None else ("yes" if e["rss_flat"] and e["mlids_flat"] is not False else "NO")))
     lines += ["", "Found: %s" % ("nothing" if not rep["found"] else "")]
     lines += ["- %s" % f for f in rep["found"]]
+    att = rep.get("sa_attribution")
+    if att:
+        lines += ["", "1-minute load average every 2 s over the run, min/mean/max: %s; masters down "
+                  "(kill to SUBNET UP), s: %s." % (att["load1"], att["downtimes_s"]), "", attr.markdown(att)]
     return "\n".join(lines) + "\n"
 
 
@@ -701,6 +857,10 @@ def main(argv=None):
     ap.add_argument("--sweep", type=int, default=10, help="light sweep interval, seconds (-s)")
     ap.add_argument("--kinds", default=",".join(KINDS), help="fault kinds, comma separated")
     ap.add_argument("--sm-arg", action="append", default=[], help="one more ibsm argument")
+    ap.add_argument("--sa-probe", type=int, default=0, metavar="W",
+                    help="one more SA client, W PathRecord Gets outstanding from the SM's host, over the whole run")
+    ap.add_argument("--sa-metrics", action="store_true",
+                    help="serve the master's metrics (-F with metrics_port) and read its SA latency histogram")
     ap.add_argument("--json", help="write the report here")
     ap.add_argument("--md", help="write the markdown report here")
     ap.add_argument("--keep", help="copy the logs of each step that found something under this directory")
