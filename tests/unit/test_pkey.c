@@ -259,6 +259,11 @@ static void test_policy_reload(void)
 	options_defaults(&o);
 	g_free(o.partition_config_file);
 	o.partition_config_file = g_strdup(path);
+	/* the copy of the last policy that loaded goes to the cache directory: the test's own, never
+	 * the machine's /var/cache/ibsm (an SM run there earlier leaves a copy the "fresh" load
+	 * below would take) */
+	g_free(o.cache_dir);
+	o.cache_dir = g_strdup(dir);
 	struct sm sm = { .opt = &o };
 	/* missing file: the default policy */
 	g_assert_cmpint(policies_load_partitions(&sm), ==, 0);
@@ -274,12 +279,23 @@ static void test_policy_reload(void)
 	g_assert_true(g_file_set_contents(path, "p1=0x10 : ALL=full\nBAD\n", -1, NULL));
 	g_assert_cmpint(policies_load_partitions(&sm), ==, -1);
 	g_assert_true(sm.part_policy == taken);
-	/* ... and with nothing in force yet, the default one */
+	/* ... an SM starting with it (nothing in force yet) takes the copy of the last policy
+	 * that loaded, kept in the cache directory */
 	struct sm fresh = { .opt = &o };
 	g_assert_cmpint(policies_load_partitions(&fresh), ==, -1);
 	g_assert_nonnull(fresh.part_policy);
-	g_assert_null(fresh.part_policy->source);
+	g_assert_nonnull(fresh.part_policy->source);
+	g_assert_true(g_str_has_suffix(fresh.part_policy->source, PART_SAVED_FILE));
 	policies_free(&fresh);
+	/* ... and with no such copy either, the default one */
+	char *saved = g_build_filename(dir, PART_SAVED_FILE, NULL);
+	g_assert_cmpint(g_unlink(saved), ==, 0);
+	g_free(saved);
+	struct sm bare = { .opt = &o };
+	g_assert_cmpint(policies_load_partitions(&bare), ==, -1);
+	g_assert_nonnull(bare.part_policy);
+	g_assert_null(bare.part_policy->source);
+	policies_free(&bare);
 	/* removed file: back to the default */
 	g_unlink(path);
 	g_assert_cmpint(policies_load_partitions(&sm), ==, 0);
