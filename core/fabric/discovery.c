@@ -9,7 +9,9 @@
 #include "base/log.h"
 #include "fabric/carry.h"
 #include "fabric/discovery.h"
+#include "fabric/neighbors.h"
 #include "fabric/patch.h"
+#include "fabric/slice.h"
 #include "mad/smp.h"
 
 enum probe_kind { K_NODEINFO, K_PORTINFO, K_SWITCHINFO, K_NODEDESC, K_PSC_CLEAR };
@@ -504,9 +506,13 @@ struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t
 	      d.st.reused_reread, d.st.psc_cleared, d.st.failures, d.st.reprobed, d.st.rounds,
 	      d.st.ports_from_prev, d.st.switchinfo_from_prev, d.st.links_carried, d.st.carried,
 	      d.st.dropped, d.st.explained);
-	struct fabric *f = model_freeze(d.b, generation, err);
-	model_builder_free(d.b);
-	if (f)
+	/* freezing a large fabric takes tens of ms: on a thread of its own, the SA served meanwhile */
+	struct fabric *f = slice_freeze(t, d.b, NULL, generation, err);
+	if (f) {
 		fabric_set_mkeys(f, transport_mkey(t), prev);
+		struct slicer sl;
+		slicer_init(&sl, t);
+		fabric_record_neighbors(f, transport_mkey(t), prev, &sl);
+	}
 	return f;
 }

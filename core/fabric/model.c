@@ -443,15 +443,4 @@ void fabric_set_mkeys(struct fabric *f, const struct mkey_cfg *c, const struct f
 		f->px[p].mkey = k;
 		f->any_mkey |= k != 0;
 	}
-	/* m_key_lookup: OpenSM's neighbors file, for the keys of ports not reached yet next time */
-	for (uint32_t p = 0; c && c->lookup && p < f->pub.n_ports; p++) {
-		uint32_t q = f->ports[p].peer;
-		if (q == IBSM_NONE)
-			continue;
-		const struct ibsm_node *a = &f->nodes[f->ports[p].node], *b = &f->nodes[f->ports[q].node];
-		guid2mkey_set_neighbor(c->lookup, a->type == IBSM_SWITCH ? f->ports[a->port0].guid : f->ports[p].guid,
-				       f->ports[p].num,
-				       b->type == IBSM_SWITCH ? f->ports[b->port0].guid : f->ports[q].guid,
-				       f->ports[q].num);
-	}
 }

@@ -5,6 +5,7 @@
 #include <infiniband/mad.h>
 #include "base/log.h"
 #include "fabric/dr.h"
+#include "fabric/slice.h"
 #include "program/lft.h"
 
 struct held_lft {
@@ -197,10 +198,13 @@ uint32_t lft_write_changed(struct pass *g, uint32_t nblocks)
 	for (uint32_t sw = 0; sw < ns; sw++)
 		held[sw] = g_hash_table_lookup(g->lft_mem->held,
 					       &g->f->nodes[g->f->switches[sw].node].guid);
+	struct slicer sl;
+	slicer_init(&sl, g->t);
 	/* block-major across switches spreads the load over all switches */
 	for (uint32_t b = 0; b < nblocks && !(g->stop && *g->stop); b++) {
 		uint32_t first = b * LFT_BLOCK_SIZE;
 		for (uint32_t sw = 0; sw < ns; sw++) {
+			slicer_check(&sl); /* the blocks compared: the SA is served every few ms */
 			uint32_t node = g->f->switches[sw].node;
 			if (!g->f->nx[node].have_switchinfo)
 				continue;

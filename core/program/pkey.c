@@ -12,6 +12,7 @@
 #include "base/activity.h"
 #include "base/log.h"
 #include "fabric/dr.h"
+#include "fabric/slice.h"
 #include "program/pkey.h"
 
 /* ---- pure layout ------------------------------------------------------------------------ */
@@ -433,11 +434,15 @@ static const struct pkey_held *trusted_held(const struct pk_run *r, uint32_t por
 
 /* Every target's table: from memory, or Gets of every block. */
 /* A P_Key pass over a large fabric is 100k tables (every end port and the switch ports facing
- * them or other switches): the SA is served between slices of it, never kept waiting for all. */
+ * them or other switches): the SA is served between slices of it (a few ms each, fabric/slice.h),
+ * never kept waiting for all. One pass at a time, on the event loop's thread. */
+static struct slicer serve;
+
 static inline void serve_between(struct pass *g, uint32_t i)
 {
-	if (g->t && (i & 2047) == 2047)
-		transport_step_now(g->t);
+	(void)g;
+	(void)i;
+	slicer_check(&serve);
 }
 
 static void read_tables(struct pk_run *r)
@@ -513,6 +518,7 @@ static void remember_tables(struct pk_run *r)
 static void pk_run_free(struct pk_run *r)
 {
 	for (uint32_t i = 0; i < r->n; i++) {
+		serve_between(r->g, i);
 		g_free(r->held[i]);
 		g_free(r->want[i]);
 	}
@@ -583,6 +589,7 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 		return 0;
 	}
 	mem->pass++;
+	slicer_init(&serve, g->t);
 	uint64_t sig = policy_signature(policy, f);
 	int same_policy = mem->last && policy == mem->policy && sig == mem->policy_sig;
 	GArray *ta = pkey_targets(f);
@@ -594,8 +601,7 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	struct pk_last *nl = g_new0(struct pk_last, f->pub.n_ports ? f->pub.n_ports : 1);
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < ta->len; i++) {
-		if (g->t && (i & 8191) == 8191)
-			transport_step_now(g->t);
+		serve_between(g, i);
 		struct pkey_target tg = all[i];
 		if (tg.cap > PKEY_MAX_ENTRIES)
 			tg.cap = PKEY_MAX_ENTRIES;
@@ -664,6 +670,7 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	remember_tables(&r);
 	/* the skip record of what was programmed: the entry remember_tables left, if any */
 	for (uint32_t i = 0; i < r.n; i++) {
+		serve_between(g, i);
 		struct held_key k = target_key(f, r.tg[i].port);
 		struct pkey_held *h = r.ok[i] && !(g->stop && *g->stop) ? g_hash_table_lookup(mem->held, &k) : NULL;
 		if (h)

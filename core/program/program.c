@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "base/log.h"
+#include "fabric/slice.h"
 #include "program/fdr10.h"
 #include "program/lft.h"
 #include "program/mft.h"
@@ -101,14 +102,18 @@ static void end_ports(struct pass *g, struct phase_log *pl)
 	uint16_t sm_lid = f->pub.sm_port != IBSM_NONE ? f->ports[f->pub.sm_port].lid : 0;
 	g->sm_lid = sm_lid;
 	uint32_t n = 0;
+	struct slicer sl;
 	phase_begin(pl, "lids");
 	if (f->pub.sm_port != IBSM_NONE) {
 		n += (uint32_t)portinfo_end_port(g, f->pub.sm_port, sm_lid);
 		drain(g);
 	}
+	slicer_init(&sl, g->t);
 	for (uint32_t p = 0; p < f->pub.n_ports; p++)
-		if (p != f->pub.sm_port && fabric_is_end_port(f, p) && f->px[p].have_portinfo)
+		if (p != f->pub.sm_port && fabric_is_end_port(f, p) && f->px[p].have_portinfo) {
 			n += (uint32_t)portinfo_end_port(g, p, sm_lid);
+			slicer_check(&sl); /* the SA is served between every few ms of this */
+		}
 	drain(g);
 	phase_end(pl, "%u end ports set", n);
 }
@@ -119,6 +124,8 @@ static uint32_t switch_ports(struct pass *g, struct phase_log *pl, uint32_t nblo
 {
 	struct fabric *f = g->f;
 	uint32_t n_sp = 0, n_read = 0, no_si = 0;
+	struct slicer sl;
+	slicer_init(&sl, g->t);
 	phase_begin(pl, "ports");
 	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
 		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
@@ -126,8 +133,10 @@ static uint32_t switch_ports(struct pass *g, struct phase_log *pl, uint32_t nblo
 			if (f->px[n->port0 + pn].have_portinfo)
 				n_sp += (uint32_t)portinfo_switch_port(g, n->port0 + pn);
 		lft_switchinfo(g, s);
+		slicer_check(&sl); /* tens of ms over 50 000 ports: the SA is served between */
 	}
 	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
+		slicer_check(&sl);
 		uint32_t node = f->switches[s].node;
 		if (f->nx[node].have_switchinfo) {
 			n_read += lft_prepare(g, s, nblocks);

@@ -291,6 +291,19 @@ static uint32_t group_root(struct mcast_topo *t, uint16_t mlid, const uint32_t *
 	return IBSM_NONE; /* no switch at all */
 }
 
+void mcast_topo_prepare(struct mcast_topo *t)
+{
+	if (!t->hops_tried)
+		hop_matrix(t);
+	if (!t->hops && !t->roots && t->ns)
+		find_roots(t);
+}
+
+int mcast_topo_prepared(const struct mcast_topo *t)
+{
+	return t->hops_tried && (t->hops || t->roots || !t->ns);
+}
+
 int mcast_tree_build(struct mcast_topo *t, uint16_t mlid, const uint32_t *members, uint32_t n,
 		     uint64_t (*egress)[4])
 {

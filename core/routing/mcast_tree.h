@@ -22,6 +22,11 @@ struct mcast_topo;
 struct mcast_topo *mcast_topo_new(struct fabric *f);
 void mcast_topo_free(struct mcast_topo *t);
 const struct fabric *mcast_topo_fabric(const struct mcast_topo *t);
+/* What the first group with members needs (the hop matrix, else the centre: tens of ms on a
+ * large fabric), done now; mcast_topo_prepared() says whether it is. A topology may be
+ * prepared on another thread while nothing else uses it. */
+void mcast_topo_prepare(struct mcast_topo *t);
+int mcast_topo_prepared(const struct mcast_topo *t);
 /* The tree of mlid over member end ports (port ids: CA ports, switch port 0): egress[s] (one
  * 256-bit port mask per switch of f, zeroed by the caller) gets the ports switch s forwards
  * the group to. Members not ACTIVE or not attached to a switch are left out. Returns the

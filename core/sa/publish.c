@@ -43,7 +43,14 @@ void sa_publish(struct sa *sa, const struct sa_inputs *in)
 			sa_reports_generation(sa, old.r->f, r->f);
 		/* its indexes, once for every query answered from it */
 		sa_index_free(sa->ix);
-		sa->ix = r ? sa_index_new(r->f) : NULL;
+		if (r && sa->ix_next && sa->ix_next_f == r->f) { /* built ahead (sa_publish_index) */
+			sa->ix = sa->ix_next;
+			sa->ix_next = NULL;
+		} else {
+			sa->ix = r ? sa_index_new(r->f) : NULL;
+		}
+		sa_index_free(sa->ix_next);
+		sa->ix_next = NULL;
 		if (r) {
 			sa_mcast_limits(sa, r->f);
 			sa_mcast_ports_gone(sa, r->f);
@@ -66,8 +73,21 @@ void sa_publish(struct sa *sa, const struct sa_inputs *in)
 	sa_inputs_clear(&old);
 }
 
+void sa_publish_index(struct sa *sa, const struct fabric *f, struct sa_index *ix)
+{
+	if (!sa) {
+		sa_index_free(ix);
+		return;
+	}
+	sa_index_free(sa->ix_next);
+	sa->ix_next = ix;
+	sa->ix_next_f = f;
+}
+
 void sa_publish_release(struct sa *sa)
 {
+	sa_index_free(sa->ix_next);
+	sa->ix_next = NULL;
 	qos_match_free(sa->qos);
 	sa->qos = NULL;
 	sa_index_free(sa->ix);

@@ -14,6 +14,12 @@ struct sa;
 /* From now on the SA answers from a copy of in (references taken to its generation and
  * P_Key tables; sa NULL: nothing). Handing over the same snapshot again changes nothing. */
 void sa_publish(struct sa *sa, const struct sa_inputs *in);
+/* The indexes of generation f (sa/index.h), built ahead by the caller (sa_index_new is pure:
+ * e.g. on a thread of its own, tens of ms at 50 000 ports) and taken over: the next
+ * sa_publish of a snapshot of f uses them instead of building its own. */
+struct sa_index;
+struct fabric;
+void sa_publish_index(struct sa *sa, const struct fabric *f, struct sa_index *ix);
 /* For sa_free: drops the snapshot and what was derived from it. */
 void sa_publish_release(struct sa *sa);
 

@@ -35,6 +35,8 @@ struct sa {
 	uint8_t *part_sl;              /* [0x8000] the SL of each partition's paths (+1; 0: none) */
 	uint8_t mc_mtu, mc_rate;       /* the most a group may ask of every link (mcast_requests.c) */
 	struct sa_index *ix;           /* in.r's generation by LID and GUID (sa/index.h; NULL: none) */
+	struct sa_index *ix_next;      /* built ahead for generation ix_next_f (sa_publish_index) */
+	const struct fabric *ix_next_f;
 	/* kept across generations */
 	struct sa_services *svc;       /* ServiceRecords registered */
 	struct sa_inform *inform;      /* event subscriptions and their Reports (reports.c) */

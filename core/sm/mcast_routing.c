@@ -21,7 +21,61 @@ struct mcast_mgr {
 	int any_dirty;
 	guint idle;                    /* the update after joins and leaves, scheduled */
 	struct sm *sm;
+	/* topo prepared (its hop matrix: tens of ms at 1000 switches) on a thread of its own, so
+	 * that neither a join nor the sweep keeps the event loop from the fabric that long */
+	GThread *prep;
+	gint prep_done;
+	guint prep_watch;              /* update() again once prep is done */
 };
+
+static gpointer prep_main(gpointer p)
+{
+	struct mcast_mgr *m = p;
+	mcast_topo_prepare(m->topo);
+	g_atomic_int_set(&m->prep_done, 1);
+	return NULL;
+}
+
+static void prep_start(struct mcast_mgr *m)
+{
+	if (m->prep || !m->topo || mcast_topo_prepared(m->topo))
+		return;
+	g_atomic_int_set(&m->prep_done, 0);
+	m->prep = g_thread_new("ibsm-mctopo", prep_main, m);
+}
+
+static void prep_join(struct mcast_mgr *m)
+{
+	if (m->prep)
+		g_thread_join(m->prep);
+	m->prep = NULL;
+	if (m->prep_watch)
+		g_source_remove(m->prep_watch);
+	m->prep_watch = 0;
+}
+
+/* In a sweep: prepared on its thread while this one serves the fabric. */
+static void prep_wait(struct mcast_mgr *m)
+{
+	prep_start(m);
+	for (int ms = 1; m->prep && !g_atomic_int_get(&m->prep_done); ms = MIN(ms * 2, 4))
+		transport_poll(m->sm->t, ms, 0);
+	prep_join(m);
+}
+
+static gboolean update(gpointer ctx);
+
+static gboolean prep_check(gpointer ctx)
+{
+	struct mcast_mgr *m = ctx;
+	if (m->prep && !g_atomic_int_get(&m->prep_done))
+		return G_SOURCE_CONTINUE;
+	m->prep_watch = 0; /* removed by returning REMOVE, not by prep_join */
+	prep_join(m);
+	if (m->any_dirty && !m->idle)
+		m->idle = g_idle_add_full(G_PRIORITY_DEFAULT, update, m, NULL);
+	return G_SOURCE_REMOVE;
+}
 
 static void drop_tree(struct mcast_mgr *m, uint32_t i)
 {
@@ -125,6 +179,15 @@ static gboolean update(gpointer ctx)
 	m->idle = 0;
 	if (!m->any_dirty)
 		return G_SOURCE_REMOVE;
+	if (m->r && m->topo && (m->prep || !mcast_topo_prepared(m->topo)) && m->sm->state == IB_SM_MASTER &&
+	    !m->sm->opt->disable_multicast) {
+		/* the first join over this generation: its topology prepared off the event loop,
+		 * then this update (the SA has answered the join already) */
+		prep_start(m);
+		if (!m->prep_watch)
+			m->prep_watch = g_timeout_add(2, prep_check, m);
+		return G_SOURCE_REMOVE;
+	}
 	m->any_dirty = 0;
 	if (!m->r || m->sm->state != IB_SM_MASTER || m->sm->opt->disable_multicast) {
 		memset(m->dirty, 0, sizeof(m->dirty));
@@ -180,6 +243,7 @@ void mcast_free(struct sm *sm)
 		return;
 	if (m->idle)
 		g_source_remove(m->idle);
+	prep_join(m);
 	sa_set_mcast_hook(sm->sa, NULL, NULL);
 	drop_trees(m);
 	g_free(m->tree);
@@ -202,6 +266,11 @@ static void rebuild_one(struct mc_group *grp, void *ctx)
 	rb->with_members += grp->members->len > 0;
 }
 
+static void count_with_members(struct mc_group *grp, void *ctx)
+{
+	*(unsigned *)ctx += grp->members->len > 0;
+}
+
 void mcast_sweep(struct sm *sm, struct routing_result *r)
 {
 	struct mcast_mgr *m = sm->mcast;
@@ -218,6 +287,7 @@ void mcast_sweep(struct sm *sm, struct routing_result *r)
 		return;
 	}
 	if (m->r != r) {
+		prep_join(m);
 		mcast_topo_free(m->topo);
 		routing_result_unref(m->r);
 		m->r = routing_result_ref(r);
@@ -226,6 +296,10 @@ void mcast_sweep(struct sm *sm, struct routing_result *r)
 	drop_trees(m);
 	memset(m->dirty, 0, sizeof(m->dirty));
 	m->any_dirty = 0;
+	unsigned with_members = 0;
+	mc_foreach(sa_mcast_groups(sm->sa), count_with_members, &with_members);
+	if (with_members)
+		prep_wait(m);
 	struct rebuild rb = { .m = m };
 	mc_foreach(sa_mcast_groups(sm->sa), rebuild_one, &rb);
 	struct mft_memory *mem = programmer_mft(sm->prog);

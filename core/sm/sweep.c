@@ -14,8 +14,11 @@
 #include "fabric/dump.h"
 #include "fabric/lid.h"
 #include "fabric/netfile.h"
+#include "fabric/slice.h"
 #include "routing/run.h"
+#include "sa/index.h"
 #include "sa/pkeys.h"
+#include "sa/publish.h"
 #include "sm/enhanced_qos.h"
 #include "sm/mcast_routing.h"
 #include "sm/repair.h"
@@ -184,16 +187,37 @@ static void write_dumps(struct sm *sm, struct routing_result *r)
 	sm->dump_thread = g_thread_new("ibsm-dumps", dump_main, j);
 }
 
+struct guid2lid_job {
+	const struct fabric *f;
+	const char *dir;
+	struct guid2mkey *g2m; /* NULL: not saved */
+	GError *err;
+	int rc;
+};
+
+static void guid2lid_main(void *p)
+{
+	struct guid2lid_job *j = p;
+	if (j->dir)
+		j->rc = lid_save_guid2lid(j->f, j->dir, &j->err);
+	if (j->g2m)
+		guid2mkey_save(j->g2m); /* logs G2M-0003 when it cannot */
+}
+
+/* The files are made and synced (tens of ms of the thread's CPU at 8192 hosts, more of the
+ * disk's; guid2mkey's neighbors 50 000 lines) on a thread of its own while the SA is served;
+ * done when this returns. Meanwhile the event loop reads guid2mkey (the keys of SMPs it
+ * sends) but writes none: only discovery and the programming pass, both over, do. */
 static void save_guid2lid(struct sm *sm, const struct fabric *f)
 {
-	GError *err = NULL;
-	if (sm->opt->cache_dir && lid_save_guid2lid(f, sm->opt->cache_dir, &err) < 0) {
-		LOG_E("SWP-0014", "%s", err->message);
-		g_clear_error(&err);
-	}
 	/* m_key_lookup: the keys written and seen this sweep, as OpenSM at SUBNET UP */
-	if (sm->opt->m_key_lookup)
-		guid2mkey_save(sm->g2m); /* logs G2M-0003 when it cannot */
+	struct guid2lid_job j = { f, sm->opt->cache_dir, sm->opt->m_key_lookup ? sm->g2m : NULL, NULL, 0 };
+	if (j.dir || j.g2m)
+		slice_offload(sm->t, "ibsm-guid2lid", guid2lid_main, &j);
+	if (j.rc < 0) {
+		LOG_E("SWP-0014", "%s", j.err->message);
+		g_clear_error(&j.err);
+	}
 }
 
 static void summarize(struct sm *sm, const struct fabric *f, const char *engine)
@@ -327,6 +351,17 @@ static struct sa_pkeys *sa_tables(struct sm *sm, const struct fabric *f)
 		return sa_pkeys_ref(sm->sa_in.pk);
 	version = v;
 	return sa_pkeys_new(f, pkey_table, sm->prog);
+}
+
+struct sa_index_job {
+	const struct fabric *f;
+	struct sa_index *ix;
+};
+
+static void sa_index_main(void *p)
+{
+	struct sa_index_job *j = p;
+	j->ix = sa_index_new(j->f);
 }
 
 /* Master or standby: 1 when another SM is master (or a better one is discovering). */
@@ -497,6 +532,10 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 		struct sa_pkeys *pk = sa_tables(sm, f);
 		transport_step_now(sm->t);
 		transport_slice_label("sa-publish");
+		/* its indexes (tens of ms at 50 000 ports) built on a thread of their own */
+		struct sa_index_job ij = { f, NULL };
+		slice_offload(sm->t, "ibsm-sa-index", sa_index_main, &ij);
+		sa_publish_index(sm->sa, f, ij.ix);
 		sa_inputs_set_routes(&sm->sa_in, r, pk);
 		sa_publish(sm->sa, &sm->sa_in);
 	}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* slice.c - the main thread's long work cut into slices, or run beside it (slice.h). */
+#include <glib.h>
+#include "fabric/slice.h"
+
+#define SLICE_CHECK_EVERY 16  /* items between two looks at the clock */
+#define OFFLOAD_POLL_MS   4   /* longest wait for an offloaded fn once it is done */
+
+void slicer_init(struct slicer *s, struct transport *t)
+{
+	s->t = t;
+	s->since_us = g_get_monotonic_time();
+	s->n = 0;
+	s->steps = 0;
+}
+
+int slicer_check(struct slicer *s)
+{
+	if (!s->t || ++s->n < SLICE_CHECK_EVERY)
+		return 0;
+	s->n = 0;
+	int64_t now = g_get_monotonic_time();
+	if (now - s->since_us < SLICE_WORK_US)
+		return 0;
+	transport_step_now(s->t);
+	s->since_us = g_get_monotonic_time();
+	s->steps++;
+	return 1;
+}
+
+struct freeze_job {
+	struct model_builder *b, *also_free;
+	uint32_t generation;
+	struct fabric *f;
+	GError *err;
+};
+
+static void freeze_main(void *p)
+{
+	struct freeze_job *j = p;
+	j->f = model_freeze(j->b, j->generation, &j->err);
+	if (j->also_free != j->b)
+		model_builder_free(j->also_free);
+	model_builder_free(j->b);
+}
+
+struct fabric *slice_freeze(struct transport *t, struct model_builder *b, struct model_builder *also_free,
+			    uint32_t generation, GError **err)
+{
+	struct freeze_job j = { b, also_free, generation, NULL, NULL };
+	slice_offload(t, "ibsm-freeze", freeze_main, &j);
+	if (!j.f)
+		g_propagate_error(err, j.err);
+	return j.f;
+}
+
+struct offload {
+	void (*fn)(void *arg);
+	void *arg;
+	gint done;
+};
+
+static gpointer offload_main(gpointer p)
+{
+	struct offload *o = p;
+	o->fn(o->arg);
+	g_atomic_int_set(&o->done, 1);
+	return NULL;
+}
+
+void slice_offload(struct transport *t, const char *name, void (*fn)(void *arg), void *arg)
+{
+	if (!t) {
+		fn(arg);
+		return;
+	}
+	struct offload o = { fn, arg, 0 };
+	GThread *th = g_thread_new(name, offload_main, &o);
+	/* a short fn is taken up at once; a long one costs the loop a look every few ms */
+	transport_step_now(t);
+	for (int ms = 1; !g_atomic_int_get(&o.done); ms = MIN(ms * 2, OFFLOAD_POLL_MS))
+		transport_poll(t, ms, 0);
+	g_thread_join(th);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* slice.h - the main thread's own long work cut into slices: the SA shares the SM's one event
+ * loop with the sweep, so work that runs for tens of ms looks at the fabric between its parts
+ * (a transport step) or runs on a thread of its own while the loop goes on serving MADs. */
+#ifndef IBSM_FABRIC_SLICE_H
+#define IBSM_FABRIC_SLICE_H
+
+#include <stdint.h>
+#include "fabric/model.h"
+#include "mad/transport.h"
+
+/* A loop's work between two looks at the fabric, at most about this long (wall clock: on a
+ * busy machine the loop looks more often, not less). */
+#define SLICE_WORK_US 5000
+
+struct slicer {
+	struct transport *t; /* NULL: never steps (offline, unit tests) */
+	int64_t since_us;    /* the last look at the fabric (or the start) */
+	uint32_t n;
+	uint32_t steps;      /* transport steps taken */
+};
+
+void slicer_init(struct slicer *s, struct transport *t);
+/* Cheap enough for every item of a loop: every few calls looks at the clock, and past
+ * SLICE_WORK_US since the last look takes one transport step (replies handed out, the SA's
+ * queue served); returns 1 when it did. Not from within a transport callback or hook. */
+int slicer_check(struct slicer *s);
+
+/* fn(arg) on a thread of its own while this thread serves the fabric (transport_poll);
+ * returns once fn has. fn must not touch the transport nor what its callbacks touch. With
+ * t NULL, fn runs here. Not from within a transport callback or hook. */
+void slice_offload(struct transport *t, const char *name, void (*fn)(void *arg), void *arg);
+
+/* model_freeze(b) by slice_offload; b, and also_free unless NULL or b, are freed there. */
+struct fabric *slice_freeze(struct transport *t, struct model_builder *b, struct model_builder *also_free,
+			    uint32_t generation, GError **err);
+
+#endif
