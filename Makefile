@@ -223,10 +223,10 @@ ASAN_UNIT_BIN = $(patsubst tests/unit/%.c,$(ASAN_B)/tests/unit/%,$(UNIT_SRC))
 
 unit:
 	$(SAN_MAKE) units
-	$(TEST_ENV) prove -e '' $(ASAN_UNIT_BIN)
+	$(TEST_ENV) prove -e tests/tap-exec $(ASAN_UNIT_BIN)
 
 sim: all
-	IBSM_TEST_SLOW=$(IBSM_TEST_SLOW) prove -j$(TEST_JOBS) -e '' tests/sim/*.t
+	IBSM_TEST_SLOW=$(IBSM_TEST_SLOW) prove -j$(TEST_JOBS) -e tests/tap-exec tests/sim/*.t
 
 # One prove run over the architecture checks, the unit tests (ASan/UBSan), the simulated
 # tests, and the simulated bring-up/daemon/input tests again against the sanitized ibsm and
@@ -235,7 +235,7 @@ sim: all
 check: deps
 	$(MAKE) all
 	$(SAN_MAKE) all units
-	$(TEST_ENV) IBSM_ASAN_BUILD=$(CURDIR)/$(ASAN_B) prove -j$(TEST_JOBS) -e '' tests/sanitized/*.t \
+	$(TEST_ENV) IBSM_ASAN_BUILD=$(CURDIR)/$(ASAN_B) prove -j$(TEST_JOBS) -e tests/tap-exec tests/sanitized/*.t \
 	  tests/arch/*.t $(ASAN_UNIT_BIN) tests/sim/*.t
 
 demo: deps
