@@ -398,6 +398,16 @@ def counts_markdown(meta, runs):
     return "\n".join(out) + "\n"
 
 
+def clean_up(work, keep, who):
+    """Every process the run started stopped (by pid), then its scratch directory removed
+    unless --keep asked to keep it."""
+    b.PROCS.stop_all()
+    if keep:
+        sys.stderr.write("%s: kept %s\n" % (who, work))
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def counts_main(a):
     umad2sim = b.find_umad2sim()
     smprate = b.build_client(os.path.dirname(a.ibsm), "smprate")
@@ -431,11 +441,7 @@ def counts_main(a):
             with open(path, "w") as f:
                 f.write(text)
     finally:
-        b.PROCS.stop_all()
-        if a.keep:
-            sys.stderr.write("counts: kept %s\n" % work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        clean_up(work, a.keep, "counts")
     return 0 if runs["ibsm"] and all(r["up"] for r in runs["ibsm"]) else 1
 
 
@@ -498,11 +504,7 @@ def main(argv):
         with open(stem + ".md", "w") as f:
             f.write(text)
     finally:
-        b.PROCS.stop_all()
-        if a.keep:
-            sys.stderr.write("flame: kept %s\n" % work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        clean_up(work, a.keep, "flame")
     return 0 if all(r["up"] for r in results) else 1
 
 

@@ -16,8 +16,8 @@ static void on_cleared(struct transport *t, const struct smp_req *r, int status,
 	if (status) {
 		char why[64];
 		smp_status_text(status, why, sizeof(why));
-		LOG_W("PSC-0001", "clearing PortStateChange over %u hops failed: %s; the next light sweep "
-		      "sees the bit and sweeps again", (unsigned)r->hops, why);
+		LOG_W("PSC-0001", "clearing PortStateChange on switch 0x%016" PRIx64 " (%u hops) failed: %s; "
+		      "the next light sweep sees the bit and sweeps again", r->cookie, (unsigned)r->hops, why);
 	}
 }
 
@@ -33,7 +33,9 @@ uint32_t sweep_reset_state_change(struct sm *sm)
 		if (!f->nx[node].have_switchinfo || !mad_get_field(si, 0, IB_SW_STATE_CHANGE_F))
 			continue;
 		struct smp_req r;
-		fabric_smp_to_node(&r, f, node, IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, 0, on_cleared, NULL, 0);
+		/* the cookie carries the switch's GUID, for the message if the Set fails */
+		fabric_smp_to_node(&r, f, node, IB_MAD_METHOD_SET, IB_ATTR_SWITCH_INFO, 0, on_cleared, NULL,
+				   f->nodes[node].guid);
 		memcpy(r.data, si, SMP_DATA_SIZE); /* what was read, PortStateChange 1: clears it */
 		transport_submit(sm->t, &r);
 		mad_set_field(si, 0, IB_SW_STATE_CHANGE_F, 0);
