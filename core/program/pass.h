@@ -35,6 +35,9 @@ struct pass {
 	const struct routing_result *r; /* the routes programmed (MasterSMSL asks their engine), or NULL */
 	uint32_t bounced;     /* CA links set down for OperVLs/NeighborMTU to take effect (portinfo.c) */
 	uint32_t reasserted;  /* switch ports past INIT written again (portinfo.c) */
+	uint8_t *smsl_guess;  /* [n_ports] or NULL: the MasterSMSL an end port was given while the
+			       * routes were not known (r NULL), IBSM_NO_PORT where none was
+			       * (portinfo_end_ports_smsl() mends them once they are) */
 	uint8_t *pi_answered; /* [n_ports] or NULL: set to 1 when a PortInfo Set of that port is
 			       * answered (program/qos.c tells a lost Set from a refused value) */
 	/* portinfo_end_port(), for program/mkey_write.c to write a port again (no include cycle) */

@@ -177,14 +177,28 @@ uint32_t portinfo_link_settings(const struct fabric *f, const struct sm_options 
 	return am;
 }
 
+static char *smsl_key(const struct fabric *f, uint32_t port);
+
 /* MasterSMSL of an end port: sm_sl, or the SL the routing engine gives the path from the
- * port's LID to the SM's (torus-2QoS: the SL that path needs to be deadlock-free). */
+ * port's LID to the SM's (torus-2QoS: the SL that path needs to be deadlock-free). Before the
+ * routes are known (r NULL, program_before_routes()): the SL last written to the port, else
+ * sm_sl, what most engines give (their path_sl returns the hint); portinfo_end_ports_smsl()
+ * mends the ports the routes say otherwise of. */
 static uint8_t master_smsl(const struct pass *g, uint32_t port, uint16_t sm_lid)
 {
 	uint16_t lid = g->f->ports[port].lid;
-	if (!g->r || !lid || !sm_lid)
+	if (!lid || !sm_lid)
 		return g->o->sm_sl;
-	return (uint8_t)(routing_path_sl(g->r, g->o->sm_sl, lid, sm_lid) & 0xf);
+	if (g->r)
+		return (uint8_t)(routing_path_sl(g->r, g->o->sm_sl, lid, sm_lid) & 0xf);
+	if (g->enf_written) {
+		char *key = smsl_key(g->f, port);
+		int written = GPOINTER_TO_INT(g_hash_table_lookup(g->enf_written, key)) - 1;
+		g_free(key);
+		if (written >= 0)
+			return (uint8_t)written;
+	}
+	return g->o->sm_sl;
 }
 
 /* "sl:GUID:port" in enf_written -> 1 + the MasterSMSL last written: a port that does not keep
@@ -225,6 +239,8 @@ int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid)
 	mad_set_array(pi, 0, IB_PORT_GID_PREFIX_F, prefix);
 	mad_set_field(pi, 0, IB_PORT_SUBN_TIMEOUT_F, g->o->subnet_timeout);
 	uint8_t smsl = master_smsl(g, port, sm_lid);
+	if (!g->r && g->smsl_guess)
+		g->smsl_guess[port] = smsl;
 	mad_set_field(pi, 0, IB_PORT_SMSL_F, smsl);
 	int linked_ca = g->f->nodes[p->node].type != IBSM_SWITCH && p->peer != IBSM_NONE;
 	int ca_in_init = linked_ca && p->state == IBSM_STATE_INIT;
@@ -269,6 +285,20 @@ int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid)
 	submit_set_am(g, port, pi, PI_SETS_MKEY, am);
 	smsl_remember(g, port, smsl);
 	return 1;
+}
+
+uint32_t portinfo_end_ports_smsl(struct pass *g, uint16_t sm_lid)
+{
+	uint32_t n = 0;
+	const struct fabric *f = g->f;
+	for (uint32_t p = 0; g->smsl_guess && p < f->pub.n_ports; p++) {
+		if (g->smsl_guess[p] == IBSM_NO_PORT)
+			continue; /* not written before the routes */
+		uint8_t smsl = master_smsl(g, p, sm_lid);
+		if (smsl != g->smsl_guess[p] && smsl_differs(g, p, smsl))
+			n += (uint32_t)portinfo_end_port(g, p, sm_lid);
+	}
+	return n;
 }
 
 /* a switch port facing an end port (a CA or router port): where partitions are enforced */

@@ -14,6 +14,10 @@
  * OperVLs or NeighborMTU differ is set DOWN with them (PIN-0003): they take effect in INIT
  * only (IBA 14.2.5.6), and its link comes back in INIT. Returns 1 if a Set was queued. */
 int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid);
+/* Once the routes are known (g->r), the end ports given a MasterSMSL before (g->smsl_guess)
+ * that the routes' SL differs from, written again (portinfo_end_port()); how many Sets. With
+ * engines whose path_sl gives the hint (most): none. */
+uint32_t portinfo_end_ports_smsl(struct pass *g, uint16_t sm_lid);
 /* The NOP Set of a switch external port with a link: NeighborMTU, OperVLs, HOQLife,
  * VLStallCount (leaf_ ones toward CAs and routers), portinfo_link_settings(), partition
  * enforcement toward end ports. Sent in INIT, and past INIT when NeighborMTU, OperVLs, HOQLife

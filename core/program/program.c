@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* program.c - the order of a programming pass: SM port, end ports, switch links and SwitchInfo,
- * P_Keys, LFT blocks with ARMED beside them, ACTIVE; then the verdict on every linked port. */
+ * P_Keys (what needs no routes: it may run while the routing thread computes), then QoS, LFT
+ * blocks with ARMED beside them, ACTIVE; then the verdict on every linked port. */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -173,39 +174,106 @@ static uint32_t not_active_ports(struct pass *g)
 	return not_active;
 }
 
-int program_fabric(struct programmer *p, struct fabric *f, const struct routing_result *r,
-		   const struct sm_options *o, const struct part_policy *partitions,
-		   struct phase_log *pl, int first_master, struct program_report *rep)
-{
-	struct pass g = { .t = p->t, .lft_mem = p->lft, .pkey_mem = p->pkey, .mkey_written = p->mkey_written,
-			  .enf_written = p->enf_written, .end_port = portinfo_end_port, .stop = p->stop, .f = f,
-			  .o = o, .r = r, .lft = r->lft, .stride = r->stride, .first_master = first_master,
-			  .enforce_pkeys = partitions ? options_part_enforce(o) : 0 };
-	memset(rep, 0, sizeof(*rep));
-	mft_memory_use_top(p->mft, o->use_mfttop); /* the multicast pass after this one writes it */
-	g.state = g_new0(uint8_t, f->pub.n_ports ? f->pub.n_ports : 1);
-	for (uint32_t i = 0; i < f->pub.n_ports; i++)
-		g.state[i] = f->ports[i].state;
-	uint32_t nblocks = r->stride ? lft_nblocks(r->stride) : 0;
+/* A programming pass in two halves (program.h): what needs no routes, then the rest. */
+struct program_pass {
+	struct programmer *p;
+	struct pass g;                     /* the callbacks' context: stays where it is */
+	const struct part_policy *partitions;
+	struct phase_log *pl;
+	struct program_report rep;
+	uint32_t nblocks;                  /* LFT blocks of a row: max_lid + 1 entries */
+	uint32_t enabled;                  /* ports enabled again (portinfo_enable_disabled) */
+	int before_done;                   /* the first half ran */
+};
 
-	end_ports(&g, pl);
+struct program_pass *program_pass_new(struct programmer *p, struct fabric *f, const struct sm_options *o,
+				      const struct part_policy *partitions, struct phase_log *pl,
+				      int first_master)
+{
+	struct program_pass *pp = g_new0(struct program_pass, 1);
+	pp->p = p;
+	pp->partitions = partitions;
+	pp->pl = pl;
+	/* the stride every routing result of f has (routing/result.c): rows of max_lid + 1 */
+	uint32_t stride = f->pub.max_lid + 1;
+	pp->g = (struct pass){ .t = p->t, .lft_mem = p->lft, .pkey_mem = p->pkey, .mkey_written = p->mkey_written,
+			       .enf_written = p->enf_written, .end_port = portinfo_end_port, .stop = p->stop,
+			       .f = f, .o = o, .stride = stride, .first_master = first_master,
+			       .enforce_pkeys = partitions ? options_part_enforce(o) : 0 };
+	pp->nblocks = lft_nblocks(stride);
+	mft_memory_use_top(p->mft, o->use_mfttop); /* the multicast pass after this one writes it */
+	pp->g.state = g_new0(uint8_t, f->pub.n_ports ? f->pub.n_ports : 1);
+	for (uint32_t i = 0; i < f->pub.n_ports; i++)
+		pp->g.state[i] = f->ports[i].state;
+	return pp;
+}
+
+/* End ports (the SM's first), FDR10, ports enabled again, switch ports and SwitchInfo with the
+ * LFT blocks to read, P_Keys: nothing here needs the routes (g->r NULL beside the routing:
+ * each end port's MasterSMSL is the one last written, else sm_sl, kept in smsl_guess and
+ * mended by program_with_routes() where the routes' engine says otherwise). */
+void program_before_routes(struct program_pass *pp)
+{
+	struct pass *g = &pp->g;
+	const struct sm_options *o = g->o;
+	struct program_report *rep = &pp->rep;
+	if (pp->before_done)
+		return;
+	pp->before_done = 1;
+	if (!g->r) { /* the MasterSMSL each end port is given now, mended once the routes are known */
+		g->smsl_guess = g_malloc(g->f->pub.n_ports ? g->f->pub.n_ports : 1);
+		memset(g->smsl_guess, IBSM_NO_PORT, g->f->pub.n_ports ? g->f->pub.n_ports : 1);
+	}
+	end_ports(g, pp->pl);
 	{
 		struct fdr10_stats fs; /* FDR10 before the links go ARMED, as OpenSM's link manager */
-		fdr10_program(&g, p->fdr10, &fs);
+		fdr10_program(g, pp->p->fdr10, &fs);
 		if (fs.asked)
 			LOG_I("PRG-0004", "MlnxExtPortInfo (fdr10 %u): %u ports asked, %u answered, %u support "
 			      "FDR10, %u written, %u refused, %u left alone (refused before)", o->fdr10, fs.asked,
 			      fs.answered, fs.capable, fs.written, fs.refused, fs.left_alone);
 	}
-	uint32_t enabled = mkey_enabled(transport_mkey(g.t)) ? portinfo_enable_disabled(&g) : 0;
-	rep->lft_blocks_read = switch_ports(&g, pl, nblocks);
+	pp->enabled = mkey_enabled(transport_mkey(g->t)) ? portinfo_enable_disabled(g) : 0;
+	rep->lft_blocks_read = switch_ports(g, pp->pl, pp->nblocks);
 
-	phase_begin(pl, "pkeys");
+	phase_begin(pp->pl, "pkeys");
 	struct pkey_stats pks;
-	rep->pkey_blocks_written = pkey_program(&g, partitions, &pks);
+	rep->pkey_blocks_written = pkey_program(g, pp->partitions, &pks);
 	rep->pkey_blocks_read = pks.blocks_read;
-	phase_end(pl, "%u P_Key blocks written, %u read, %u tables known", pks.blocks_written,
+	phase_end(pp->pl, "%u P_Key blocks written, %u read, %u tables known", pks.blocks_written,
 		  pks.blocks_read, pks.trusted);
+}
+
+void program_pass_free(struct program_pass *pp)
+{
+	if (!pp)
+		return;
+	g_free(pp->g.state);
+	g_free(pp->g.smsl_guess);
+	g_free(pp);
+}
+
+int program_with_routes(struct program_pass *pp, const struct routing_result *r, struct program_report *rep)
+{
+	struct pass *g = &pp->g;
+	struct programmer *p = pp->p;
+	struct phase_log *pl = pp->pl;
+	const struct sm_options *o = g->o;
+	g->r = r;
+	g->lft = r->lft;
+	if (r->stride != g->stride) { /* not from this generation's routing (never, by result.c) */
+		g->stride = r->stride;
+		pp->nblocks = r->stride ? lft_nblocks(r->stride) : 0;
+	}
+	program_before_routes(pp); /* no-op when it ran beside the routing */
+	uint32_t nblocks = pp->nblocks;
+	if (g->smsl_guess) { /* it did: an engine's path_sl may give the SM another SL */
+		uint32_t n = portinfo_end_ports_smsl(g, g->sm_lid);
+		drain(g);
+		if (n)
+			LOG_I("PRG-0005", "MasterSMSL of %u end ports written again: the routes give another "
+			      "SL towards the SM than the one written beside the routing", n);
+	}
 
 	/* SL2VL and VL arbitration after OperVLs (doc/design.md): under -Q every port's; without
 	 * -Q those the routing engine gives (its VLs), and what nobody wants is forgotten (a later
@@ -213,28 +281,40 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 	{
 		phase_begin(pl, "qos");
 		struct vlt_stats qs;
-		rep->qos_writes = qos_program(&g, p->qos, r, &qs);
+		pp->rep.qos_writes = qos_program(g, p->qos, r, &qs);
 		phase_end(pl, "%u SL2VL/VLArb tables%s, %u read, %u written, %u known", qs.tables,
 			  o->qos ? "" : " (the routing engine's, no -Q)", qs.read, qs.written, qs.trusted);
 	}
 
 	/* 4. LFT blocks that differ, with ARMED on INIT ports streaming beside them */
 	phase_begin(pl, "lft");
-	rep->lft_blocks_written = lft_write_changed(&g, nblocks);
-	uint32_t n_arm = portinfo_step_state(&g, IBSM_STATE_INIT, IBSM_STATE_ARMED, 0);
-	drain(&g);
-	phase_end(pl, "%u LFT blocks written, %u ports ARMED", rep->lft_blocks_written, n_arm);
+	pp->rep.lft_blocks_written = lft_write_changed(g, nblocks);
+	uint32_t n_arm = portinfo_step_state(g, IBSM_STATE_INIT, IBSM_STATE_ARMED, 0);
+	drain(g);
+	phase_end(pl, "%u LFT blocks written, %u ports ARMED", pp->rep.lft_blocks_written, n_arm);
 
 	/* 5. ACTIVE from ARMED, only where the peer is ARMED (or already ACTIVE) too */
 	phase_begin(pl, "active");
-	uint32_t n_act = portinfo_step_state(&g, IBSM_STATE_ARMED, IBSM_STATE_ACTIVE, 1);
-	drain(&g);
+	uint32_t n_act = portinfo_step_state(g, IBSM_STATE_ARMED, IBSM_STATE_ACTIVE, 1);
+	drain(g);
 	phase_end(pl, "%u ports ACTIVE", n_act);
 
-	rep->not_active = not_active_ports(&g) + enabled; /* their links come up by the next sweep */
-	rep->failed = g.failed;
-	rep->failures = g.failures;
-	rep->writes = g.sets + rep->lft_blocks_written; /* g.sets: PortInfo, SwitchInfo, P_Key, QoS */
-	g_free(g.state);
-	return rep->not_active || rep->failures || (p->stop && *p->stop) ? -EIO : 0;
+	*rep = pp->rep;
+	rep->not_active = not_active_ports(g) + pp->enabled; /* their links come up by the next sweep */
+	rep->failed = g->failed;
+	rep->failures = g->failures;
+	rep->writes = g->sets + rep->lft_blocks_written; /* g->sets: PortInfo, SwitchInfo, P_Key, QoS */
+	int rc = rep->not_active || rep->failures || (p->stop && *p->stop) ? -EIO : 0;
+	program_pass_free(pp);
+	return rc;
+}
+
+int program_fabric(struct programmer *p, struct fabric *f, const struct routing_result *r,
+		   const struct sm_options *o, const struct part_policy *partitions,
+		   struct phase_log *pl, int first_master, struct program_report *rep)
+{
+	struct program_pass *pp = program_pass_new(p, f, o, partitions, pl, first_master);
+	memset(rep, 0, sizeof(*rep));
+	/* one after the other: the end ports' MasterSMSL asks r's engines */
+	return program_with_routes(pp, r, rep);
 }

@@ -53,4 +53,22 @@ int program_fabric(struct programmer *p, struct fabric *f, const struct routing_
 		   const struct sm_options *o, const struct part_policy *partitions,
 		   struct phase_log *pl, int first_master, struct program_report *rep);
 
+/* The same pass in two halves, so that what needs no routes is written while the routing
+ * thread computes them (IBA order: LIDs, port settings and P_Keys before LFTs and ARMED):
+ * program_pass_new() prepares a pass over f; program_before_routes() writes the SM port, the
+ * end ports (MasterSMSL: the one last written, else sm_sl), FDR10, switch ports, SwitchInfo
+ * and the P_Keys, and reads the LFT blocks it cannot know; program_with_routes() writes what
+ * is left (all of it when the first half did not run): the MasterSMSL of end ports the routes'
+ * engine gives another SL (PRG-0005; none with engines whose path_sl returns the hint), QoS,
+ * LFT blocks with ARMED beside them, ACTIVE, gives the verdict as
+ * program_fabric() does and frees the pass. program_pass_free() drops a pass whose routes
+ * never came (what the first half wrote stays: ports in INIT with their LIDs, no LFT). */
+struct program_pass;
+struct program_pass *program_pass_new(struct programmer *p, struct fabric *f, const struct sm_options *o,
+				      const struct part_policy *partitions, struct phase_log *pl,
+				      int first_master);
+void program_before_routes(struct program_pass *pp);
+int program_with_routes(struct program_pass *pp, const struct routing_result *r, struct program_report *rep);
+void program_pass_free(struct program_pass *pp);
+
 #endif

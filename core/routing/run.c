@@ -85,6 +85,7 @@ struct routing_job {
 	struct fabric *f;
 	GThread *thread;
 	gint done;
+	gint64 t_start, t_end;       /* monotonic us: the thread's start and end */
 	struct routing_result *result;
 	GError *err;
 };
@@ -93,6 +94,7 @@ static gpointer job_main(gpointer data)
 {
 	struct routing_job *j = data;
 	j->result = routing_run(j->chain, j->f, &j->err);
+	j->t_end = g_get_monotonic_time();
 	g_atomic_int_set(&j->done, 1);
 	return NULL;
 }
@@ -103,6 +105,7 @@ struct routing_job *routing_job_start(struct fallback_list *c, struct fabric *f)
 	j->chain = c;
 	j->f = fabric_ref(f);
 	fallback_list_cancel(c, 0);
+	j->t_start = g_get_monotonic_time();
 	j->thread = g_thread_new("ibsm-routing", job_main, j);
 	return j;
 }
@@ -110,6 +113,12 @@ struct routing_job *routing_job_start(struct fallback_list *c, struct fabric *f)
 int routing_job_done(struct routing_job *j)
 {
 	return g_atomic_int_get(&j->done);
+}
+
+double routing_job_seconds(struct routing_job *j)
+{
+	gint64 end = routing_job_done(j) ? j->t_end : g_get_monotonic_time();
+	return (double)(end - j->t_start) / 1e6;
 }
 
 struct routing_result *routing_job_join(struct routing_job *j, GError **err)

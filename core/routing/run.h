@@ -20,6 +20,8 @@ struct routing_result *routing_run(struct fallback_list *c, struct fabric *f, GE
 struct routing_job;
 struct routing_job *routing_job_start(struct fallback_list *c, struct fabric *f);
 int routing_job_done(struct routing_job *j);             /* non-zero once it finished */
+/* Seconds from the job's start to its end (so far, while it runs). */
+double routing_job_seconds(struct routing_job *j);
 /* Waits for the job, frees it and returns what routing_run() would have. */
 struct routing_result *routing_job_join(struct routing_job *j, GError **err);
 

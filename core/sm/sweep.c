@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* sweep.c - one heavy sweep as data flows through the SM (doc/architecture.md, "One sweep, as data flows"): discover,
  * decide master/standby, assign LIDs, route on the routing thread while the main thread keeps
- * serving MADs, program, SUBNET UP, then the dumps. Also the offline variant (--fabric) that
- * does the same with no MADs. */
+ * serving MADs and programs what needs no routes (LIDs, port settings, P_Keys), program the
+ * rest, SUBNET UP, then the dumps. Also the offline variant (--fabric) that does the same with
+ * no MADs. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -76,24 +77,39 @@ static struct routing_result *cached_routes(struct sm *sm, struct fabric *f)
 	return r;
 }
 
-/* Routes f on the routing thread; meanwhile the main thread serves SMInfo and traps (and the
- * signal sources through the transport's tick). SIGTERM or a trap cancels the run. */
-static struct routing_result *route_live(struct sm *sm, struct fabric *f, GError **err)
+/* Routes f on the routing thread; meanwhile the main thread writes the first half of pp (what
+ * needs no routes; pp NULL: nothing), then serves SMInfo and traps (and the signal sources
+ * through the transport's tick) until the routes are there. SIGTERM or a trap cancels the run
+ * (a trap during the first half: once it is written). *seconds: the routing thread's time;
+ * *smp_wait: the transport's sent counter when only the waiting was left. */
+static struct routing_result *route_live(struct sm *sm, struct fabric *f, struct program_pass *pp,
+					 double *seconds, uint64_t *smp_wait, GError **err)
 {
 	struct routing_job *job = routing_job_start(sm->chain, f);
+	if (pp)
+		program_before_routes(pp);
+	*smp_wait = transport_stats(sm->t)->sent;
 	/* slices of 1, 2, 4 .. 20 ms: a small fabric's routes are taken up within a millisecond or
 	 * two, a large one's without waking the main thread more than 50 times a second */
 	int slice = 1;
 	while (!routing_job_done(job)) {
-		transport_poll(sm->t, slice, 0);
-		slice = MIN(slice * 2, ROUTING_POLL_MS);
 		if (sm->stop || sm->trap_pending)
 			fallback_list_cancel(sm->chain, 1);
+		transport_poll(sm->t, slice, 0);
+		slice = MIN(slice * 2, ROUTING_POLL_MS);
 	}
+	*seconds = routing_job_seconds(job);
 	return routing_job_join(job, err);
 }
 
-static struct routing_result *route_phase(struct sm *sm, struct fabric *f, GError **err)
+/* The routes of f: kept by the unicast cache, or computed (offline on this thread; live on the
+ * routing thread, with the first half of pp written beside it when pp is not NULL). The
+ * "routing" phase: with pp, the programming beside it has phases of its own (lids, ports,
+ * pkeys: their SMPs are theirs), so "routing" is logged once the routes are joined, with the
+ * routing thread's own time and only the SMPs sent while nothing but the wait was left: the
+ * phases overlap in time, their SMPs are each counted once. */
+static struct routing_result *route_phase(struct sm *sm, struct fabric *f, struct program_pass *pp,
+					  GError **err)
 {
 	phase_begin(&sm->phases, "routing");
 	struct routing_result *r = cached_routes(sm, f);
@@ -102,13 +118,21 @@ static struct routing_result *route_phase(struct sm *sm, struct fabric *f, GErro
 		activity_report(ACT_UCAST_CACHE_ROUTING_DONE, "%s", "");
 		return r;
 	}
-	r = sm->t ? route_live(sm, f, err) : routing_run(sm->chain, f, err);
+	double seconds = 0;
+	uint64_t smp_wait = 0;
+	r = sm->t ? route_live(sm, f, pp, &seconds, &smp_wait, err) : routing_run(sm->chain, f, err);
+	if (pp && sm->t) {
+		phase_begin(&sm->phases, "routing");
+		sm->phases.t0 = phase_now() - seconds;
+		sm->phases.smp0 = smp_wait;
+	}
 	if (!r) {
 		phase_end(&sm->phases, "failed");
 		activity_report(ACT_ROUTING_FAILED, "routing_engine=%s", engine_spec(sm));
 		return NULL;
 	}
-	phase_end(&sm->phases, "engine %s, %u switches x %u LIDs", r->engine, r->n_switches, r->stride);
+	phase_end(&sm->phases, "engine %s, %u switches x %u LIDs%s", r->engine, r->n_switches, r->stride,
+		  pp && sm->t ? " (LIDs, ports and P_Keys programmed beside it)" : "");
 	activity_report(ACT_ROUTING_SUCCEED, "routing_engine=%s", r->engine);
 	if (sm->opt->ucast_cache) {
 		if (!sm->ucast)
@@ -248,7 +272,7 @@ int sweep_offline(struct sm *sm, GError **err)
 		return -1;
 	}
 	phase_end(&sm->phases, "max LID %u", f->pub.max_lid);
-	struct routing_result *r = route_phase(sm, f, err);
+	struct routing_result *r = route_phase(sm, f, NULL, err);
 	if (!r) {
 		fabric_unref(f);
 		return -1;
@@ -488,26 +512,32 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 	if (lid_phase(sm, f, err) < 0)
 		return -1;
 	sm->out_of_standby = 0;
-	struct routing_result *r = route_phase(sm, f, err);
+	double t0 = phase_now();
+	uint64_t smp0 = transport_stats(sm->t)->sent;
+	int first = sm->first_master_sweep;
+	/* ClientReregister on the first master sweep, unless no_clients_rereg */
+	struct program_pass *pp = program_pass_new(sm->prog, f, sm->opt, sm->part_policy, &sm->phases,
+						   first && !sm->opt->no_clients_rereg);
+	/* what needs no routes is written while they are computed (program.h) */
+	struct routing_result *r = route_phase(sm, f, pp, err);
 	if (!r) {
-		/* nothing is programmed: the switches keep the routes in force */
+		/* nothing that needs routes is programmed (no LFT, no port past INIT): the switches
+		 * keep the routes in force; the LIDs, port settings and P_Keys written beside the
+		 * routing stay */
+		program_pass_free(pp);
 		sm->subnet_up = 0;
 		if (err && g_error_matches(*err, ENGINE_ERROR, ENGINE_ERROR_CANCELLED)) {
 			LOG_I("SWP-0010", "routing cancelled: %s", sm->stop ? "stopping" : "a newer sweep is due");
 			g_clear_error(err);
 			return SWEEP_INCOMPLETE;
 		}
-		LOG_SYS_E("SWP-0018", "no routes for generation %u: nothing is programmed, the switches keep "
-		          "the routes in force", sm->generation);
+		LOG_SYS_E("SWP-0018", "no routes for generation %u: nothing is programmed that needs them (no "
+		          "LFT block, no port moved past INIT), the switches keep the routes in force",
+		          sm->generation);
 		return -1;
 	}
-	double t0 = phase_now();
-	uint64_t smp0 = transport_stats(sm->t)->sent;
-	int first = sm->first_master_sweep;
 	struct program_report rep;
-	/* ClientReregister on the first master sweep, unless no_clients_rereg */
-	int rc = program_fabric(sm->prog, f, r, sm->opt, sm->part_policy, &sm->phases,
-				first && !sm->opt->no_clients_rereg, &rep);
+	int rc = program_with_routes(pp, r, &rep);
 	sm->first_master_sweep = 0;
 	sm->opt->reassign_lids = 0; /* -r applies to the first master sweep only */
 	sm->sweep_writes = rep.writes;
