@@ -22,14 +22,15 @@ LDFLAGS ?=
 
 PKGS      = libibumad libibmad glib-2.0 gmodule-2.0 yaml-0.1
 DEPS_PKGS = libibumad-dev libibmad-dev libglib2.0-dev libyaml-dev ibsim-utils libumad2sim0 \
-            infiniband-diags ibutils opensm pkg-config python3 perl valgrind \
+            infiniband-diags ibutils opensm pkg-config python3 perl valgrind gdb \
             build-essential dpkg-dev debhelper lintian man-db groff-base mandoc logrotate systemd procps \
             chromium linux-perf
 # what the tests need beyond building: OpenSM/osmtest judge and stand beside ibsm; the
 # packaging test builds the .debs (dpkg-dev, debhelper; lintian judges them), renders and lints the man pages
 # (man-db, groff-base, mandoc) and checks the logrotate snippet and the units (logrotate -d,
 # systemd-analyze verify; procps: the units' /bin/kill); chromium: tests/sim/64-report.t renders
-# the fabric report headless; linux-perf: the flame graphs of make bench (bench/flame.py)
+# the fabric report headless; linux-perf: the flame graphs of make bench (bench/flame.py); gdb:
+# the backtraces of an SM that crashed in a sim test (tests/sim/harness.py, 84-crash-evidence)
 
 # ---- pkg-config: once, and a missing package is an error that names it ----
 # (not for the goals that install the packages, or that only call make again after doing so)

@@ -29,6 +29,7 @@ struct slot {
 	struct smp_req req;
 	uint32_t gen;          /* 24 bits */
 	uint8_t busy, attempts, waiting_resend;
+	uint8_t abandoned;     /* its caller gave up on it (a drain cut short): no callback, no resend */
 	int64_t deadline_us, resend_at_us;
 	int64_t first_send_us;         /* of the first attempt */
 	uint8_t *umad;
@@ -252,7 +253,7 @@ static int persist(const struct transport *t, const struct slot *s)
 /* An attempt failed (timeout or transport status): retry with back-off, or give up. */
 static void slot_retry(struct transport *t, struct slot *s, int backoff)
 {
-	if (t->quiescing) { /* no more attempts: the SMP is over */
+	if (t->quiescing || s->abandoned) { /* no more attempts: the SMP is over */
 		slot_release(t, s);
 		return;
 	}
@@ -310,6 +311,7 @@ static void fill_window(struct transport *t)
 		t->ring_len--;
 		s->busy = 1;
 		s->attempts = 0;
+		s->abandoned = 0;
 		t->n_busy++;
 		slot_send(t, s);
 	}
@@ -519,10 +521,32 @@ void transport_step_now(struct transport *t)
 	step(t, 0);
 }
 
+/* What is queued is dropped and what is on the wire is kept until its answer or timeout, with
+ * no callback and no resend: the callers it would call back may be gone. */
+static void abandon(struct transport *t)
+{
+	t->ring_len = 0;
+	for (int i = 0; i < t->nslots; i++) {
+		struct slot *s = &t->slots[i];
+		if (!s->busy)
+			continue;
+		s->req.done = NULL;
+		s->abandoned = 1;
+		if (s->waiting_resend) /* not on the wire */
+			slot_release(t, s);
+	}
+}
+
 void transport_drain(struct transport *t, volatile int *stop)
 {
 	while ((t->ring_len || t->n_busy) && !(stop && *stop))
 		step(t, 100);
+	/* Cut short by *stop (SIGTERM mid-sweep): the caller returns now, and with it the context
+	 * its callbacks write to, often its stack frame (a discovery, a programming pass, an
+	 * SMInfo poll). An answer handed out later, by any step until the port is closed (the rest
+	 * of the sweep, a thread's slice_offload), must not call into it. */
+	if (stop && *stop && (t->ring_len || t->n_busy))
+		abandon(t);
 }
 
 void transport_poll(struct transport *t, int timeout_ms, int return_when_idle)
@@ -535,6 +559,17 @@ void transport_poll(struct transport *t, int timeout_ms, int return_when_idle)
 		step(t, left > 100 ? 100 : (int)left);
 		if (return_when_idle && !t->ring_len && !t->n_busy)
 			break;
+	}
+}
+
+void transport_poll_until(struct transport *t, int timeout_ms, const volatile int *flag)
+{
+	int64_t end = g_get_monotonic_time() + (int64_t)timeout_ms * 1000;
+	while (!*flag) {
+		int64_t left = (end - g_get_monotonic_time()) / 1000;
+		if (left <= 0)
+			break;
+		step(t, left > 100 ? 100 : (int)left);
 	}
 }
 

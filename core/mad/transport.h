@@ -89,11 +89,16 @@ void transport_submit(struct transport *t, const struct smp_req *r);
 /* One I/O step that does not wait: what has come is handed out and queued work done (the
  * SA's queue). For long stretches of work in the caller's thread, between their parts. */
 void transport_step_now(struct transport *t);
-/* Runs I/O until nothing is queued or in flight (or *stop becomes non-zero). */
+/* Runs I/O until nothing is queued or in flight (or *stop becomes non-zero: then whatever
+ * is still queued or in flight is abandoned, no callback and no resend, as its caller's
+ * context may go when it returns). */
 void transport_drain(struct transport *t, volatile int *stop);
 /* Runs I/O for up to timeout_ms (serving unsolicited MADs); returns early once idle and
  * return_when_idle is set. */
 void transport_poll(struct transport *t, int timeout_ms, int return_when_idle);
+/* transport_poll() (never returning when idle) that returns as soon as *flag is non-zero,
+ * looked at after every step: the event loop's wait, cut short by a trap asking for a sweep. */
+void transport_poll_until(struct transport *t, int timeout_ms, const volatile int *flag);
 uint32_t transport_outstanding(const struct transport *t);
 /* Before the port is closed: drops what is queued, forgets every callback (their callers may
  * be gone, e.g. a sweep cut short by SIGTERM) and waits, at most max_ms, for the answers (or

@@ -290,12 +290,13 @@ static int run_offline(struct sm *sm)
 	return rc;
 }
 
-static int run_online(struct sm *sm, int argc, char **argv)
+/* SIGTERM and SIGINT stop the SM, SIGHUP and SIGUSR1 are noted (before_loop_signals): outside
+ * the event loop, which owns them while it runs. When it returns, GLib's signal sources go
+ * and GLib puts SIG_DFL back: installed again then, or a second SIGTERM, a ^C or logrotate's
+ * SIGUSR1 during the shutdown (the threads joined, the SMPs on the wire waited for) would kill
+ * the SM before it removed its pid file. */
+static void own_signals(void)
 {
-	int ready_fd = -1, write_pid = 0, rc = 1;
-	struct local_port lp;
-	if (daemonize(sm->opt, &ready_fd, &write_pid) < 0)
-		goto out;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -305,6 +306,15 @@ static int run_online(struct sm *sm, int argc, char **argv)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
+}
+
+static int run_online(struct sm *sm, int argc, char **argv)
+{
+	int ready_fd = -1, write_pid = 0, rc = 1;
+	struct local_port lp;
+	if (daemonize(sm->opt, &ready_fd, &write_pid) < 0)
+		goto out;
+	own_signals();
 	signal(SIGPIPE, SIG_IGN);
 	if (bind_port(sm, &lp) < 0)
 		goto out;
@@ -331,6 +341,7 @@ static int run_online(struct sm *sm, int argc, char **argv)
 		metrics_start(sm); /* metrics_port, systemd STATUS (never fatal: ops/metrics.h) */
 		report_file_start(sm); /* fabric_report_file after heavy sweeps (ops/report.h) */
 		rc = loop_run(sm, argc, argv);
+		own_signals(); /* GLib left SIG_DFL behind */
 		console_stop();
 		report_file_stop();
 		metrics_stop();

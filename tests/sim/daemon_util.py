@@ -149,10 +149,17 @@ def pid_exe(pid):
 
 class PidGuard:
     """Stops a process we did not fork ourselves (an ibsm -B daemon) by its pid at the end of
-    the test, if it still runs ibsm (guards against pid reuse)."""
+    the test, if it still runs ibsm (guards against pid reuse). Its exit status is not ours to
+    see: if it left a core in its cwd (it inherits the RLIMIT_CORE of the ibsm we started,
+    harness.py "cores"), the backtraces are printed as for our own children."""
 
     def __init__(self, pid, exe):
         self.pid, self.exe = pid, os.path.realpath(exe)
+        self.since = time.time()
+        try:
+            self.cwd = os.readlink("/proc/%d/cwd" % pid)
+        except OSError:
+            self.cwd = None
         h._live.append(self)
 
     def running(self):
@@ -163,14 +170,16 @@ class PidGuard:
             h._live.remove(self)
         for sig, wait in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 2.0)):
             if not self.running():
-                return
+                break
             try:
                 os.kill(self.pid, sig)
             except OSError:
-                return
+                break
             end = h.deadline(wait)
             while time.time() < end and self.running():
                 time.sleep(0.05)
+        if self.cwd and not self.running():
+            h.print_core_report(h.core_report([self.exe], None, self.pid, self.cwd, self.since))
 
 
 def signal_and_wait(bg, sig, timeout=60.0):

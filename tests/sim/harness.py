@@ -13,7 +13,8 @@ Environment knobs (for development only; `make sim` needs none of them):
   IBSM_SM_CMD       command line used instead of <build>/ibsm, e.g. "opensm -e -d 2",
                     to validate the tests themselves against a known-good SM
   IBSM_SIM_FABRICS  directory used instead of <repo>/tests/fabrics
-  IBSM_SIM_KEEP=1   keep the scratch directories (their paths are printed as TAP notes)
+  IBSM_SIM_KEEP=1   keep the scratch directories (their paths are printed as TAP notes), and
+                    the core file of an SM that crashed (see "cores" below)
   IBSM_TEST_SLOW=F  multiply every ceiling of a wait (and the per-test alarm) by F (default 1;
                     tests/sanitized/sim.t sets 3): ceilings only catch a hang, see
                     doc/testing.md "Waiting in tests"
@@ -22,8 +23,10 @@ Environment knobs (for development only; `make sim` needs none of them):
 import atexit
 import collections
 import ctypes
+import glob
 import os
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -227,6 +230,173 @@ def stop_pid(popen, term_wait=5.0):
     return popen.returncode
 
 
+# ----------------------------------------------------------------------------- cores
+# A crash that happens once in a hundred runs must leave evidence the first time: every SM the
+# tests start (run() and Background when argv[0] is the SM, see is_sm_argv) runs with
+# RLIMIT_CORE unlimited in a scratch cwd; when it ends by a signal that dumps core, its core
+# (found by /proc/sys/kernel/core_pattern) is read with `gdb -batch -ex 'thread apply all bt'`,
+# the backtraces and the tail of its log are printed to stderr as TAP '#' diagnostics, and the
+# core is deleted (kept with IBSM_SIM_KEEP=1). Sanitized builds (IBSM_SANITIZED, set by
+# tests/sanitized/sim.t) keep their runtime's disable_coredump: their report is the evidence.
+
+CORE_SIGNALS = frozenset((signal.SIGQUIT, signal.SIGILL, signal.SIGTRAP, signal.SIGABRT, signal.SIGBUS,
+                          signal.SIGFPE, signal.SIGSEGV, signal.SIGSYS, signal.SIGXCPU, signal.SIGXFSZ))
+
+
+def cores_wanted():
+    """True unless the SM is a sanitized build (it disables its own core dumps)."""
+    return not os.environ.get("IBSM_SANITIZED")
+
+
+def is_sm_argv(argv):
+    """ARGV runs the SM: <build>/ibsm, IBSM_SM_CMD's program or any program named ibsm."""
+    if not argv:
+        return False
+    exe = argv[0]
+    if os.path.basename(exe) == "ibsm":
+        return True
+    try:
+        return os.path.realpath(exe) == os.path.realpath(sm_cmd()[0])
+    except (OSError, IndexError):
+        return False
+
+
+def _sm_child_setup():
+    """_child_setup, and core files without a size limit (the cwd is a scratch dir)."""
+    _child_setup()
+    try:
+        _soft, hard = resource.getrlimit(resource.RLIMIT_CORE)
+        resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+    except (OSError, ValueError):
+        pass
+
+
+def child_setup_for(argv):
+    """The preexec_fn for a child running ARGV."""
+    return _sm_child_setup if cores_wanted() and is_sm_argv(argv) else _child_setup
+
+
+def _core_glob(pid):
+    """(directory or None for the cwd, glob) of the core a process of PID dumps by
+    core_pattern, or (None, None) when the kernel hands cores to a program ('|...')."""
+    pattern = read("/proc/sys/kernel/core_pattern").strip() or "core"
+    if pattern.startswith("|"):
+        return None, None
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "%" and i + 1 < len(pattern):
+            spec = pattern[i + 1]
+            out.append("%" if spec == "%" else str(pid) if spec == "p" else "*")
+            i += 2
+            continue
+        out.append(glob.escape(c))
+        i += 1
+    g = "".join(out)
+    if "%p" not in pattern and read("/proc/sys/kernel/core_uses_pid").strip() == "1":
+        g += ".%d" % pid
+    d, name = os.path.split(g)
+    return (d or None), name
+
+
+def find_core(pid, cwd, since):
+    """Path of the core file process PID (whose cwd was CWD) dumped at or after time SINCE,
+    or None; the newest when several match."""
+    d, name = _core_glob(pid)
+    if name is None:
+        return None
+    d = d if d and os.path.isabs(d) else os.path.join(cwd or os.getcwd(), d or "")
+    found = []
+    for path in glob.glob(os.path.join(glob.escape(d), name)):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if os.path.isfile(path) and st.st_mtime >= since - 1:
+            found.append((st.st_mtime, path))
+    return max(found)[1] if found else None
+
+
+def _log_of(argv):
+    """The log file named by -f/--log_file in ARGV (None for stderr, '-', or none)."""
+    for i, a in enumerate(argv[:-1]):
+        if a in ("-f", "--log_file", "--log-file"):
+            return None if argv[i + 1] == "-" else argv[i + 1]
+    return None
+
+
+def core_report(argv, rc, pid, cwd, since, output_tail="", log=None):
+    """When RC (a Popen returncode) says the SM of ARGV (pid PID, cwd CWD, started at time
+    SINCE) ended by a core-dumping signal: the report (gdb's backtrace of every thread of its
+    core, the tail of its log LOG, or of -f's file, and OUTPUT_TAIL) as text; the core is then
+    deleted unless IBSM_SIM_KEEP is set. '' when RC is no such signal. RC None: the status is
+    not ours to know (a daemon that is not our child): a report only if a core is found."""
+    if rc is None:
+        core = find_core(pid, cwd, since) if cores_wanted() else None
+        if core is None:
+            return ""
+        name = "a signal (it left a core)"
+    elif rc >= 0 or -rc not in CORE_SIGNALS:
+        return ""
+    else:
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = "signal %d" % -rc
+        core = find_core(pid, cwd, since) if cores_wanted() else None
+    lines = ["%s (pid %d) was killed by %s" % (" ".join(argv)[:300], pid, name)]
+    gdb = which("gdb")
+    if not cores_wanted():
+        lines.append("no core: a sanitized build (its runtime's disable_coredump); its report is above")
+    elif core is None:
+        lines.append("no core file found (core_pattern %r, cwd %s): no backtrace" %
+                     (read("/proc/sys/kernel/core_pattern").strip(), cwd))
+    elif not gdb:
+        lines.append("core %s (%d bytes) but no gdb installed: no backtrace" % (core, os.path.getsize(core)))
+    else:
+        exe = which(argv[0]) if "/" not in argv[0] else argv[0]
+        try:
+            p = subprocess.run([gdb, "-batch", "-nx", "-ex", "set pagination off",
+                                "-ex", "thread apply all bt", exe or argv[0], core],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                               text=True, errors="replace", timeout=patience(120))
+            bt = p.stdout
+        except (OSError, subprocess.TimeoutExpired) as e:
+            bt = "gdb failed: %s" % e
+        keep = [l for l in bt.splitlines() if l.strip() and not l.startswith((
+            "[New LWP", "[Thread debugging", "Using host libthread_db", "warning: Section `.reg-xstate"))]
+        lines.append("gdb -batch -ex 'thread apply all bt' %s %s:" % (exe, core))
+        lines += keep[:400] + (["... (%d more lines)" % (len(keep) - 400)] if len(keep) > 400 else [])
+    log = log or _log_of(argv)
+    if log and not os.path.isabs(log) and cwd:
+        log = os.path.join(cwd, log)
+    if log:
+        lines.append("last lines of %s:" % log)
+        lines += tail(log, 30).splitlines()
+    if output_tail:
+        lines.append("last lines of its output:")
+        lines += output_tail.splitlines()[-30:]
+    if core:
+        if os.environ.get("IBSM_SIM_KEEP"):
+            lines.append("core kept: %s" % core)
+        else:
+            try:
+                os.unlink(core)
+            except OSError:
+                pass
+    return "\n".join(lines)
+
+
+def print_core_report(text):
+    """TEXT as TAP diagnostics ('# ' lines) on stderr."""
+    if not text:
+        return
+    sys.stdout.flush()
+    for line in text.splitlines():
+        print("# " + line, file=sys.stderr)
+    sys.stderr.flush()
+
+
 class Result:
     """Outcome of a finished command: rc (negative = killed by that signal), out, err."""
 
@@ -254,11 +424,17 @@ def run(argv, env=None, cwd=None, timeout=60, stdin_text=None):
     IBSM_TEST_SLOW: a ceiling that only catches a hang)."""
     timeout = patience(timeout)
     t0 = time.time()
+    setup = child_setup_for(argv)
+    own_cwd = None
+    if setup is _sm_child_setup and cwd is None:
+        own_cwd = cwd = tempfile.mkdtemp(prefix="ibsm-run.")  # its core lands there, not in ours
     try:
         p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              stdin=subprocess.PIPE if stdin_text is not None else subprocess.DEVNULL,
-                             text=True, errors="replace", preexec_fn=_child_setup)
+                             text=True, errors="replace", preexec_fn=setup)
     except OSError as e:
+        if own_cwd:
+            shutil.rmtree(own_cwd, ignore_errors=True)
         return Result(argv, 127, "", "%s: %s\n" % (argv[0], e), seconds=time.time() - t0)
     holder = _Proc(p)
     _live.append(holder)
@@ -272,6 +448,10 @@ def run(argv, env=None, cwd=None, timeout=60, stdin_text=None):
     finally:
         if holder in _live:
             _live.remove(holder)
+    if setup is _sm_child_setup or is_sm_argv(argv):
+        print_core_report(core_report(argv, p.returncode, p.pid, cwd, t0, (out or "") + (err or "")))
+    if own_cwd:
+        shutil.rmtree(own_cwd, ignore_errors=True)
     return Result(argv, p.returncode, out, err, timed_out, time.time() - t0)
 
 
@@ -288,9 +468,12 @@ class Background:
 
     def __init__(self, argv, env, cwd, outfile, count_file=None):
         self.argv, self.outfile, self.count_file = argv, outfile, count_file
+        self.cwd = cwd or os.getcwd()
+        self.started = time.time()
+        self.crash_report = None   # the core report, once its end was seen (core_report)
         self._out = open(outfile, "w")
         self.popen = subprocess.Popen(argv, env=env, cwd=cwd, stdout=self._out, stderr=subprocess.STDOUT,
-                                      stdin=subprocess.DEVNULL, preexec_fn=_child_setup)
+                                      stdin=subprocess.DEVNULL, preexec_fn=child_setup_for(argv))
         self.pid = self.popen.pid
         _live.append(self)
 
@@ -303,7 +486,19 @@ class Background:
         self._out.close()
         if self in _live:
             _live.remove(self)
+        self.report_crash()
         return rc
+
+    def report_crash(self):
+        """Once the process has ended: if an SM ended by a core-dumping signal, print its core's
+        backtraces and the tail of its log (core_report); once. Returns the report ('' none)."""
+        if self.crash_report is None and self.popen.poll() is not None:
+            self.crash_report = ""
+            if is_sm_argv(self.argv):
+                self.crash_report = core_report(self.argv, self.popen.returncode, self.pid, self.cwd,
+                                                self.started, tail(self.outfile, 30))
+                print_core_report(self.crash_report)
+        return self.crash_report or ""
 
     def output(self):
         return read(self.outfile)

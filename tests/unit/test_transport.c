@@ -642,6 +642,86 @@ static void test_quiesce(void)
 	destroy(&fk);
 }
 
+/* A drain cut short by *stop (SIGTERM reaching the event loop mid-sweep) returns with SMPs
+ * queued and on the wire, and its caller returns with them: their callbacks' context (a
+ * programming pass, a discovery, an SMInfo poll: stack frames) is gone. Whatever step hands
+ * out their answers later (the rest of the sweep, slice_offload's polls) must call nothing
+ * and send nothing more; the slots come free. (The SIGSEGV of a standby taking over and
+ * stopped at once: on_pk_done and on_block called into a dead frame from save_guid2lid.) */
+static volatile int stop_flag;
+static uint32_t stop_after;       /* set stop_flag at this many completions (0: by the tick) */
+
+static void on_done_then_stop(struct transport *t, const struct smp_req *r, int status,
+			      const uint8_t *data, void *ctx)
+{
+	on_done(t, r, status, data, ctx);
+	if (stop_after && completions >= stop_after)
+		stop_flag = 1;
+}
+
+static void tick_stop(void *ctx)
+{
+	(void)ctx;
+	stop_flag = 1;
+}
+
+static void run_drain_stopped(int drop)
+{
+	struct fake fk;
+	struct transport *t = make(&fk, 4, 50, 3);
+	static struct result res;
+	memset(&res, 0, sizeof(res));
+	stop_flag = 0;
+	if (drop) { /* nothing answers: the signal comes through the tick */
+		fk.policy = always_drop;
+		stop_after = 0;
+		transport_set_tick(t, tick_stop, NULL);
+	} else {    /* the signal comes after the first answer */
+		stop_after = 1;
+	}
+	for (uint32_t i = 0; i < 20; i++) {
+		struct smp_req r;
+		memset(&r, 0, sizeof(r));
+		r.method = IB_MAD_METHOD_GET;
+		r.dr = 1;
+		r.hops = 1;
+		r.path[1] = 1;
+		r.attr = IB_ATTR_NODE_INFO;
+		r.mod = i;
+		r.done = on_done_then_stop;
+		r.ctx = &res;
+		transport_submit(t, &r);
+	}
+	transport_drain(t, &stop_flag);
+	g_assert_true(stop_flag);
+	uint32_t done_then = completions, sends_then = fk.sends;
+	g_assert_cmpuint(done_then, <, 20); /* it did stop early */
+	/* the caller is gone; later steps (4 timeouts and retries' worth) hand out the answers */
+	transport_set_tick(t, NULL, NULL);
+	transport_poll(t, 400, 0);
+	g_assert_cmpuint(completions, ==, done_then); /* not one callback after the drain */
+	g_assert_cmpuint(fk.sends, ==, sends_then);    /* not one SMP more: no queued one, no resend */
+	g_assert_cmpuint(transport_outstanding(t), ==, 0);
+	/* the transport goes on: a new request is sent and called back */
+	stop_flag = 0;
+	stop_after = 0;
+	fk.policy = NULL;
+	submit_n(t, &res, 1);
+	transport_drain(t, &stop_flag);
+	g_assert_cmpuint(completions, ==, done_then + 1);
+	destroy(&fk);
+}
+
+static void test_drain_stopped_answered(void)
+{
+	run_drain_stopped(0);
+}
+
+static void test_drain_stopped_lost(void)
+{
+	run_drain_stopped(1);
+}
+
 static int unsolicited_seen;
 static void on_unsolicited(struct transport *t, void *umad, int len, void *ctx)
 {
@@ -733,6 +813,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/transport/persist_timeouts", test_persist_timeouts);
 	g_test_add_func("/transport/persist_gives_up", test_persist_gives_up);
 	g_test_add_func("/transport/quiesce", test_quiesce);
+	g_test_add_func("/transport/drain_stopped_answered", test_drain_stopped_answered);
+	g_test_add_func("/transport/drain_stopped_lost", test_drain_stopped_lost);
 	g_test_add_func("/transport/slice_said", test_slice_said);
 	return g_test_run();
 }
