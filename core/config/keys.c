@@ -337,6 +337,45 @@ static const struct config_key keys[] = {
 	  "switch external ports: low-priority VL arbitration, VL:weight,... (up to 64); unset: the qos_ value", NULL },
 	{ "qos_swe_sl2vl", CONFIG_QOS, OFF(qos_opt[QOS_S_SWE][QOS_P_SL2VL]), QOS_P_SL2VL, 0, 0, NOFLAG,
 	  "switch external ports: VL of SL 0..15, comma-separated (15 drops the SL); unset: the qos_ value", NULL },
+	{ "congestion_control", CONFIG_BOOL, OFF(congestion_control), 0, 1, 0, NOFLAG,
+	  "Congestion control (IBA A10): after each heavy sweep, SwitchCongestionSetting to every switch, "
+	  "CACongestionSetting and the CongestionControlTable to every CA port, from the cc_ keys", NULL },
+	{ "cc_key", CONFIG_U64, OFF(cc_key), 0, 0, 0, NOFLAG,
+	  "CC_Key presented in every congestion control MAD", NULL },
+	{ "cc_max_outstanding_mads", CONFIG_INT, OFF(cc_max_outstanding_mads), 0, INT_MAX, 0, NOFLAG,
+	  "Congestion control MADs in flight at most (0: one at a time)", NULL },
+	{ "cc_sw_cong_setting_control_map", CONFIG_U32, OFF(cc_sw_control_map), 0, 0xffffffffLL, 0, NOFLAG,
+	  "SwitchCongestionSetting Control_Map: a bit per group of its fields the switch is to take (IBA A10.4.3.6)", NULL },
+	{ "cc_sw_cong_setting_victim_mask", CONFIG_MASK256, OFF(cc_sw_victim_mask), 0, 0, 0, NOFLAG,
+	  "Switch ports (bit N: port N, 256-bit hex) that mark with FECN whether source or victim of congestion", NULL },
+	{ "cc_sw_cong_setting_credit_mask", CONFIG_MASK256, OFF(cc_sw_credit_mask), 0, 0, 0, NOFLAG,
+	  "Switch ports (bit N: port N, 256-bit hex) that apply credit starvation", NULL },
+	{ "cc_sw_cong_setting_threshold", CONFIG_U8, OFF(cc_sw_threshold), 0, 15, 0, NOFLAG,
+	  "How aggressively switches mark packets with FECN (0 none, 1 loose ... 15 aggressive)", NULL },
+	{ "cc_sw_cong_setting_packet_size", CONFIG_U8, OFF(cc_sw_packet_size), 0, 255, 0, NOFLAG,
+	  "Packets smaller than this many credits are never marked with FECN", NULL },
+	{ "cc_sw_cong_setting_credit_starvation_threshold", CONFIG_U8, OFF(cc_sw_cs_threshold), 0, 15, 0, NOFLAG,
+	  "How aggressive credit starvation is (0 none, 1 loose ... 15 aggressive)", NULL },
+	{ "cc_sw_cong_setting_credit_starvation_return_delay", CONFIG_CCT_ENTRY, OFF(cc_sw_cs_return_delay), 0, 0, 0, NOFLAG,
+	  "Credit starvation return delay, SHIFT:MULTIPLIER as a CCT entry (shift 0-3, multiplier 0-16383)", NULL },
+	{ "cc_sw_cong_setting_marking_rate", CONFIG_INT, OFF(cc_sw_marking_rate), 0, 65535, 0, NOFLAG,
+	  "Mean number of packets between two FECN markings", NULL },
+	{ "cc_ca_cong_setting_port_control", CONFIG_INT, OFF(cc_ca_port_control), 0, 65535, 0, NOFLAG,
+	  "CACongestionSetting Port_Control: bit 0 clear, congestion control per QP; set, per SL and port", NULL },
+	{ "cc_ca_cong_setting_control_map", CONFIG_INT, OFF(cc_ca_control_map), 0, 65535, 0, NOFLAG,
+	  "CACongestionSetting Control_Map: a bit per SL whose entry the CA takes", NULL },
+	{ "cc_ca_cong_setting_ccti_timer", CONFIG_CA_CONG, OFF(cc_ca_entries), CC_CA_TIMER, 65535, 0, NOFLAG,
+	  "'SL VALUE' (the key repeated for each SL, or SL VALUE,SL VALUE...): CCTI_Timer, its expiry "
+	  "takes 1 from the CCTI", NULL },
+	{ "cc_ca_cong_setting_ccti_increase", CONFIG_CA_CONG, OFF(cc_ca_entries), CC_CA_INCREASE, 255, 0, NOFLAG,
+	  "'SL VALUE': CCTI_Increase, added to the CCTI on a BECN", NULL },
+	{ "cc_ca_cong_setting_trigger_threshold", CONFIG_CA_CONG, OFF(cc_ca_entries), CC_CA_TRIGGER, 255, 0, NOFLAG,
+	  "'SL VALUE': Trigger_Threshold, the CCTI at which the CA logs an event", NULL },
+	{ "cc_ca_cong_setting_ccti_min", CONFIG_CA_CONG, OFF(cc_ca_entries), CC_CA_MIN, 255, 0, NOFLAG,
+	  "'SL VALUE': CCTI_Min, the lowest CCTI (a floor on the injection rate delay)", NULL },
+	{ "cc_cct", CONFIG_CCT, OFF(cc_cct), 0, 0, 0, NOFLAG,
+	  "CongestionControlTable of every CA port: SHIFT:MULTIPLIER,... (up to 128 entries; unset: "
+	  "one block with CCTI_Limit 0)", NULL },
 };
 
 /* the string keys with a grammar of their own */
@@ -426,6 +465,123 @@ int config_parse_bool(const char *s, int *out)
 	return -1;
 }
 
+/* CONFIG_CA_CONG: field WHICH of one SL's entry */
+static void ca_cong_put(struct cc_ca_entry *e, int which, unsigned v)
+{
+	switch (which) {
+	case CC_CA_TIMER: e->ccti_timer = (uint16_t)v; break;
+	case CC_CA_INCREASE: e->ccti_increase = (uint8_t)v; break;
+	case CC_CA_TRIGGER: e->trigger_threshold = (uint8_t)v; break;
+	default: e->ccti_min = (uint8_t)v; break;
+	}
+}
+
+static unsigned ca_cong_get(const struct cc_ca_entry *e, int which)
+{
+	switch (which) {
+	case CC_CA_TIMER: return e->ccti_timer;
+	case CC_CA_INCREASE: return e->ccti_increase;
+	case CC_CA_TRIGGER: return e->trigger_threshold;
+	default: return e->ccti_min;
+	}
+}
+
+/* A 256-bit number in hex, as OpenSM's opts_parse_256bit reads it: 0x optional, 1 to 64 digits,
+ * stored big-endian (byte 0 holds bits 255..248, byte 31 bits 7..0: bit N is port N). */
+static int parse_mask256(const char *v, uint8_t out[32], GError **err)
+{
+	const char *p = v;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	size_t n = strlen(p);
+	int ok = n >= 1 && n <= 64;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = g_ascii_isxdigit(p[i]);
+	if (!ok) {
+		g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE,
+			    "'%s' is not a 256-bit hex number (1 to 64 hex digits, 0x optional)", v);
+		return -1;
+	}
+	memset(out, 0, 32);
+	for (size_t i = 0; i < n; i++) { /* digit i from the right is nibble i */
+		unsigned d = (unsigned)g_ascii_xdigit_value(p[n - 1 - i]);
+		out[31 - i / 2] |= (uint8_t)(i % 2 ? d << 4 : d);
+	}
+	return 0;
+}
+
+/* SHIFT:MULTIPLIER (a CCT entry: IBA A10.4.3.9) as shift << 14 | multiplier */
+static int parse_cct_entry(const char *v, uint16_t *out)
+{
+	char *s = g_strstrip(g_strdup(v));
+	char *colon = strchr(s, ':');
+	long long sv;
+	unsigned long long shift, mult;
+	int rc = -1;
+	if (colon) {
+		*colon = 0;
+		if (config_parse_number(g_strstrip(s), 0, &sv, &shift) == 0 &&
+		    config_parse_number(g_strstrip(colon + 1), 0, &sv, &mult) == 0 && shift <= 3 && mult <= 0x3fff) {
+			*out = (uint16_t)(shift << 14 | mult);
+			rc = 0;
+		}
+	}
+	g_free(s);
+	return rc;
+}
+
+/* "SL VALUE" (OpenSM's form, the key repeated per SL), or several joined by commas */
+static int parse_ca_cong(struct cc_ca_entry *e, int which, long long max, const char *v, GError **err)
+{
+	char **parts = g_strsplit(v, ",", -1);
+	int rc = 0;
+	for (char **p = parts; *p && rc == 0; p++) {
+		char **w = g_strsplit_set(g_strstrip(*p), " \t", -1);
+		const char *words[3] = { NULL, NULL, NULL };
+		int nw = 0;
+		for (char **q = w; *q; q++)
+			if (**q && nw < 3)
+				words[nw++] = *q;
+		long long sv;
+		unsigned long long sl, val;
+		if (nw != 2 || config_parse_number(words[0], 0, &sv, &sl) < 0 || sl > 15 ||
+		    config_parse_number(words[1], 0, &sv, &val) < 0 || val > (unsigned long long)max) {
+			g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE,
+				    "'%s' is not 'SL VALUE' (SL 0-15, VALUE 0-%lld; several joined by commas)", v, max);
+			rc = -1;
+		} else {
+			ca_cong_put(&e[sl], which, (unsigned)val);
+		}
+		g_strfreev(w);
+	}
+	g_strfreev(parts);
+	return rc;
+}
+
+/* SHIFT:MULTIPLIER,... up to 128 entries (OpenSM's OSM_CCT_ENTRY_MAX) */
+static int parse_cct(struct sm_options *o, const char *v, GError **err)
+{
+	uint16_t t[128] = { 0 };
+	char **parts = g_strsplit(v, ",", -1);
+	int n = 0, rc = 0;
+	for (char **p = parts; *p && rc == 0; p++, n++) {
+		if (n == 128) {
+			g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE, "more than 128 CCT entries");
+			rc = -1;
+		} else if (parse_cct_entry(*p, &t[n]) < 0) {
+			g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE, "CCT entry %d '%s' is not "
+				    "SHIFT:MULTIPLIER (shift 0-3, multiplier 0-16383)", n, g_strstrip(*p));
+			rc = -1;
+		}
+	}
+	g_strfreev(parts);
+	if (rc == 0) {
+		memcpy(o->cc_cct, t, sizeof(t));
+		o->cc_cct_len = n;
+	}
+	return rc;
+}
+
 /* restores K's default (a null value in the file) */
 static void set_default(struct sm_options *o, const struct config_key *k)
 {
@@ -435,8 +591,16 @@ static void set_default(struct sm_options *o, const struct config_key *k)
 		char **dst = field(o, k);
 		g_free(*dst);
 		*dst = g_strdup(*(char **)field(&d, k));
+	} else if (k->type == CONFIG_CA_CONG) {
+		struct cc_ca_entry *e = field(o, k);
+		for (int sl = 0; sl < 16; sl++)
+			ca_cong_put(&e[sl], (int)k->min, 0);
+	} else if (k->type == CONFIG_CCT) {
+		memcpy(o->cc_cct, d.cc_cct, sizeof(o->cc_cct));
+		o->cc_cct_len = d.cc_cct_len;
 	} else {
-		size_t sz = k->type == CONFIG_U64 ? 8 : k->type == CONFIG_U32 ? 4 : k->type == CONFIG_U8 ? 1 : sizeof(int);
+		size_t sz = k->type == CONFIG_U64 ? 8 : k->type == CONFIG_U32 ? 4 : k->type == CONFIG_U8 ? 1 :
+			    k->type == CONFIG_MASK256 ? 32 : k->type == CONFIG_CCT_ENTRY ? 2 : sizeof(int);
 		memcpy(field(o, k), field(&d, k), sz);
 	}
 	if (!strcmp(k->key, "guid"))
@@ -495,6 +659,19 @@ int config_set(struct sm_options *o, const struct config_key *k, const char *val
 		if (!strcmp(k->key, "guid"))
 			o->guid_given = uv != 0; /* from a file, 0 means "the first usable port" */
 		return 0;
+	case CONFIG_MASK256:
+		return parse_mask256(value, field(o, k), err);
+	case CONFIG_CCT_ENTRY:
+		if (parse_cct_entry(value, field(o, k)) < 0) {
+			g_set_error(err, CONFIG_ERROR, CONFIG_ERROR_BAD_VALUE,
+				    "'%s' is not SHIFT:MULTIPLIER (shift 0-3, multiplier 0-16383)", value);
+			return -1;
+		}
+		return 0;
+	case CONFIG_CA_CONG:
+		return parse_ca_cong(field(o, k), (int)k->min, k->max, value, err);
+	case CONFIG_CCT:
+		return parse_cct(o, value, err);
 	case CONFIG_QOS:
 		if (qos_option_unset((enum qos_param)k->min, value)) {
 			set_default(o, k); /* OpenSM's "not set": qos_max_vls 0, qos_high_limit -1 */
@@ -537,6 +714,34 @@ char *config_format(const struct sm_options *o, const struct config_key *k)
 	case CONFIG_STRING:
 	case CONFIG_QOS:
 		return g_strdup(*(char *const *)p);
+	case CONFIG_MASK256: {
+		GString *g = g_string_new("0x");
+		for (int i = 0; i < 32; i++)
+			g_string_append_printf(g, "%02X", ((const uint8_t *)p)[i]);
+		return g_string_free(g, FALSE);
+	}
+	case CONFIG_CCT_ENTRY: {
+		uint16_t e = *(const uint16_t *)p;
+		return g_strdup_printf("%u:%u", e >> 14, e & 0x3fff);
+	}
+	case CONFIG_CA_CONG: { /* every SL whose field is set, else OpenSM's "0 0" */
+		const struct cc_ca_entry *e = p;
+		GString *g = g_string_new(NULL);
+		for (int sl = 0; sl < 16; sl++)
+			if (ca_cong_get(&e[sl], (int)k->min))
+				g_string_append_printf(g, "%s%d %u", g->len ? "," : "", sl, ca_cong_get(&e[sl], (int)k->min));
+		if (!g->len)
+			g_string_append(g, "0 0");
+		return g_string_free(g, FALSE);
+	}
+	case CONFIG_CCT: {
+		if (!o->cc_cct_len)
+			return NULL;
+		GString *g = g_string_new(NULL);
+		for (int i = 0; i < o->cc_cct_len; i++)
+			g_string_append_printf(g, "%s%u:%u", i ? "," : "", o->cc_cct[i] >> 14, o->cc_cct[i] & 0x3fff);
+		return g_string_free(g, FALSE);
+	}
 	}
 	return NULL;
 }

@@ -17,7 +17,15 @@ enum config_type {
 	CONFIG_U64,    /* uint64_t (GUIDs, prefixes: 0x hex) */
 	CONFIG_STRING, /* char *, g_free'd; null/empty/(null) = the default */
 	CONFIG_QOS,    /* char *, a qos_* value checked by policy/qos_options.h (min = its param) */
+	/* OpenSM's congestion control value syntaxes (config/keys.c, doc/congestion-control.md) */
+	CONFIG_MASK256,   /* uint8_t[32]: a 256-bit hex number, 0x optional, byte 0 its top */
+	CONFIG_CCT_ENTRY, /* uint16_t: SHIFT:MULTIPLIER (0-3, 0-16383) as shift << 14 | multiplier */
+	CONFIG_CA_CONG,   /* struct cc_ca_entry[16]: "SL VALUE" sets one SL's field (min: which) */
+	CONFIG_CCT,       /* uint16_t[128] + int count after it: SHIFT:MULTIPLIER,... */
 };
+
+/* CONFIG_CA_CONG's fields (its min) */
+enum { CC_CA_TIMER, CC_CA_INCREASE, CC_CA_TRIGGER, CC_CA_MIN };
 
 #define CONFIG_F_INVERT 0x1    /* bool stored inverted (accum_log_file -> erase_log) */
 #define CONFIG_F_ENV 0x2       /* default comes from the environment: template comments it out */

@@ -8,7 +8,6 @@
 #include "config/opensm_keys.h"
 
 #define NE OSK_NO_EFFECT
-#define NO_CC "congestion control is not implemented"
 #define NO_PERFMGR_REDIR "the performance manager follows no PerfMgt redirection: every port is queried at its LID"
 
 static const struct opensm_key table[] = {
@@ -29,24 +28,6 @@ static const struct opensm_key table[] = {
 	{ "force_log_flush", "FALSE", NE, "every log line is written at once" },
 	{ "per_module_logging_file", "/etc/opensm/per-module-logging.conf", NE, "log_flags apply to every module" },
 	{ "enable_quirks", "FALSE", NE, "ibsm applies no vendor quirks" },
-	{ "congestion_control", "FALSE", NE, NO_CC },
-	{ "cc_key", "0x0000000000000000", NE, NO_CC " (no CC MAD is sent)" },
-	{ "cc_max_outstanding_mads", "500", NE, NO_CC },
-	{ "cc_sw_cong_setting_control_map", "0x0", NE, NO_CC },
-	{ "cc_sw_cong_setting_victim_mask", "0x0000000000000000000000000000000000000000000000000000000000000000", NE, NO_CC },
-	{ "cc_sw_cong_setting_credit_mask", "0x0000000000000000000000000000000000000000000000000000000000000000", NE, NO_CC },
-	{ "cc_sw_cong_setting_threshold", "0x00", NE, NO_CC },
-	{ "cc_sw_cong_setting_packet_size", "0", NE, NO_CC },
-	{ "cc_sw_cong_setting_credit_starvation_threshold", "0x00", NE, NO_CC },
-	{ "cc_sw_cong_setting_credit_starvation_return_delay", "0:0", NE, NO_CC },
-	{ "cc_sw_cong_setting_marking_rate", "0", NE, NO_CC },
-	{ "cc_ca_cong_setting_port_control", "0x0000", NE, NO_CC },
-	{ "cc_ca_cong_setting_control_map", "0x0000", NE, NO_CC },
-	{ "cc_ca_cong_setting_ccti_timer", "0 0", NE, NO_CC },
-	{ "cc_ca_cong_setting_ccti_increase", "0 0", NE, NO_CC },
-	{ "cc_ca_cong_setting_trigger_threshold", "0 0", NE, NO_CC },
-	{ "cc_ca_cong_setting_ccti_min", "0 0", NE, NO_CC },
-	{ "cc_cct", NULL, NE, NO_CC },
 };
 
 const struct opensm_key *opensm_keys(unsigned *n)

@@ -78,6 +78,7 @@ void options_defaults(struct sm_options *o)
 	o->qos_policy_file = g_build_filename(config_sysconfdir(), "ibsm", "qos-policy.conf", NULL);
 	o->enhanced_qos_vport0_unlimit_default_rl = 1; /* NVIDIA's default */
 	o->offsweep_balancing_window = 180; /* NVIDIA's default */
+	o->cc_max_outstanding_mads = 500; /* OpenSM's default (the rest of the cc_ keys: 0) */
 	o->torus_config = g_build_filename(config_sysconfdir(), "ibsm", "torus-2QoS.conf", NULL);
 }
 

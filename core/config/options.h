@@ -131,6 +131,26 @@ struct sm_options {
 	GHashTable *extra;          /* key -> struct config_extra: file keys outside the table */
 	unsigned explicit_keys;     /* OPT_EXPLICIT_*: path keys set by the file or the command line */
 	GPtrArray *notes;           /* struct config_note: what the build has to say, logged once the log is open */
+	/* OpenSM's congestion control keys (IBA Annex A10; program/cc.h, doc/congestion-control.md) */
+	int congestion_control;     /* CC MADs (class 0x21) sent after each heavy sweep's programming */
+	uint64_t cc_key;            /* CC_Key presented in every CC MAD */
+	int cc_max_outstanding_mads;      /* CC MADs in flight at most */
+	uint32_t cc_sw_control_map;       /* SwitchCongestionSetting: Control_Map */
+	uint8_t cc_sw_victim_mask[32];    /* ... Victim_Mask, a 256-bit number, byte 0 its top (port 255) */
+	uint8_t cc_sw_credit_mask[32];    /* ... Credit_Mask, the same */
+	uint8_t cc_sw_threshold;          /* ... Threshold (4 bits) */
+	uint8_t cc_sw_packet_size;        /* ... Packet_Size (credits) */
+	uint8_t cc_sw_cs_threshold;       /* ... CS_Threshold (4 bits) */
+	uint16_t cc_sw_cs_return_delay;   /* ... CS_ReturnDelay as shift << 14 | multiplier */
+	int cc_sw_marking_rate;           /* ... Marking_Rate (16 bits) */
+	int cc_ca_port_control;           /* CACongestionSetting: Port_Control (16 bits) */
+	int cc_ca_control_map;            /* ... Control_Map (16 bits, a bit per SL) */
+	struct cc_ca_entry {              /* ... one entry per SL */
+		uint16_t ccti_timer;
+		uint8_t ccti_increase, trigger_threshold, ccti_min;
+	} cc_ca_entries[16];
+	uint16_t cc_cct[128];             /* CongestionControlTable entries, shift << 14 | multiplier */
+	int cc_cct_len;                   /* entries given (0: the table is one block, CCTI_Limit 0) */
 };
 
 /* keys whose defaults fall back to OpenSM's files when ibsm's do not exist (config/locations.c) */

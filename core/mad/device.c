@@ -18,6 +18,7 @@ struct smdev {
 	int fd, issm_fd;
 	int agent_dr, agent_lid, agent_sa;
 	int agent_perf;        /* PerfMgt (class 0x04) requests of the perfmgr, < 0: none */
+	int agent_cc;          /* Congestion Control (class 0x21) Sets (program/cc.h), < 0: none */
 };
 
 static int dev_send(void *ctx, int mgmt_class, void *umad, int len, int timeout_ms)
@@ -25,7 +26,8 @@ static int dev_send(void *ctx, int mgmt_class, void *umad, int len, int timeout_
 	struct smdev *d = ctx;
 	int agent = mgmt_class == IB_SMI_DIRECT_CLASS ? d->agent_dr :
 		    mgmt_class == IB_SMI_CLASS ? d->agent_lid :
-		    mgmt_class == IB_PERFORMANCE_CLASS ? d->agent_perf : d->agent_sa;
+		    mgmt_class == IB_PERFORMANCE_CLASS ? d->agent_perf :
+		    mgmt_class == IB_CC_CLASS ? d->agent_cc : d->agent_sa;
 	int rc = umad_send(d->fd, agent, umad, len - (int)umad_size(), timeout_ms, 0);
 	return rc < 0 ? rc : 0;
 }
@@ -106,6 +108,8 @@ struct smdev *smdev_open(const char *ca, int port, char *err, size_t errlen)
 	 * match its requests (and umad2sim needs the class registered to deliver them) */
 	memset(mask, 0, sizeof(mask));
 	d->agent_perf = umad_register(d->fd, IB_PERFORMANCE_CLASS, 1, 0, mask);
+	/* the same for congestion control's Sets (class version 2, as OpenSM binds it) */
+	d->agent_cc = umad_register(d->fd, IB_CC_CLASS, 2, 0, mask);
 	int bad = d->agent_dr < 0 ? d->agent_dr : d->agent_lid < 0 ? d->agent_lid : d->agent_sa;
 	if (bad < 0)
 		return open_fail(d, err, errlen, "cannot register the SMI and SA classes on %s port %d (%s): "

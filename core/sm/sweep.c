@@ -16,6 +16,7 @@
 #include "fabric/lid.h"
 #include "fabric/netfile.h"
 #include "fabric/slice.h"
+#include "program/cc.h"
 #include "routing/run.h"
 #include "sa/index.h"
 #include "sa/pkeys.h"
@@ -575,6 +576,7 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 	mcast_sweep(sm, r);
 	transport_slice_label("enhanced-qos");
 	enhanced_qos_sweep(sm, f); /* NVIDIA's QoSConfigSL rate limits; never fails the sweep */
+	cc_sweep(sm->dispatch, f, sm->opt, &sm->stop); /* congestion control (program/cc.h); never fails it */
 	transport_slice_label("after-mcast");
 	/* what follows takes tens of ms on a large fabric: the SA is served between the parts */
 	transport_step_now(sm->t);
