@@ -132,6 +132,16 @@ void smdev_close(struct smdev *d)
 	g_free(d);
 }
 
+void smdev_release_at_exit(struct smdev *d)
+{
+	if (!d)
+		return;
+	if (d->issm_fd >= 0) /* IsSM off now: a standby need not wait for our SMInfo to fail */
+		close(d->issm_fd);
+	/* d->fd stays open: the kernel closes it, agents and all, as the process ends */
+	g_free(d);
+}
+
 void smdev_io(struct smdev *d, struct transport_io *io)
 {
 	io->ctx = d;

@@ -357,6 +357,25 @@ out:
 	return rc;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+void __lsan_do_leak_check(void); /* the leak check LeakSanitizer would run at exit() */
+#endif
+
+/* The end, once everything the SM owns is released: _exit, not exit. The libraries' atexit
+ * handlers are skipped on purpose: libumad2sim's joins its receiver thread while it holds
+ * the mutex that thread takes for a MAD that has just arrived (a deadlock: the SM never
+ * exits), and the umad port is still open (mad/device.h smdev_release_at_exit). Nothing of
+ * ibsm's is left to atexit; standard I/O is flushed here, and an ASan build runs its leak
+ * check here (valgrind checks at the process's end either way). */
+static G_NORETURN void end_process(int rc)
+{
+	fflush(NULL);
+#if defined(__SANITIZE_ADDRESS__)
+	__lsan_do_leak_check();
+#endif
+	_exit(rc);
+}
+
 /* Everything the SM holds, in reverse order of construction. */
 static void sm_release(struct sm *sm)
 {	if (sm->trap_lids)
@@ -375,7 +394,7 @@ static void sm_release(struct sm *sm)
 	dispatch_free(sm->dispatch);
 	programmer_free(sm->prog);
 	transport_free(sm->t);
-	smdev_close(sm->dev);
+	smdev_release_at_exit(sm->dev); /* the port closes with the process (main's end) */
 	fabric_unref(sm->fabric);
 	ucast_cache_free(sm->ucast);
 	g_free(sm->ucast_engine);
@@ -429,5 +448,5 @@ int main(int argc, char **argv)
 	options_free(&opt);
 	log_close();
 	g_strfreev(argv_saved);
-	return rc;
+	end_process(rc);
 }
