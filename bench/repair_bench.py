@@ -33,8 +33,8 @@ import scale_bench as SC  # noqa: E402  (sampled host pairs walked by ibtracert 
 
 REC = 280          # tests/tools/smpcount.c: struct trace_rec
 CLASS_SM_LID, CLASS_SM_DR = 0x01, 0x81
-METHOD_SET, METHOD_TRAP = 0x02, 0x05
-ATTR_LFT = 0x0019
+METHOD_SET, METHOD_TRAP, METHOD_TRAP_REPRESS = 0x02, 0x05, 0x07
+ATTR_SWITCH_INFO, ATTR_LFT = 0x0012, 0x0019
 
 
 def read_trace(path, offset):
@@ -52,7 +52,9 @@ def read_trace(path, offset):
 
 def repair_figures(recs):
     """From the records after one link change: seconds from the first trap received to the last
-    answer to an LFT Set, SMPs sent, LFT blocks written; None when no trap or no LFT Set."""
+    answer to an LFT Set, SMPs sent, LFT blocks written; None when no trap or no LFT Set. Also
+    ms from the trap to the first SMP the SM sends for it (a TrapRepress is not one) and from
+    there to the last SwitchInfo sent before the first LFT Set (the reads and the verification)."""
     smi = (CLASS_SM_LID, CLASS_SM_DR)
     trap = next((r[0] for r in recs if r[1] == 1 and r[2] in smi and r[3] == METHOD_TRAP), None)
     if trap is None:
@@ -64,7 +66,12 @@ def repair_figures(recs):
         return {"trap_to_lft_s": None, "smps": None, "lft_blocks": 0}
     last = max(acks)
     smps = sum(1 for r in recs if r[1] == 0 and r[2] in smi and trap <= r[0] <= last)
-    return {"trap_to_lft_s": round((last - trap) / 1e9, 4), "smps": smps, "lft_blocks": len(sets)}
+    out = [r for r in recs if r[1] == 0 and r[2] in smi and r[3] != METHOD_TRAP_REPRESS and trap <= r[0] <= last]
+    first_lft = min(r[0] for r in out if r[3] == METHOD_SET and r[4] == ATTR_LFT)
+    si = [r[0] for r in out if r[4] == ATTR_SWITCH_INFO and r[0] < first_lft]
+    return {"trap_to_lft_s": round((last - trap) / 1e9, 4), "smps": smps, "lft_blocks": len(sets),
+            "trap_to_smp_ms": round((out[0][0] - trap) / 1e6, 2) if out else None,
+            "reads_ms": round((si[-1] - out[0][0]) / 1e6, 2) if out and si else None}
 
 
 def wait_repaired(trace, offset, quiet_s, limit_s):
@@ -154,20 +161,21 @@ def markdown(meta, runs):
              "answered. SA: bench/sa_load.c, %d PathRecord queries outstanding throughout. Delivery: random "
              "host pairs walked through the switches' LFTs by ibtracert -G after the last repairs." % (
                  meta["date"], meta["machine"], meta.get("link"), meta["reps"], meta.get("sa_window", 32)), "",
-             "| SM | change | trap -> last LFT ack s (median) | all | SMPs sent | LFT blocks |",
-             "|---|---|---|---|---|---|"]
+             "| SM | change | trap -> last LFT ack s (median) | all | SMPs sent | LFT blocks | trap -> first SMP ms | "
+             "first SMP -> last SwitchInfo ms |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in runs:
         if "error" in r:
-            lines.append("| %s | | (%s) | | | |" % (r["sm"], r["error"][:80]))
+            lines.append("| %s | | (%s) | | | | | |" % (r["sm"], r["error"][:80]))
             continue
         for kind in ("down", "up"):
             rows = r.get(kind, [])
             m = med(rows, "trap_to_lft_s")
-            lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 r["sm"], kind, "%.3f" % m if m is not None else "-",
                 " ".join("%.3f" % x["trap_to_lft_s"] if x and x.get("trap_to_lft_s") is not None
                          else "-" for x in rows),
-                med(rows, "smps"), med(rows, "lft_blocks")))
+                med(rows, "smps"), med(rows, "lft_blocks"), med(rows, "trap_to_smp_ms"), med(rows, "reads_ms")))
     lines += ["", "| SM | pairs delivered after the last link down | after it came back |", "|---|---|---|"]
     for r in runs:
         d, u = r.get("delivered_down"), r.get("delivered_up")

@@ -33,7 +33,6 @@ int patch_copy_node(struct model_builder *b, const struct fabric *prev, uint32_t
 	n->dr_hops = x->dr_hops;
 	memcpy(n->dr_path, x->dr_path, sizeof(n->dr_path));
 	n->missed = x->missed;
-	uint32_t mgmt = on->type == IBSM_SWITCH ? on->port0 : IBSM_NONE;
 	for (uint32_t p = 0; p <= on->nports; p++) {
 		const struct ibsm_port *op = &prev->ports[on->port0 + p];
 		const struct port_extra *px = &prev->px[on->port0 + p];
@@ -52,12 +51,21 @@ int patch_copy_node(struct model_builder *b, const struct fabric *prev, uint32_t
 		np->have_portinfo = px->have_portinfo;
 		np->reused = 1;
 		memcpy(np->portinfo, px->portinfo, sizeof(np->portinfo));
-		if (mgmt == IBSM_NONE && (op->flags & IBSM_PORT_PRESENT) && px->mkey)
-			n->mkey = px->mkey; /* a CA: the key of the port SMPs reach it by */
 	}
-	if (mgmt != IBSM_NONE)
-		n->mkey = prev->px[mgmt].mkey;
+	n->mkey = patch_node_mkey(prev, o);
 	return idx;
+}
+
+uint64_t patch_node_mkey(const struct fabric *prev, uint32_t o)
+{
+	const struct ibsm_node *on = &prev->nodes[o];
+	if (on->type == IBSM_SWITCH)
+		return prev->px[on->port0].mkey;
+	uint64_t key = 0;
+	for (uint32_t p = 0; p <= on->nports; p++) /* a CA: the key of the port SMPs reach it by */
+		if ((prev->ports[on->port0 + p].flags & IBSM_PORT_PRESENT) && prev->px[on->port0 + p].mkey)
+			key = prev->px[on->port0 + p].mkey;
+	return key;
 }
 
 /* Node o of prev into b as prev knows it now; its links are added afterwards. */
@@ -270,12 +278,17 @@ uint32_t patch_fix_routes(struct model_builder *b, uint8_t *reached, const uint8
 			queue[tail++] = (uint32_t)q;
 		}
 	}
-	/* in breadth-first order, so a parent's route is settled before its children's */
+	/* in breadth-first order, so a parent's route is settled before its children's. A route
+	 * that is its (settled, working) parent's and then the port the search left it by works:
+	 * what route_works() would walk hop by hop, found without a look-up (most routes are) */
 	for (uint32_t k = 1; k < tail; k++) {
 		uint32_t i = queue[k];
+		struct model_node_in *n = model_node(b, i), *pn = model_node(b, parent[i]);
+		if (n->dr_hops == pn->dr_hops + 1 && n->dr_path[n->dr_hops] == via[i] &&
+		    !memcmp(n->dr_path + 1, pn->dr_path + 1, pn->dr_hops))
+			continue;
 		if (route_works(b, (uint32_t)start, i, no_transit))
 			continue;
-		struct model_node_in *n = model_node(b, i), *pn = model_node(b, parent[i]);
 		memcpy(n->dr_path, pn->dr_path, sizeof(n->dr_path));
 		n->dr_hops = (uint8_t)(pn->dr_hops + 1);
 		n->dr_path[n->dr_hops] = via[i];

@@ -17,6 +17,9 @@ struct model_builder *patch_builder_from(const struct fabric *prev);
  * directed route), without its links; the node's builder index, or < 0 (no memory). Shared
  * by the patch above and by carry.c, which adjusts what a carried node keeps. */
 int patch_copy_node(struct model_builder *b, const struct fabric *prev, uint32_t o);
+/* The M_Key SMPs to node o of prev present, as patch_copy_node() gives its copy (switch port 0's,
+ * a CA's: that of the port SMPs reach it by): SMPs sent before the copy is made. */
+uint64_t patch_node_mkey(const struct fabric *prev, uint32_t o);
 
 /* PortInfo (SMP data) of port `port` of builder node n, decoded into its fields. */
 void patch_take_portinfo(struct model_node_in *n, uint8_t port, const uint8_t *data);

@@ -412,7 +412,8 @@ static gboolean umad_dispatch(GSource *s, GSourceFunc cb, gpointer data)
 	loop_tick_run(sm); /* the console, metrics, ... (loop.h) */
 	transport_slice_label("idle");
 	if (!sm->stop)
-		transport_poll(sm->t, 100, 0); /* serve SMInfo, traps, SA; block at most 100 ms */
+		/* serve SMInfo, traps, SA; block at most 100 ms, less when a trap asks for a sweep */
+		transport_poll_until(sm->t, 100, &sm->trap_pending);
 	return G_SOURCE_CONTINUE;
 }
 

@@ -4,7 +4,13 @@
  * one found changed, then one SwitchInfo to every switch not read to verify that nothing else
  * changed; directed routes that crossed a link gone are mended before each round. Discovery's
  * rules hold: PortStateChange is cleared before a switch's ports are read, NodeInfo goes
- * through a port only once its PortInfo shows LinkUp, routes never transit a CA. */
+ * through a port only once its PortInfo shows LinkUp, routes never transit a CA.
+ * The first round goes on the wire before the copy is made, over the last generation's routes:
+ * the trapped switches' SwitchInfo and, beside them, the verification of every switch whose
+ * route crosses none of them ("early"; fed into the window as it frees, so the first round's
+ * own SMPs are not queued behind it). An early-verified switch counts as not read until the
+ * rounds would have come to the verification, so the rounds read what they read without it.
+ * Traps that come during the repair have their switches read in its next round. */
 #include <inttypes.h>
 #include <string.h>
 #include <infiniband/mad.h>
@@ -29,6 +35,11 @@ struct repair {
 				    * neighbours were read (a switch that died is cut off by then) */
 	GHashTable *unanswered;    /* builder index + 1 of the switches that did not answer once */
 	GHashTable *read;          /* builder index + 1 -> trap_seq when its SwitchInfo was sent */
+	GHashTable *early;         /* builder index + 1 of the switches verified early (in `read`
+				    * too) that a round may still read */
+	GArray *to_verify;         /* uint32_t: the early verification, sent from verify_next on */
+	guint verify_next;
+	GArray *deferred;          /* struct deferred: answers that came before the copy */
 	int declined;
 	char *why;
 	size_t why_len;
@@ -37,6 +48,16 @@ struct repair {
 
 static void on_reply(struct transport *t, const struct smp_req *r, int status,
 		     const uint8_t *data, void *ctx);
+
+#define KEY(idx) GUINT_TO_POINTER((idx) + 1)
+
+/* An answer handed out before the builder existed: handled once it does, in order. */
+struct deferred {
+	struct smp_req r;
+	int status;
+	uint8_t has_data;
+	uint8_t data[SMP_DATA_SIZE];
+};
 
 static void decline(struct repair *rp, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 static void decline(struct repair *rp, const char *fmt, ...)
@@ -61,15 +82,16 @@ static uint64_t port_key(const struct repair *rp, uint64_t guid)
 	return mkey_held_guess(c, guid);
 }
 
-/* An SMP to builder node idx, or (out > 0) out of its port `out`, presenting `key`. */
-static void send_to(struct repair *rp, uint32_t idx, int out, uint8_t method, uint16_t attr,
-		    uint32_t mod, uint8_t kind, uint16_t sub, uint64_t key, const uint8_t *data)
+/* An SMP to node idx over the directed route path[1..hops], or (out > 0) out of its port
+ * `out`, presenting `key`. */
+static void send_dr(struct repair *rp, uint32_t idx, uint8_t hops, const uint8_t *path, int out,
+		    uint8_t method, uint16_t attr, uint32_t mod, uint8_t kind, uint16_t sub, uint64_t key,
+		    const uint8_t *data)
 {
-	const struct model_node_in *n = model_node(rp->b, idx);
 	struct smp_req r;
 	smp_req_init(&r, method, attr, mod, on_reply, rp, smp_cookie(kind, idx, sub));
 	r.mkey = key;
-	smp_req_route_dr(&r, n->dr_hops, n->dr_path);
+	smp_req_route_dr(&r, hops, path);
 	if (out > 0 && smp_req_route_append(&r, (uint8_t)out) < 0) {
 		decline(rp, "a route longer than %u hops", SMP_DR_HOPS_MAX);
 		return;
@@ -77,6 +99,23 @@ static void send_to(struct repair *rp, uint32_t idx, int out, uint8_t method, ui
 	if (data)
 		memcpy(r.data, data, SMP_DATA_SIZE);
 	transport_submit(rp->sm->t, &r);
+}
+
+/* An SMP to builder node idx, or (out > 0) out of its port `out`, presenting `key`. */
+static void send_to(struct repair *rp, uint32_t idx, int out, uint8_t method, uint16_t attr,
+		    uint32_t mod, uint8_t kind, uint16_t sub, uint64_t key, const uint8_t *data)
+{
+	const struct model_node_in *n = model_node(rp->b, idx);
+	send_dr(rp, idx, n->dr_hops, n->dr_path, out, method, attr, mod, kind, sub, key, data);
+}
+
+/* A Get of SwitchInfo to switch idx of the last generation over its route there, before the
+ * copy exists (the copy's node idx has the same route and key). */
+static void send_prev(struct repair *rp, uint32_t idx, uint8_t kind, uint16_t sub)
+{
+	const struct node_extra *x = &rp->prev->nx[idx];
+	send_dr(rp, idx, x->dr_hops, x->dr_path, -1, IB_MAD_METHOD_GET, IB_ATTR_SWITCH_INFO, 0, kind, sub,
+		patch_node_mkey(rp->prev, idx), NULL);
 }
 
 static int was_read(const struct repair *rp, uint32_t idx)
@@ -88,8 +127,14 @@ static int was_read(const struct repair *rp, uint32_t idx)
 static void queue_switch(struct repair *rp, uint32_t idx)
 {
 	const struct model_node_in *n = model_node(rp->b, idx);
-	if (!n || n->type != IBSM_SWITCH || was_read(rp, idx))
+	if (!n || n->type != IBSM_SWITCH)
 		return;
+	if (was_read(rp, idx)) {
+		if (!g_hash_table_remove(rp->early, KEY(idx)))
+			return;
+		/* verified early only: read now as if it had not been (its answer is left alone) */
+		g_hash_table_remove(rp->read, KEY(idx));
+	}
 	for (guint i = 0; i < rp->queue->len; i++)
 		if (g_array_index(rp->queue, uint32_t, i) == idx)
 			return;
@@ -253,14 +298,18 @@ static void got_switchinfo(struct repair *rp, uint32_t idx, const uint8_t *data)
 	read_ports(rp, idx);
 }
 
-static void on_reply(struct transport *t, const struct smp_req *r, int status,
-		     const uint8_t *data, void *ctx)
+static void handle_reply(struct repair *rp, const struct smp_req *r, int status, const uint8_t *data)
 {
-	(void)t;
-	struct repair *rp = ctx;
 	uint32_t idx = smp_cookie_id(r->cookie);
 	uint16_t sub = smp_cookie_sub(r->cookie);
 	uint8_t kind = smp_cookie_kind(r->cookie);
+	if (kind == R_VERIFY && sub == 1) {
+		/* early: a switch a round took up meanwhile is that round's */
+		if (!g_hash_table_contains(rp->early, KEY(idx)))
+			return;
+		if (status || !data || mad_get_field((void *)data, 0, IB_SW_STATE_CHANGE_F))
+			g_hash_table_remove(rp->early, KEY(idx));
+	}
 	if (status && (kind == R_SWITCHINFO || kind == R_VERIFY) &&
 	    !g_hash_table_contains(rp->unanswered, GUINT_TO_POINTER(idx + 1))) {
 		/* gone, or its route crosses a link that went down: its neighbours say which */
@@ -316,6 +365,37 @@ static void on_reply(struct transport *t, const struct smp_req *r, int status,
 		}
 		break;
 	}
+}
+
+/* The early verification: SwitchInfo Gets into what the window has free (never queued behind
+ * it, the first round's reads go before); from every answer on until all are sent. */
+static void feed_verify(struct repair *rp)
+{
+	struct transport *t = rp->sm->t;
+	uint32_t window = rp->sm->opt->window > 0 ? (uint32_t)rp->sm->opt->window : 1;
+	while (!rp->declined && rp->verify_next < rp->to_verify->len && transport_outstanding(t) < window) {
+		uint32_t i = g_array_index(rp->to_verify, uint32_t, rp->verify_next++);
+		if (!g_hash_table_contains(rp->early, KEY(i)))
+			continue; /* queued for a round meanwhile */
+		send_prev(rp, i, R_VERIFY, 1);
+		rp->st->verified++;
+	}
+}
+
+static void on_reply(struct transport *t, const struct smp_req *r, int status,
+		     const uint8_t *data, void *ctx)
+{
+	(void)t;
+	struct repair *rp = ctx;
+	feed_verify(rp);
+	if (!rp->b) {
+		struct deferred d = { .r = *r, .status = status, .has_data = data != NULL };
+		if (data)
+			memcpy(d.data, data, SMP_DATA_SIZE);
+		g_array_append_val(rp->deferred, d);
+		return;
+	}
+	handle_reply(rp, r, status, data);
 }
 
 /* The switch a trap's issuer LID stands for: the switch itself, or the one a CA port is
@@ -389,6 +469,86 @@ static void verify(struct repair *rp, uint8_t *reached)
 	transport_drain(rp->sm->t, &rp->sm->stop);
 }
 
+/* The local node of the last generation: the one whose port carries IBSM_PORT_SM (hop 0). */
+static uint32_t prev_local_node(const struct fabric *f)
+{
+	for (uint32_t o = 0; o < f->pub.n_nodes; o++) {
+		if (f->nx[o].dr_hops)
+			continue;
+		for (uint32_t p = 0; p <= f->nodes[o].nports; p++)
+			if (f->ports[f->nodes[o].port0 + p].flags & IBSM_PORT_SM)
+				return o;
+	}
+	return IBSM_NONE;
+}
+
+/* Does the last generation's directed route to node o lead there without crossing a node
+ * marked in `avoid` (it may end at one)? */
+static int prev_route_clear(const struct fabric *f, uint32_t local, uint32_t o, const uint8_t *avoid)
+{
+	const struct node_extra *x = &f->nx[o];
+	uint32_t cur = local;
+	for (uint32_t h = 1; h <= x->dr_hops; h++) {
+		if (h > 1 && avoid[cur])
+			return 0;
+		const struct ibsm_node *n = &f->nodes[cur];
+		if (x->dr_path[h] < 1 || x->dr_path[h] > n->nports)
+			return 0;
+		uint32_t q = f->ports[n->port0 + x->dr_path[h]].peer;
+		if (q == IBSM_NONE)
+			return 0;
+		cur = f->ports[q].node;
+	}
+	return cur == o;
+}
+
+/* The first round, before the copy: the trapped switches' SwitchInfo, and the early
+ * verification of every other switch whose route crosses none of them (a route that does may
+ * cross the change: those are verified after the rounds, over mended routes, as before). */
+static void first_round(struct repair *rp, const GArray *first)
+{
+	const struct fabric *f = rp->prev;
+	uint8_t *mark = g_new0(uint8_t, f->pub.n_nodes);
+	for (guint i = 0; i < first->len; i++) {
+		uint32_t s = g_array_index(first, uint32_t, i);
+		mark[s] = 1;
+		g_hash_table_insert(rp->read, KEY(s), GUINT_TO_POINTER(rp->sm->trap_seq));
+		LOG_V("RPR-0002", "repair: reading switch 0x%016" PRIx64 " (%s) over %u hops",
+		      f->nodes[s].guid, f->nodes[s].desc, f->nx[s].dr_hops);
+		send_prev(rp, s, R_SWITCHINFO, 0);
+	}
+	uint32_t local = prev_local_node(f);
+	for (uint32_t o = 0; local != IBSM_NONE && o < f->pub.n_nodes; o++) {
+		if (f->nodes[o].type != IBSM_SWITCH || mark[o] || !prev_route_clear(f, local, o, mark))
+			continue;
+		g_hash_table_insert(rp->read, KEY(o), GUINT_TO_POINTER(rp->sm->trap_seq));
+		g_hash_table_add(rp->early, KEY(o));
+		g_array_append_val(rp->to_verify, o);
+	}
+	g_free(mark);
+	feed_verify(rp);
+}
+
+/* Traps that came during the repair: their switches are read (again) in the next round, so
+ * the repair answers them too (else they are left for a sweep after it, which cancels its
+ * routing); not in a storm (trap_full: a heavy sweep is due anyway). */
+static void absorb_traps(struct repair *rp)
+{
+	GArray *tl = rp->sm->trap_lids;
+	for (guint i = 0; tl && !rp->sm->trap_full && i < tl->len; i++) {
+		const struct trap_lid *e = &g_array_index(tl, struct trap_lid, i);
+		uint32_t s = trap_switch(rp->prev, e->lid);
+		gpointer v = NULL;
+		if (s == IBSM_NONE || s >= model_count(rp->b))
+			continue; /* left for the sweep after */
+		if (g_hash_table_lookup_extended(rp->read, KEY(s), NULL, &v) && GPOINTER_TO_UINT(v) >= e->seq)
+			continue;
+		g_hash_table_remove(rp->read, KEY(s));
+		g_hash_table_remove(rp->early, KEY(s));
+		queue_switch(rp, s);
+	}
+}
+
 /* Traps whose switch this repair read after they arrived are answered by it. */
 static void drop_covered_traps(struct repair *rp)
 {
@@ -417,36 +577,62 @@ struct fabric *repair_discover(struct sm *sm, struct repair_stats *st, char *why
 			     .queue = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
 			     .later = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
 			     .unanswered = g_hash_table_new(NULL, NULL),
-			     .read = g_hash_table_new(NULL, NULL) };
+			     .read = g_hash_table_new(NULL, NULL),
+			     .early = g_hash_table_new(NULL, NULL),
+			     .to_verify = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+			     .deferred = g_array_new(FALSE, FALSE, sizeof(struct deferred)) };
 	why[0] = 0;
 	/* the traps so far start it; those that arrive meanwhile are kept for the next sweep */
 	GArray *start = sm->trap_lids;
 	sm->trap_lids = g_array_new(FALSE, FALSE, sizeof(struct trap_lid));
 	sm->trap_pending = 0;
-	rp.b = patch_builder_from(prev);
-	transport_step_now(sm->t); /* tens of ms on a large fabric: the SA is served between */
+	GArray *first = g_array_new(FALSE, FALSE, sizeof(uint32_t)); /* prev's node ids */
 	for (guint i = 0; start && i < start->len; i++) {
 		uint16_t lid = g_array_index(start, struct trap_lid, i).lid;
 		uint32_t s = trap_switch(prev, lid);
+		guint k = 0;
+		while (k < first->len && g_array_index(first, uint32_t, k) != s)
+			k++;
 		if (s == IBSM_NONE)
 			decline(&rp, "trap 128 from LID %u, which is no switch or switch-linked port of the "
 				"last generation", lid);
-		else
-			queue_switch(&rp, s); /* builder indexes are prev's node ids */
+		else if (k == first->len)
+			g_array_append_val(first, s);
 	}
 	if (start)
 		g_array_free(start, TRUE);
-	if (!rp.queue->len)
+	if (!first->len)
 		decline(&rp, "no switch to read");
 	uint8_t *reached = NULL;
 	int verified = 0;
-	for (int round = 0; !rp.declined && !sm->stop; round++) {
+	if (!rp.declined) {
+		first_round(&rp, first);
+		transport_step_now(sm->t); /* on the wire now; what answers before the copy waits */
+		/* tens of ms on a large fabric: the first round is on the wire meanwhile */
+		rp.b = patch_builder_from(prev);
+		/* as a round begins (the copy's routes are prev's: none changes) */
+		reached = g_new0(uint8_t, model_count(rp.b));
+		st->routes_fixed += fix_routes(&rp, reached);
+		st->rounds++;
+		for (guint i = 0; i < rp.deferred->len; i++) {
+			struct deferred *d = &g_array_index(rp.deferred, struct deferred, i);
+			handle_reply(&rp, &d->r, d->status, d->has_data ? d->data : NULL);
+		}
+		g_array_set_size(rp.deferred, 0);
+		transport_drain(sm->t, &sm->stop);
+		while (!rp.declined && !sm->stop && rp.verify_next < rp.to_verify->len) {
+			feed_verify(&rp); /* (every answer feeds it: not reached) */
+			transport_drain(sm->t, &sm->stop);
+		}
+	}
+	for (int round = 1; !rp.declined && !sm->stop; round++) {
 		if (round >= REPAIR_ROUNDS) {
 			decline(&rp, "still changing after %d rounds", REPAIR_ROUNDS);
 			break;
 		}
 		g_free(reached);
 		reached = g_new0(uint8_t, model_count(rp.b));
+		absorb_traps(&rp);
 		if (!rp.queue->len && rp.later->len) { /* their neighbours are read: try them again */
 			g_array_append_vals(rp.queue, rp.later->data, rp.later->len);
 			g_array_set_size(rp.later, 0);
@@ -454,6 +640,7 @@ struct fabric *repair_discover(struct sm *sm, struct repair_stats *st, char *why
 		if (rp.queue->len) {
 			run_round(&rp, reached);
 		} else if (!verified) {
+			g_hash_table_remove_all(rp.early); /* verified now, as the rest is here */
 			verify(&rp, reached);
 			verified = 1;
 		} else {
@@ -494,5 +681,9 @@ struct fabric *repair_discover(struct sm *sm, struct repair_stats *st, char *why
 	g_array_free(rp.later, TRUE);
 	g_hash_table_destroy(rp.unanswered);
 	g_hash_table_destroy(rp.read);
+	g_hash_table_destroy(rp.early);
+	g_array_free(rp.to_verify, TRUE);
+	g_array_free(rp.deferred, TRUE);
+	g_array_free(first, TRUE);
 	return f;
 }
