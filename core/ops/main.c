@@ -3,6 +3,7 @@
  * an offline run over a fabric file or the SM bound to a local IB port (--once, or the daemon's
  * event loop until a signal). */
 #include <errno.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <infiniband/umad.h>
 #include "base/log.h"
 #include "config/build.h"
@@ -365,10 +367,31 @@ void __lsan_do_leak_check(void); /* the leak check LeakSanitizer would run at ex
  * handlers are skipped on purpose: libumad2sim's joins its receiver thread while it holds
  * the mutex that thread takes for a MAD that has just arrived (a deadlock: the SM never
  * exits), and the umad port is still open (mad/device.h smdev_release_at_exit). Nothing of
- * ibsm's is left to atexit; standard I/O is flushed here, and an ASan build runs its leak
- * check here (valgrind checks at the process's end either way). */
+ * ibsm's is left to atexit; standard I/O is flushed here, umad2sim's ./sys-<pid>/ removed, and
+ * an ASan build runs its leak check here (valgrind checks at the process's end either way). */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st; (void)flag; (void)ftw;
+	return remove(path);
+}
+
+/* Under libumad2sim (the simulator's stand-in for /dev/umad, preloaded), what its atexit
+ * cleanup would have done: remove the ./sys-<pid>/ tree it made in the working directory. */
+static void remove_umad2sim_sysfs(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+	if (!preload || !strstr(preload, "umad2sim"))
+		return;
+	char path[64];
+	g_snprintf(path, sizeof(path), "./sys-%d", (int)getpid());
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static G_NORETURN void end_process(int rc)
 {
+	remove_umad2sim_sysfs();
 	fflush(NULL);
 #if defined(__SANITIZE_ADDRESS__)
 	__lsan_do_leak_check();
