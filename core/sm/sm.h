@@ -81,6 +81,9 @@ struct sm {
 	uint64_t topology_sig;         /* of the last discovered generation */
 	int topology_changed;          /* this sweep's cabling differs from the last one */
 	int subnet_up;                 /* the last sweep as master completed (SUBNET UP logged) */
+	int in_repair;                 /* sweep_repair is running (sm/sweep.c) */
+	int repair_cancelled;          /* a repair's routing was cancelled by a newer trap: the
+	                                * next trap may repair again on its generation */
 	uint32_t sweep_writes;         /* Sets this sweep sent */
 	uint32_t sweep_failures;       /* SMPs this sweep lost for good + linked ports not ACTIVE */
 	volatile int stop;             /* SIGTERM/SIGINT */

@@ -430,6 +430,7 @@ static int after_discovery(struct sm *sm, int failures, GError **err);
 
 int sweep_heavy(struct sm *sm, GError **err)
 {
+	sm->repair_cancelled = 0; /* a heavy sweep supersedes a cancelled repair */
 	phase_log_reset(&sm->phases);
 	if (sm->opt->sm_inactive) { /* -I: answer SMInfo as NOTACTIVE, touch nothing */
 		if (sm->state != IB_SM_NOTACTIVE || !sm->inactive_said)
@@ -465,8 +466,13 @@ int sweep_heavy(struct sm *sm, GError **err)
 
 int sweep_repair(struct sm *sm, GError **err)
 {
-	if (!sm->fabric || !sm->t || sm->state != IB_SM_MASTER || !sm->subnet_up || sm->opt->sm_inactive ||
-	    sm->trap_full || sm->reread_desc || !sm->trap_lids || !sm->trap_lids->len)
+	/* the subnet up, or down only because a trap that came during the last repair's routing
+	 * cancelled it (two links going at once, their traps a routing apart): that repair's
+	 * generation is installed and whole, and this one goes on from it */
+	int resumable = sm->repair_cancelled;
+	sm->repair_cancelled = 0;
+	if (!sm->fabric || !sm->t || sm->state != IB_SM_MASTER || !(sm->subnet_up || resumable) ||
+	    sm->opt->sm_inactive || sm->trap_full || sm->reread_desc || !sm->trap_lids || !sm->trap_lids->len)
 		return SWEEP_DECLINED;
 	phase_log_reset(&sm->phases);
 	phase_begin(&sm->phases, "discovery");
@@ -487,7 +493,10 @@ int sweep_repair(struct sm *sm, GError **err)
 	      "SwitchInfo, %u links down, %u up, %u nodes new, %u dropped, %u routes mended, %u rounds",
 	      sm->generation, rs.switches_read, rs.ports_read, rs.nodeinfo_sent, rs.verified,
 	      rs.links_down, rs.links_up, rs.nodes_new, rs.nodes_dropped, rs.routes_fixed, rs.rounds);
-	return after_discovery(sm, 0, err);
+	sm->in_repair = 1;
+	int rc = after_discovery(sm, 0, err);
+	sm->in_repair = 0;
+	return rc;
 }
 
 /* What a sweep does once sm->fabric is the new generation (discovered or repaired). */
@@ -528,6 +537,7 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 		program_pass_free(pp);
 		sm->subnet_up = 0;
 		if (err && g_error_matches(*err, ENGINE_ERROR, ENGINE_ERROR_CANCELLED)) {
+			sm->repair_cancelled = sm->in_repair && !sm->stop;
 			LOG_I("SWP-0010", "routing cancelled: %s", sm->stop ? "stopping" : "a newer sweep is due");
 			g_clear_error(err);
 			return SWEEP_INCOMPLETE;
