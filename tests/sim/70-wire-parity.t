@@ -214,9 +214,16 @@ def run(sm, before=None, conf=None, extra=(), fabric=None):
         if before:
             odd = sim.path("odd.conf")
             open(odd, "w").write(before)
-            r = sim.run_sm(["--once", "-F", odd, "-f", sim.path("first.log")], host=SM_HOST,
-                           timeout=120, count=False)
-            perturbed = r.rc == 0 and port_state(sim).get(("sw1", 1), (None, None))[1] == "VL0"
+            # every linked port left at VL0, or the SM under test has less to correct on some
+            # (a loaded run once left h2 and h3 at VL0-7: OpenSM then wrote them no OperVLs);
+            # a first SM that left some behind is run again (at most 3 times)
+            for _ in range(3):
+                r = sim.run_sm(["--once", "-F", odd, "-f", sim.path("first.log")], host=SM_HOST,
+                               timeout=120, count=False)
+                st = port_state(sim)
+                perturbed = r.rc == 0 and st and all(v[1] == "VL0" for v in st.values())
+                if perturbed:
+                    break
         trace = sim.path("%s.trace" % sm)
         env = h.with_counter(sim.env(SM_HOST), sim.count_file(sm))
         env["SMPCOUNT_TRACE"] = trace
