@@ -549,10 +549,11 @@ void transport_drain(struct transport *t, volatile int *stop)
 		abandon(t);
 }
 
-void transport_poll(struct transport *t, int timeout_ms, int return_when_idle)
+/* Steps for up to timeout_ms; early once idle (return_when_idle) or once *flag is set. */
+static void poll_loop(struct transport *t, int timeout_ms, int return_when_idle, const volatile int *flag)
 {
 	int64_t end = g_get_monotonic_time() + (int64_t)timeout_ms * 1000;
-	for (;;) {
+	while (!(flag && *flag)) {
 		int64_t left = (end - g_get_monotonic_time()) / 1000;
 		if (left <= 0)
 			break;
@@ -562,15 +563,14 @@ void transport_poll(struct transport *t, int timeout_ms, int return_when_idle)
 	}
 }
 
+void transport_poll(struct transport *t, int timeout_ms, int return_when_idle)
+{
+	poll_loop(t, timeout_ms, return_when_idle, NULL);
+}
+
 void transport_poll_until(struct transport *t, int timeout_ms, const volatile int *flag)
 {
-	int64_t end = g_get_monotonic_time() + (int64_t)timeout_ms * 1000;
-	while (!*flag) {
-		int64_t left = (end - g_get_monotonic_time()) / 1000;
-		if (left <= 0)
-			break;
-		step(t, left > 100 ? 100 : (int)left);
-	}
+	poll_loop(t, timeout_ms, 0, flag);
 }
 
 int transport_send_raw(struct transport *t, int mgmt_class, void *umad, int len)
