@@ -59,6 +59,7 @@ torus_net = h.need_fabric(tap, "torus-4x4.net")
 if h.sm_override():
     tap.skip_all("IBSM_SM_CMD set: the comparison is between ibsm and OpenSM")
 NF, PEER = None, {}
+MADS = {}   # "opensm"/"ibsm" -> the PortInfo Sets and GetResps of its last run, for reports
 
 
 def use_fabric(path, host):
@@ -119,25 +120,33 @@ def portinfo_mads(trace):
 
 
 def changes(mads):
-    """(node, port, field) -> the set of values an SM asked for that differ from what the port
-    held as last read (a Set copies every field it does not mean to change), in Sets that
-    change no state or set the port Down; and the set of ports set Down."""
-    out, down, held = {}, set(), {}
+    """(node, port, field) -> the set of values an SM asked for, in any Set, that differ from
+    what the port held when the SM first read it; and the set of ports set Down. Counting
+    against the first read, not the last, and state steps too, keeps the comparison free of
+    when each SM happened to read a port again (a loaded run once showed OpenSM's writes of
+    five switch ports only in Sets that the last-read rule did not count)."""
+    out, down, first = {}, set(), {}
     for target, method, f in mads:
         if method == 0x81:
-            held[target] = f
+            first.setdefault(target, f)
             continue
         if f["state"] == 1:
             down.add(target)
-        if f["state"] not in (0, 1):
-            continue
-        was = held.get(target, {})
+        was = first.get(target, {})
         for k in FIELDS:
             if k == "am31" and not f[k]:
                 continue
             if k == "am31" or f[k] != was.get(k):
                 out.setdefault(target + (k,), set()).add(f[k])
     return {k: sorted(v) for k, v in out.items()}, down
+
+
+def history(mads, keys):
+    """The Sets and GetResps of the ports in KEYS, one line each, for a failure's report."""
+    ports = set(k[:2] for k in keys)
+    return ["%s:%d %s %s" % (t[0], t[1], "Set" if m == 0x02 else "GetResp",
+                             " ".join("%s=%s" % (k, f[k]) for k in ("state",) + FIELDS))
+            for t, m, f in mads if t in ports]
 
 
 def paths():
@@ -241,8 +250,18 @@ def run(sm, before=None, conf=None, extra=(), fabric=None):
         alive = bg.alive()
         bg.stop()
         state = port_state(sim) if not extra else {}
-        vals, down = changes(portinfo_mads(trace))
+        MADS[sm] = portinfo_mads(trace)
+        vals, down = changes(MADS[sm])
         return vals, down, state, h.tail(log, 15), counts is not None and alive, perturbed
+
+
+def report(a, b, diff):
+    """A failure's detail: the differences, then what each SM sent and read on those ports."""
+    out = diff[:30]
+    diff_keys = [k for k in set(a) | set(b) if a.get(k) != b.get(k)]
+    for sm in ("opensm", "ibsm"):
+        out += ["%s: %s" % (sm, line) for line in history(MADS.get(sm, []), diff_keys)[:60]]
+    return "\n".join(out)
 
 
 def compare(a, b):
@@ -261,7 +280,7 @@ tap.ok(o_ok and i_ok and o_vals and i_vals, "fresh: both SMs ran and were record
        % (len(o_vals), len(i_vals)), o_log + i_log)
 diff = compare(o_vals, i_vals)
 tap.ok(not diff, "fresh: every PortInfo field written is the same (%d compared)" % len(o_vals),
-       "\n".join(diff[:30]))
+       report(o_vals, i_vals, diff))
 tap.ok(not o_down and not i_down, "fresh: no link bounced (%s / %s)" % (sorted(o_down), sorted(i_down)))
 
 # 2. left ACTIVE with odd values
@@ -274,7 +293,7 @@ tap.ok(o_down == i_down == set(cas), "odd: both bounce the same CA links, all of
        % sorted(i_down), "opensm %s\nibsm %s" % (sorted(o_down), sorted(i_down)))
 diff = compare(o_vals, i_vals)
 tap.ok(not diff, "odd: every PortInfo field written is the same (%d compared)" % len(o_vals),
-       "\n".join(diff[:30]))
+       report(o_vals, i_vals, diff))
 bad = [(k, o_state[k], i_state.get(k)) for k in o_state if o_state[k] != i_state.get(k)]
 tap.ok(not bad and o_state, "odd: every port holds the same LinkState, OperVLs, HoqLife and "
        "VLStallCount after either SM", "\n".join(map(str, bad[:20])))
@@ -291,7 +310,7 @@ i_vals, i_down, i_state, i_log, i_ok, _ = run("ibsm", conf=CONF)
 tap.ok(o_ok and i_ok, "keys: both SMs ran with the opensm.conf", o_log + i_log)
 diff = compare(o_vals, i_vals)
 tap.ok(not diff, "keys: every PortInfo field written is the same (%d compared)" % len(o_vals),
-       "\n".join(diff[:30]))
+       report(o_vals, i_vals, diff))
 want = {("h2", 1, "smsl"): [1], ("h2", 1, "phyerr"): [5], ("h2", 1, "overrun"): [3],
         ("h2", 1, "lse"): [5], ("h2", 1, "lwe"): [3], ("sw1", 2, "stall"): [4], ("sw1", 7, "stall"): None,
         ("sw1", 7, "lse"): [5], ("sw1", 0, "smsl"): [1]}
