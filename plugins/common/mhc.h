@@ -149,6 +149,7 @@ struct mhc_fill_stats {
 	uint64_t unreachable;  /* (switch, LID) pairs with no usable path */
 	unsigned threads;
 	uint32_t rows_reused;  /* rows copied from the last fill (struct mhc_memo) */
+	uint32_t rows_part;    /* rows of which one destination class was copied */
 };
 
 /* Fills out->lft for the scope: every switch row in scope->switches sends every LID offset

@@ -48,9 +48,9 @@ struct plan {
 	int port_shifting;            /* OpenSM's port_shifting (mhc_order.c) */
 	uint64_t scatter_seed;        /* OpenSM's scatter_ports: 0 off */
 	const struct mhc_memo *memo;  /* the last fill, when reuse is set */
-	const uint8_t *reuse;         /* [S] 1: row copied from memo */
+	const uint8_t *reuse;         /* [S] MHC_REUSE_* bits: what of the row is the memo's */
 	uint64_t *row_routed, *row_unreachable; /* [S] each row's counts (for the next memo) */
-	atomic_uint rows_reused;
+	atomic_uint rows_reused, rows_part;
 	atomic_uint next_row;
 	atomic_int stop;
 };
@@ -334,7 +334,8 @@ static inline uint8_t row_exit(struct worker *w, uint32_t s, const uint8_t *row,
 	return c[least_loaded(w, d, c, n, count)];
 }
 
-static void fill_row(struct worker *w, uint32_t s, uint8_t *row, const uint8_t *hrow);
+static void fill_row(struct worker *w, uint32_t s, uint8_t *row, const uint8_t *hrow,
+		     const uint8_t *copy_row, uint8_t copy);
 
 /* Fills switch s's row: offset by offset (every destination's first LID before any second),
  * each destination in order. */
@@ -344,14 +345,18 @@ static void route_row(struct worker *w, uint32_t s)
 	uint8_t *row = pl->lft + (size_t)s * pl->stride;
 	const uint8_t *hrow = pl->hops + (size_t)s * pl->S;
 	uint64_t routed0 = w->routed, unreachable0 = w->unreachable;
-	if (pl->reuse && pl->reuse[s]) {
-		uint64_t r, u;
+	uint8_t copy = pl->reuse ? pl->reuse[s] : 0;
+	uint64_t r, u;
+	if (copy == MHC_REUSE_ROW) {
 		memcpy(row, mhc_memo_row(pl->memo, s, &r, &u), pl->stride);
 		w->routed += r;
 		w->unreachable += u;
 		atomic_fetch_add(&pl->rows_reused, 1);
+	} else if (copy) {
+		fill_row(w, s, row, hrow, mhc_memo_row(pl->memo, s, &r, &u), copy);
+		atomic_fetch_add(&pl->rows_part, 1);
 	} else {
-		fill_row(w, s, row, hrow);
+		fill_row(w, s, row, hrow, NULL, 0);
 	}
 	if (pl->row_routed) {
 		pl->row_routed[s] = w->routed - routed0;
@@ -359,8 +364,10 @@ static void route_row(struct worker *w, uint32_t s)
 	}
 }
 
-/* Computes switch s's row (see route_row). */
-static void fill_row(struct worker *w, uint32_t s, uint8_t *row, const uint8_t *hrow)
+/* Computes switch s's row (see route_row); the entries of the destination classes in copy
+ * (MHC_REUSE_CA, MHC_REUSE_SW) are taken from copy_row, the last fill's row. */
+static void fill_row(struct worker *w, uint32_t s, uint8_t *row, const uint8_t *hrow,
+		     const uint8_t *copy_row, uint8_t copy)
 {
 	const struct plan *pl = w->pl;
 	w->row = s;
@@ -375,7 +382,8 @@ static void fill_row(struct worker *w, uint32_t s, uint8_t *row, const uint8_t *
 			const struct engine_dest *d = &pl->dests[i];
 			if (k < d->first || k >= d->end)
 				continue;
-			uint8_t port = row_exit(w, s, row, hrow, d, k);
+			uint8_t port = copy & (d->is_ca ? MHC_REUSE_CA : MHC_REUSE_SW) ?
+				copy_row[d->base + k] : row_exit(w, s, row, hrow, d, k);
 			if (port == IBSM_NO_PORT) {
 				w->unreachable++;
 				continue;
@@ -530,6 +538,7 @@ int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	atomic_init(&pl.next_row, 0);
 	atomic_init(&pl.stop, 0);
 	atomic_init(&pl.rows_reused, 0);
+	atomic_init(&pl.rows_part, 0);
 	/* the last fill's rows whose inputs are unchanged are copied (mhc_memo.c) */
 	int memo_ok = opt->memo_owner && !opt->narrow && !opt->exit_ignored && !opt->dest_ignored &&
 		      !opt->order && !opt->weights && !opt->search_rank;
@@ -551,6 +560,7 @@ int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 						FILL_THREADS_WORK, MAX_THREADS);
 	rc = fill_rows(core, &pl, nthreads < nrows ? nthreads : nrows, out, st);
 	st->rows_reused = atomic_load(&pl.rows_reused);
+	st->rows_part = atomic_load(&pl.rows_part);
 	if (memo_ok) {
 		/* the memo is this fill now (or none, if it failed or was cancelled) */
 		if (rc == 0)
@@ -579,7 +589,7 @@ void mhc_fill_log(const struct ibsm_core *core, const struct mhc_fill_stats *st,
 		core->log(core, IBSM_LOG_INFO, "%llu (switch, LID) pairs have no path in scope",
 			  (unsigned long long)st->unreachable);
 	core->log(core, IBSM_LOG_VERBOSE,
-		  "%llu LFT entries on %u switches (%u rows as the last fill left them) to %u end "
-		  "ports%s in %.3f s (%u threads)", (unsigned long long)st->routed, st->rows,
-		  st->rows_reused, st->dests, detail, seconds, st->threads);
+		  "%llu LFT entries on %u switches (%u rows as the last fill left them, %u in part) "
+		  "to %u end ports%s in %.3f s (%u threads)", (unsigned long long)st->routed,
+		  st->rows, st->rows_reused, st->rows_part, st->dests, detail, seconds, st->threads);
 }

@@ -79,6 +79,18 @@ static int same_dests(const struct engine_dest *a, const struct engine_dest *b, 
 	return 1;
 }
 
+/* Which destination classes (MHC_REUSE_CA, MHC_REUSE_SW) have an end port on each switch. */
+static uint8_t *dest_classes(const struct engine_dest *dests, uint32_t ndests, uint32_t S)
+{
+	uint8_t *cls = calloc(S ? S : 1, 1);
+	if (!cls)
+		return NULL;
+	for (uint32_t i = 0; i < ndests; i++)
+		if (dests[i].sw < S)
+			cls[dests[i].sw] |= dests[i].is_ca ? MHC_REUSE_CA : MHC_REUSE_SW;
+	return cls;
+}
+
 uint8_t *mhc_memo_reuse(const struct mhc_memo *m, const struct ibsm_fabric *f,
 			const struct ibsm_scope *sc, const uint8_t *hops,
 			const struct engine_dest *dests, uint32_t ndests, uint32_t stride)
@@ -90,26 +102,40 @@ uint8_t *mhc_memo_reuse(const struct mhc_memo *m, const struct ibsm_fabric *f,
 	for (uint32_t n = 0; n < f->n_nodes; n++)
 		if (ibsm_node_at(f, n)->guid != m->node_guid[n])
 			return NULL;
-	uint8_t *hop_same = malloc(S ? S : 1), *reuse = calloc(S ? S : 1, 1);
-	if (!hop_same || !reuse) {
-		free(hop_same);
+	/* dirty[u]: the classes with an end port on a switch whose hop count from u changed */
+	uint8_t *dirty = calloc(S ? S : 1, 1), *reuse = calloc(S ? S : 1, 1);
+	uint8_t *cls = dest_classes(dests, ndests, S);
+	if (!dirty || !reuse || !cls) {
+		free(dirty);
 		free(reuse);
+		free(cls);
 		return NULL;
 	}
-	for (uint32_t s = 0; s < S; s++)
-		hop_same[s] = !memcmp(hops + (size_t)s * S, m->hops + (size_t)s * S, S);
+	for (uint32_t u = 0; u < S; u++) {
+		const uint8_t *a = hops + (size_t)u * S, *b = m->hops + (size_t)u * S;
+		if (!memcmp(a, b, S))
+			continue;
+		for (uint32_t t = 0; t < S && dirty[u] != MHC_REUSE_ROW; t++)
+			if (a[t] != b[t])
+				dirty[u] |= cls[t];
+	}
+	/* row s's entries for a destination on switch t depend on the hops from s and from
+	 * each switch its links lead to, toward t, and on the entries of the same class before
+	 * them (the balance counters are per class): a class none of whose switches moved is
+	 * the last fill's, byte for byte */
 	for (uint32_t s = 0; s < S; s++) {
-		if (!m->in_scope[s] || !ibsm_bit(&sc->switches, s) || !hop_same[s] || !same_links(m, f, sc, s))
+		if (!m->in_scope[s] || !ibsm_bit(&sc->switches, s) || !same_links(m, f, sc, s))
 			continue;
 		const struct ibsm_switch *sw = ibsm_switch_at(f, s);
-		int ok = 1;
-		for (uint32_t a = sw->adj0; ok && a < sw->adj0 + sw->nadj; a++) {
+		uint8_t d = dirty[s];
+		for (uint32_t a = sw->adj0; a < sw->adj0 + sw->nadj; a++) {
 			uint32_t t = ibsm_adj_at(f, a)->peer_sw;
-			ok = t < S && hop_same[t];
+			d |= t < S ? dirty[t] : MHC_REUSE_ROW;
 		}
-		reuse[s] = (uint8_t)ok;
+		reuse[s] = (uint8_t)(~d & MHC_REUSE_ROW);
 	}
-	free(hop_same);
+	free(dirty);
+	free(cls);
 	return reuse;
 }
 

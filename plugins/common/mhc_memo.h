@@ -10,8 +10,15 @@
 #include "engine_dests.h"
 #include "mhc.h"
 
-/* reuse[S] (malloc'd; 1: row s may be copied from m), or NULL when m does not apply at all
- * (no memo, other nodes or ports, other destinations or stride). */
+/* What of row s a fill may copy from m: the entries of the CA (and router) destinations, those
+ * of the switches' own LIDs (each class has its own balance counters, so each is decided by
+ * the candidate ports toward its own destinations' switches), or both: the whole row. */
+#define MHC_REUSE_CA 1
+#define MHC_REUSE_SW 2
+#define MHC_REUSE_ROW (MHC_REUSE_CA | MHC_REUSE_SW)
+
+/* reuse[S] (malloc'd; MHC_REUSE_* bits of row s that may be copied from m), or NULL when m
+ * does not apply at all (no memo, other nodes or ports, other destinations or stride). */
 uint8_t *mhc_memo_reuse(const struct mhc_memo *m, const struct ibsm_fabric *f,
 			const struct ibsm_scope *sc, const uint8_t *hops,
 			const struct engine_dest *dests, uint32_t ndests, uint32_t stride);

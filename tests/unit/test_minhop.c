@@ -491,17 +491,38 @@ static void test_threads_deterministic(void)
 	fabric_unref(f);
 }
 
+/* Does switch s of f have an end port (a CA) behind one of its ports? */
+static int has_ca(const struct fabric *f, uint32_t s)
+{
+	const struct ibsm_node *node = ibsm_switch_node(&f->pub, s);
+	for (uint32_t p = 1; p <= node->nports; p++) {
+		uint32_t peer = ibsm_port_at(&f->pub, node->port0 + p)->peer;
+		if (peer != IBSM_NONE &&
+		    ibsm_node_at(&f->pub, ibsm_port_at(&f->pub, peer)->node)->type != IBSM_SWITCH)
+			return 1;
+	}
+	return 0;
+}
+
 /* A second route() on the same instance after a link went away copies the rows whose inputs
- * did not change (plugins/common/mhc_memo.c) and gives, byte for byte, the tables a fresh
- * instance computes; so does a third on the first fabric again. */
-static void test_memo_equals_fresh(void)
+ * did not change (plugins/common/mhc_memo.c), and of the rows whose hops changed only toward
+ * switches without CAs, the CA entries; it gives, byte for byte, the tables a fresh instance
+ * computes; so does a third on the first fabric again. LEAF: the link is a leaf switch's
+ * (hops toward its CAs change: those rows are filled again), else one between the top two
+ * levels (no CA there: every row the change touches keeps its CA entries). */
+static void memo_case(int leaf)
 {
 	struct fabric *f1 = fx_kary_ntree(4, 3, 1);
 	struct model_builder *b = patch_builder_from(f1);
-	/* a link between two switches of the top two levels: the last switch's first up-link */
-	uint32_t top = f1->pub.n_switches - 1, node = f1->switches[top].node;
-	const struct ibsm_switch *sw = &f1->switches[top];
+	uint32_t sw_id = f1->pub.n_switches - 1; /* the last switch: top level */
+	if (leaf)
+		for (sw_id = 0; !has_ca(f1, sw_id); sw_id++)
+			;
+	uint32_t node = f1->switches[sw_id].node;
+	const struct ibsm_switch *sw = &f1->switches[sw_id];
 	g_assert_cmpuint(sw->nadj, >, 0);
+	g_assert_cmpint(has_ca(f1, sw_id), ==, leaf);
+	g_assert_cmpint(has_ca(f1, f1->adj[sw->adj0].peer_sw), ==, 0);
 	patch_unlink(b, node, f1->adj[sw->adj0].port);
 	GError *err = NULL;
 	struct fabric *f2 = model_freeze(b, 2, &err);
@@ -531,11 +552,22 @@ static void test_memo_equals_fresh(void)
 	}
 	/* fills: f1, f2 (memo), f2 fresh, f1 (memo), f1 fresh; the memo ones copied rows */
 	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, "rows as the last fill left them"), ==, 5);
-	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, "(0 rows as the last fill left them)"), ==, 3);
+	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, "(0 rows as the last fill left them"), ==, 3);
+	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, ", 0 in part)"), ==, 3);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
 	fabric_unref(f1);
 	fabric_unref(f2);
+}
+
+static void test_memo_equals_fresh(void)
+{
+	memo_case(0);
+}
+
+static void test_memo_leaf_link(void)
+{
+	memo_case(1);
 }
 
 static void test_cancel_and_bad_stride(void)
@@ -642,6 +674,7 @@ int main(int argc, char **argv)
 		g_test_add_func("/minhop/threads-deterministic", test_threads_deterministic);
 		g_test_add_func("/minhop/cancel-and-bad-stride", test_cancel_and_bad_stride);
 		g_test_add_func("/minhop/memo-equals-fresh", test_memo_equals_fresh);
+		g_test_add_func("/minhop/memo-leaf-link", test_memo_leaf_link);
 	}
 	if (halfbit)
 		g_test_add_func("/halfbit/scope", test_halfbit);
