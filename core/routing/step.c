@@ -5,6 +5,7 @@
 #include "base/log.h"
 #include "routing/services.h"
 #include "routing/step.h"
+#include "routing/verify.h"
 
 struct routing_step *routing_step_ref(struct routing_step *s)
 {
@@ -21,6 +22,7 @@ void routing_step_unref(struct routing_step *s)
 		s->engine->ops->teardown(s->inst);
 	services_free(s->core);
 	engine_unload(s->engine);
+	verify_memo_free(s->verify_memo);
 	g_free(s);
 }
 

@@ -19,6 +19,7 @@ struct routing_step {
 	struct ibsm_core *core;      /* services lent to this instance */
 	void *inst;                  /* from setup() */
 	int setup_rc;                /* < 0: setup() failed; the step declines every run */
+	struct verify_memo *verify_memo; /* its last whole walk (routing/verify.h): routing thread */
 };
 
 /* A step instance of engine e (taken over): its services with configuration from o, overridden

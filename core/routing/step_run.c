@@ -29,9 +29,10 @@ static int merge_and_verify(struct routing_step *s, struct fabric *f, const stru
 	r->rejected = refused > 0 ? (uint32_t)refused : 0;
 	struct routing_holes h;
 	gint64 t0 = g_get_monotonic_time();
-	uint64_t holes = routing_verify(f, scope, scratch, r->stride, &h);
+	uint64_t holes = routing_verify_since(f, scope, scratch, r->stride, &h, &s->verify_memo);
 	LOG_V("SRN-0001", "tables of %s walked: %" G_GUINT64_FORMAT " (switch, LID) pairs, %"
-	      G_GUINT64_FORMAT " not delivered, %.3f s", s->engine->name, h.walks, holes,
+	      G_GUINT64_FORMAT " not delivered, %" G_GUINT64_FORMAT " LIDs as last walked, %.3f s",
+	      s->engine->name, h.walks, holes, h.lids_kept,
 	      (double)(g_get_monotonic_time() - t0) / 1e6);
 	if (holes) {
 		char text[320];

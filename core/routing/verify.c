@@ -53,6 +53,7 @@ struct verify {
 	uint32_t stride, n;
 	uint32_t *comp;        /* [n] component over the scope's links */
 	uint32_t *peer_sw;     /* [port id] switch id behind a switch port, IBSM_NONE otherwise */
+	const uint8_t *dirty;  /* [last + 1] LIDs to walk (NULL: all) */
 	/* the block being verified */
 	uint32_t lid0, nl;
 	uint32_t target[BLOCK], want[BLOCK]; /* destination switch and the port delivering there */
@@ -76,7 +77,7 @@ static void block_targets(struct verify *v)
 	for (uint32_t j = 0; j < v->nl; j++) {
 		uint32_t lid = v->lid0 + j;
 		v->routed[j] = 0;
-		if (!ibsm_scope_routes_lid(&f->pub, v->scope, lid))
+		if ((v->dirty && !v->dirty[lid]) || !ibsm_scope_routes_lid(&f->pub, v->scope, lid))
 			continue;
 		uint32_t dest = f->pub.lid_port[lid], t = ibsm_port_switch(&f->pub, dest);
 		if (t == IBSM_NONE || v->comp[t] == IBSM_NONE)
@@ -219,6 +220,13 @@ static gpointer verify_range(gpointer data)
 	v->path = g_new(uint32_t, n);
 	for (v->lid0 = r->first; v->lid0 <= r->last; v->lid0 += BLOCK) {
 		v->nl = MIN(BLOCK, r->last - v->lid0 + 1);
+		if (v->dirty) {
+			uint32_t j = 0;
+			while (j < v->nl && !v->dirty[v->lid0 + j])
+				j++;
+			if (j == v->nl)
+				continue; /* the whole block as last verified */
+		}
 		block_targets(v);
 		block_next(v);
 		block_walk(v, &r->h);
@@ -231,8 +239,106 @@ static gpointer verify_range(gpointer data)
 	return NULL;
 }
 
-uint64_t routing_verify(const struct fabric *f, const struct ibsm_scope *scope, const uint8_t *lft,
-			uint32_t stride, struct routing_holes *h)
+struct verify_memo {
+	uint32_t n_nodes, n_ports, n_switches, stride, last;
+	uint64_t *guid;        /* [n_nodes] */
+	uint32_t *peer;        /* [n_ports] */
+	uint32_t *lid_port;    /* [last + 1] */
+	uint32_t *comp;        /* [n_switches] */
+	uint8_t *lft;          /* [n_switches * stride] */
+};
+
+void verify_memo_free(struct verify_memo *m)
+{
+	if (!m)
+		return;
+	g_free(m->guid);
+	g_free(m->peer);
+	g_free(m->lid_port);
+	g_free(m->comp);
+	g_free(m->lft);
+	g_free(m);
+}
+
+static int scope_is_all(const struct ibsm_scope *s)
+{
+	return !s->switches.w && !s->ports.w && !s->dests.w && !s->path_bit_count;
+}
+
+/* [last + 1] the LIDs to walk again since m, or NULL when m does not apply (walk them all). */
+static uint8_t *dirty_since(const struct verify_memo *m, const struct fabric *f, const uint32_t *comp,
+			    const uint8_t *lft, uint32_t stride, uint32_t last)
+{
+	uint32_t S = f->pub.n_switches;
+	if (!m || m->n_nodes != f->pub.n_nodes || m->n_ports != f->pub.n_ports ||
+	    m->n_switches != S || m->stride != stride || m->last != last ||
+	    memcmp(m->comp, comp, (size_t)S * sizeof(*comp)))
+		return NULL;
+	for (uint32_t n = 0; n < f->pub.n_nodes; n++)
+		if (f->nodes[n].guid != m->guid[n])
+			return NULL;
+	uint8_t *dirty = g_new0(uint8_t, (size_t)last + 1);
+	for (uint32_t lid = 1; lid <= last; lid++) {
+		uint32_t p = f->pub.lid_port[lid];
+		dirty[lid] = p != m->lid_port[lid] ||
+			     (p != IBSM_NONE && p < f->pub.n_ports && f->ports[p].peer != m->peer[p]);
+	}
+	for (uint32_t u = 0; u < S; u++) {
+		const struct ibsm_node *node = &f->nodes[f->switches[u].node];
+		uint8_t moved[256] = { 0 }; /* ports whose link is not the one walked then */
+		int any = 0;
+		for (uint32_t q = 0; q <= node->nports && q < 256; q++)
+			if (f->ports[node->port0 + q].peer != m->peer[node->port0 + q])
+				moved[q] = 1, any = 1;
+		const uint8_t *a = lft + (size_t)u * stride, *b = m->lft + (size_t)u * stride;
+		for (uint32_t j = 1; j <= last; j += BLOCK) {
+			uint32_t nl = MIN(BLOCK, last - j + 1);
+			if (!any && !memcmp(a + j, b + j, nl))
+				continue;
+			for (uint32_t k = j; k < j + nl; k++)
+				dirty[k] |= a[k] != b[k] || moved[a[k]];
+		}
+	}
+	return dirty;
+}
+
+/* *memo becomes what this walk saw (reusing its buffers), or NULL. */
+static void memo_keep(struct verify_memo **memo, const struct fabric *f, const uint32_t *comp,
+		      const uint8_t *lft, uint32_t stride, uint32_t last)
+{
+	uint32_t S = f->pub.n_switches;
+	struct verify_memo *m = *memo;
+	if ((uint64_t)S * stride > VERIFY_MEMO_MAX_BYTES) {
+		verify_memo_free(m);
+		*memo = NULL;
+		return;
+	}
+	if (!m)
+		m = g_new0(struct verify_memo, 1);
+	m->guid = g_renew(uint64_t, m->guid, f->pub.n_nodes ? f->pub.n_nodes : 1);
+	m->peer = g_renew(uint32_t, m->peer, f->pub.n_ports ? f->pub.n_ports : 1);
+	m->lid_port = g_renew(uint32_t, m->lid_port, (size_t)last + 1);
+	m->comp = g_renew(uint32_t, m->comp, S ? S : 1);
+	size_t bytes = (size_t)S * stride;
+	m->lft = g_renew(uint8_t, m->lft, bytes ? bytes : 1);
+	m->n_nodes = f->pub.n_nodes;
+	m->n_ports = f->pub.n_ports;
+	m->n_switches = S;
+	m->stride = stride;
+	m->last = last;
+	for (uint32_t n = 0; n < f->pub.n_nodes; n++)
+		m->guid[n] = f->nodes[n].guid;
+	for (uint32_t p = 0; p < f->pub.n_ports; p++)
+		m->peer[p] = f->ports[p].peer;
+	memcpy(m->lid_port, f->pub.lid_port, ((size_t)last + 1) * sizeof(*m->lid_port));
+	memcpy(m->comp, comp, (size_t)S * sizeof(*comp));
+	memcpy(m->lft, lft, bytes);
+	*memo = m;
+}
+
+uint64_t routing_verify_since(const struct fabric *f, const struct ibsm_scope *scope,
+			      const uint8_t *lft, uint32_t stride, struct routing_holes *h,
+			      struct verify_memo **memo)
 {
 	*h = (struct routing_holes){ 0 };
 	uint32_t last = MIN(f->pub.max_lid, stride ? stride - 1 : 0);
@@ -241,9 +347,20 @@ uint64_t routing_verify(const struct fabric *f, const struct ibsm_scope *scope, 
 	struct verify v = { .f = f, .scope = scope, .lft = lft, .stride = stride, .n = f->pub.n_switches };
 	v.comp = components(f, scope);
 	v.peer_sw = switch_peers(f);
+	int use_memo = memo && scope_is_all(scope) && f->pub.lid_port;
+	uint8_t *dirty = use_memo ? dirty_since(*memo, f, v.comp, lft, stride, last) : NULL;
+	v.dirty = dirty;
+	uint64_t walk = last;
+	if (dirty) {
+		walk = 0;
+		for (uint32_t lid = 1; lid <= last; lid++)
+			walk += dirty[lid];
+		for (uint32_t lid = 1; lid <= last; lid++)
+			h->lids_kept += !dirty[lid] && f->pub.lid_port[lid] != IBSM_NONE;
+	}
 	/* two ranges of whole blocks, the second on its own thread when the work is worth it;
 	 * the result does not depend on the split */
-	int two = (uint64_t)v.n * last >= THREADS_WORK && last > BLOCK;
+	int two = (uint64_t)v.n * walk >= THREADS_WORK && last > BLOCK;
 	uint32_t split = two ? 1 + ((last / 2) / BLOCK) * BLOCK : last + 1;
 	struct range r[2] = { { .v = v, .first = 1, .last = split - 1 },
 			      { .v = v, .first = split, .last = last } };
@@ -263,9 +380,27 @@ uint64_t routing_verify(const struct fabric *f, const struct ibsm_scope *scope, 
 		for (int k = 0; k < 5; k++)
 			h->by_kind[k] += r[i].h.by_kind[k];
 	}
+	if (use_memo) {
+		if (h->holes) {
+			verify_memo_free(*memo);
+			*memo = NULL;
+		} else {
+			memo_keep(memo, f, v.comp, lft, stride, last);
+		}
+	} else if (memo && *memo) {
+		verify_memo_free(*memo); /* a walk of another scope: the memo no longer says */
+		*memo = NULL;
+	}
+	g_free(dirty);
 	g_free(v.comp);
 	g_free(v.peer_sw);
 	return h->holes;
+}
+
+uint64_t routing_verify(const struct fabric *f, const struct ibsm_scope *scope, const uint8_t *lft,
+			uint32_t stride, struct routing_holes *h)
+{
+	return routing_verify_since(f, scope, lft, stride, h, NULL);
 }
 
 void routing_hole_text(const struct fabric *f, const struct routing_holes *h, char *buf, size_t len)

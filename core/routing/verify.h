@@ -17,6 +17,7 @@ struct routing_holes {
 	uint64_t holes;            /* of which not delivered */
 	uint64_t by_kind[5];       /* by enum hole_kind */
 	/* the first hole found, for the log */
+	uint64_t lids_kept;        /* LIDs not walked: as last verified (routing_verify_since) */
 	uint32_t first_switch;     /* switch id */
 	uint32_t first_lid;
 	uint32_t first_at;         /* switch id where the walk went wrong */
@@ -28,6 +29,22 @@ struct routing_holes {
  * Fills *h; returns the number of holes. */
 uint64_t routing_verify(const struct fabric *f, const struct ibsm_scope *scope, const uint8_t *lft,
 			uint32_t stride, struct routing_holes *h);
+/* The tables a step's last walk found whole, and what they were walked over, so the next walk
+ * (a repair's: one link changed) walks only the LIDs whose entries or links changed. */
+struct verify_memo;
+
+/* As routing_verify, with *memo the step's last whole walk (NULL: none). A LID whose entries
+ * on every switch, whose destination port and link, and every link its entries leave by, are
+ * as in *memo, with the same switches, ports and components, is delivered as it was then and
+ * is not walked again (h->lids_kept). Only a walk over the whole fabric (every bit of the
+ * scope unset: -R, not a chain's step) is kept or used. *memo becomes this walk when it
+ * found no hole and its tables fit VERIFY_MEMO_MAX_BYTES, else NULL. */
+uint64_t routing_verify_since(const struct fabric *f, const struct ibsm_scope *scope,
+			      const uint8_t *lft, uint32_t stride, struct routing_holes *h,
+			      struct verify_memo **memo);
+void verify_memo_free(struct verify_memo *m);
+#define VERIFY_MEMO_MAX_BYTES (128u << 20)
+
 /* "switch 0x... (desc) to LID n: no entry at switch 0x... (desc)" */
 void routing_hole_text(const struct fabric *f, const struct routing_holes *h, char *buf, size_t len);
 

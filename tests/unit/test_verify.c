@@ -2,10 +2,12 @@
  * tables pass with every (switch, LID) pair counted once, and each kind of hole an engine can
  * leave (no entry, a loop, a port without a link, the wrong port, a CA that is not the
  * destination) is found, counted for every switch whose walk crosses it, and named; the scope
- * limits what must be delivered; the two-thread split finds what one thread finds. */
+ * limits what must be delivered; the two-thread split finds what one thread finds; a walk
+ * since the last whole one (a repair's) finds what a whole walk finds. */
 #include <string.h>
 #include <glib.h>
 #include <gmodule.h>
+#include "fabric/patch.h"
 #include "fabric_fixture.h"
 #include "routing/verify.h"
 
@@ -263,6 +265,122 @@ static void test_two_threads(void)
 	routed_clear(&t);
 }
 
+/* routing_verify_since: h2 (with the memo) must say what a whole walk says of the same
+ * tables on the same fabric. */
+static void same_as_whole(const struct fabric *f, const uint8_t *lft, uint32_t stride,
+			  const struct routing_holes *h2, uint64_t holes2)
+{
+	struct ibsm_scope all = fx_scope_all();
+	struct routing_holes h;
+	g_assert_cmpuint(routing_verify(f, &all, lft, stride, &h), ==, holes2);
+	g_assert_cmpuint(h.holes, ==, h2->holes);
+	for (int k = 0; k < 5; k++)
+		g_assert_cmpuint(h.by_kind[k], ==, h2->by_kind[k]);
+	if (h.holes) {
+		g_assert_cmpuint(h.first_kind, ==, h2->first_kind);
+		g_assert_cmpuint(h.first_switch, ==, h2->first_switch);
+		g_assert_cmpuint(h.first_lid, ==, h2->first_lid);
+		g_assert_cmpuint(h.first_at, ==, h2->first_at);
+	}
+}
+
+static uint64_t lids_held(const struct fabric *f)
+{
+	uint64_t n = 0;
+	for (uint32_t lid = 1; lid <= f->pub.max_lid; lid++)
+		n += f->pub.lid_port[lid] != IBSM_NONE;
+	return n;
+}
+
+/* The same tables again: nothing walked; each kind of broken entry after a whole walk: found
+ * as a whole walk finds it, the memo dropped. */
+static void test_since_entries(void)
+{
+	struct routed t;
+	route(&t, fx_kary_ntree(4, 3, 1));
+	const struct fabric *f = t.f;
+	struct ibsm_scope all = fx_scope_all();
+	struct verify_memo *memo = NULL;
+	struct routing_holes h;
+	g_assert_cmpuint(routing_verify_since(f, &all, t.lft, t.stride, &h, &memo), ==, 0);
+	uint64_t whole = h.walks;
+	g_assert_cmpuint(h.lids_kept, ==, 0);
+	g_assert_nonnull(memo);
+	g_assert_cmpuint(routing_verify_since(f, &all, t.lft, t.stride, &h, &memo), ==, 0);
+	g_assert_cmpuint(h.walks, ==, 0);
+	g_assert_cmpuint(h.lids_kept, ==, lids_held(f));
+	g_assert_nonnull(memo);
+	uint32_t lid = host_lid(f, 0, 1), own = fx_switch_lid(f, f->pub.n_switches - 1);
+	uint32_t sw = f->pub.n_switches - 1; /* a top switch: not the host's */
+	uint8_t keep = *entry(&t, sw, lid), keep_own = *entry(&t, 0, own);
+	const uint8_t breaks[] = { IBSM_NO_PORT, 0, 250 };
+	for (unsigned i = 0; i < G_N_ELEMENTS(breaks) + 1; i++) {
+		if (i < G_N_ELEMENTS(breaks))
+			*entry(&t, sw, lid) = breaks[i];
+		else
+			*entry(&t, 0, own) = keep_own == 1 ? 2 : 1; /* a loop or a detour */
+		uint64_t holes = routing_verify_since(f, &all, t.lft, t.stride, &h, &memo);
+		same_as_whole(f, t.lft, t.stride, &h, holes);
+		g_assert_cmpuint(h.walks, <, whole);
+		if (i < G_N_ELEMENTS(breaks)) {
+			g_assert_cmpuint(holes, >, 0);
+			g_assert_null(memo);
+		}
+		*entry(&t, sw, lid) = keep;
+		*entry(&t, 0, own) = keep_own;
+		g_assert_cmpuint(routing_verify_since(f, &all, t.lft, t.stride, &h, &memo), ==, 0);
+		g_assert_nonnull(memo);
+	}
+	/* a step of a chain walks its own scope whole, and the memo no longer holds */
+	struct ibsm_scope part = all;
+	part.path_bit_count = 1;
+	g_assert_cmpuint(routing_verify_since(f, &part, t.lft, t.stride, &h, &memo), ==, 0);
+	g_assert_cmpuint(h.lids_kept, ==, 0);
+	g_assert_null(memo);
+	routed_clear(&t);
+}
+
+/* A link between the top two levels goes away: the last tables, unchanged, lead into it (a
+ * port without a link), found as a whole walk finds them although no entry changed; the
+ * tables routed for the new fabric walk clean, the LIDs whose entries and links did not
+ * change not walked again. */
+static void test_since_link(void)
+{
+	struct routed t, t2;
+	route(&t, fx_kary_ntree(4, 3, 1));
+	struct fabric *f1 = t.f;
+	struct model_builder *b = patch_builder_from(f1);
+	uint32_t top = f1->pub.n_switches - 1;
+	const struct ibsm_switch *sw = &f1->switches[top];
+	patch_unlink(b, sw->node, f1->adj[sw->adj0].port);
+	GError *err = NULL;
+	struct fabric *f2 = model_freeze(b, 2, &err);
+	g_assert_no_error(err);
+	model_builder_free(b);
+	fx_assign_lids(f2, 1);
+	route(&t2, f2);
+	g_assert_cmpuint(t2.stride, ==, t.stride);
+	struct ibsm_scope all = fx_scope_all();
+	struct verify_memo *memo = NULL;
+	struct routing_holes h;
+	g_assert_cmpuint(routing_verify_since(f1, &all, t.lft, t.stride, &h, &memo), ==, 0);
+	uint64_t old_on_new = routing_verify_since(f2, &all, t.lft, t.stride, &h, &memo);
+	same_as_whole(f2, t.lft, t.stride, &h, old_on_new);
+	g_assert_cmpuint(old_on_new, >, 0);
+	g_assert_cmpuint(h.by_kind[HOLE_DEAD_PORT], ==, old_on_new);
+	g_assert_null(memo);
+	g_assert_cmpuint(routing_verify_since(f1, &all, t.lft, t.stride, &h, &memo), ==, 0);
+	g_assert_cmpuint(routing_verify_since(f2, &all, t2.lft, t2.stride, &h, &memo), ==, 0);
+	same_as_whole(f2, t2.lft, t2.stride, &h, 0);
+	g_assert_cmpuint(h.lids_kept, >, 0);
+	g_assert_cmpuint(h.lids_kept, <, lids_held(f2));
+	g_test_message("link down: %" G_GUINT64_FORMAT " LIDs kept of %" G_GUINT64_FORMAT,
+		       h.lids_kept, lids_held(f2));
+	verify_memo_free(memo);
+	routed_clear(&t);
+	routed_clear(&t2);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -277,6 +395,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/verify/kinds-add-up", test_kinds_add_up);
 	g_test_add_func("/verify/scope", test_scope);
 	g_test_add_func("/verify/two-threads", test_two_threads);
+	g_test_add_func("/verify/since-entries", test_since_entries);
+	g_test_add_func("/verify/since-link", test_since_link);
 	int rc = g_test_run();
 	g_module_close(m);
 	return rc;
