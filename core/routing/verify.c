@@ -10,6 +10,7 @@
 #include "routing/verify.h"
 
 enum { UNKNOWN = 0, GOOD, BAD, WALKING };
+enum { CLEAN = 0, CHANGED, WHOLE }; /* a LID since the last whole walk */
 
 /* Component id of every switch over the links usable in the scope (IBSM_NONE: not in scope). */
 static uint32_t *components(const struct fabric *f, const struct ibsm_scope *s)
@@ -53,7 +54,11 @@ struct verify {
 	uint32_t stride, n;
 	uint32_t *comp;        /* [n] component over the scope's links */
 	uint32_t *peer_sw;     /* [port id] switch id behind a switch port, IBSM_NONE otherwise */
-	const uint8_t *dirty;  /* [last + 1] LIDs to walk (NULL: all) */
+	/* since the last whole walk (NULL: walk every LID whole): per LID, CLEAN, CHANGED (walk
+	 * from the switches c_sw[c_off[lid] .. c_off[lid + 1]) whose entry or link changed) or
+	 * WHOLE */
+	const uint8_t *dirty;
+	const uint32_t *c_off, *c_sw;
 	/* the block being verified */
 	uint32_t lid0, nl;
 	uint32_t target[BLOCK], want[BLOCK]; /* destination switch and the port delivering there */
@@ -89,40 +94,43 @@ static void block_targets(struct verify *v)
 	}
 }
 
-/* next[] of the block from each switch's row segment, read once. */
-static void block_next(struct verify *v)
+/* What switch u's entry for LID lid0 + j leads to. */
+static uint32_t next_entry(const struct verify *v, uint32_t u, uint32_t j)
 {
 	const struct fabric *f = v->f;
-	/* every switch: a walk from the scope may cross rows an earlier step wrote */
-	for (uint32_t u = 0; u < v->n; u++) {
-		const struct ibsm_node *node = &f->nodes[f->switches[u].node];
-		const uint8_t *row = v->lft + (size_t)u * v->stride + v->lid0;
-		for (uint32_t j = 0; j < v->nl; j++) {
-			if (!v->routed[j])
-				continue;
-			uint8_t out = row[j];
-			uint32_t nx;
-			if (out == IBSM_NO_PORT)
-				nx = hole(HOLE_NO_ENTRY);
-			else if (u == v->target[j])
-				nx = out == v->want[j] ? NEXT_DELIVERED :
-				     out > node->nports ? hole(HOLE_DEAD_PORT) : hole(HOLE_WRONG_PORT);
-			else if (out == 0)
-				nx = hole(HOLE_WRONG_PORT); /* this switch's port 0, not the destination */
-			else if (out > node->nports)
-				nx = hole(HOLE_DEAD_PORT);
-			else if ((nx = v->peer_sw[node->port0 + out]) == IBSM_NONE)
-				/* no link, or a CA that is not the destination behind it */
-				nx = f->ports[node->port0 + out].peer == IBSM_NONE ? hole(HOLE_DEAD_PORT) :
-				     hole(HOLE_WRONG_PORT);
-			v->next[(size_t)j * v->n + u] = nx;
-		}
-	}
+	const struct ibsm_node *node = &f->nodes[f->switches[u].node];
+	uint8_t out = v->lft[(size_t)u * v->stride + v->lid0 + j];
+	uint32_t nx;
+	if (out == IBSM_NO_PORT)
+		nx = hole(HOLE_NO_ENTRY);
+	else if (u == v->target[j])
+		nx = out == v->want[j] ? NEXT_DELIVERED :
+		     out > node->nports ? hole(HOLE_DEAD_PORT) : hole(HOLE_WRONG_PORT);
+	else if (out == 0)
+		nx = hole(HOLE_WRONG_PORT); /* this switch's port 0, not the destination */
+	else if (out > node->nports)
+		nx = hole(HOLE_DEAD_PORT);
+	else if ((nx = v->peer_sw[node->port0 + out]) == IBSM_NONE)
+		/* no link, or a CA that is not the destination behind it */
+		nx = f->ports[node->port0 + out].peer == IBSM_NONE ? hole(HOLE_DEAD_PORT) :
+		     hole(HOLE_WRONG_PORT);
+	return nx;
 }
 
-/* Walks from switch s over next (one LID's column), marking every switch of the walk GOOD or
- * BAD with the kind and the switch where it went wrong. */
-static void walk_from(struct verify *v, const uint32_t *next, uint32_t s)
+/* next[] of the block's LIDs walked whole, from each switch's row segment. */
+static void block_next(struct verify *v)
+{
+	/* every switch: a walk from the scope may cross rows an earlier step wrote */
+	for (uint32_t u = 0; u < v->n; u++)
+		for (uint32_t j = 0; j < v->nl; j++)
+			if (v->routed[j] && (!v->dirty || v->dirty[v->lid0 + j] == WHOLE))
+				v->next[(size_t)j * v->n + u] = next_entry(v, u, j);
+}
+
+/* Walks from switch s over next (one LID's column; NULL: the entries of column j read as the
+ * walk goes), marking every switch of the walk GOOD or BAD with the kind and the switch where
+ * it went wrong. */
+static void walk_from(struct verify *v, const uint32_t *next, uint32_t j, uint32_t s)
 {
 	uint32_t len = 0, u = s, end_at = s;
 	uint8_t result, kind = 0;
@@ -141,7 +149,7 @@ static void walk_from(struct verify *v, const uint32_t *next, uint32_t s)
 		}
 		v->state[u] = WALKING;
 		v->path[len++] = u;
-		uint32_t nx = next[u];
+		uint32_t nx = next ? next[u] : next_entry(v, u, j);
 		if (nx >= NEXT_DELIVERED) {
 			result = nx == NEXT_DELIVERED ? GOOD : BAD;
 			kind = nx == NEXT_DELIVERED ? 0 : (uint8_t)(nx - NEXT_FIRST_HOLE + 1);
@@ -169,20 +177,49 @@ static void note_hole(struct routing_holes *h, const struct verify *v, uint32_t 
 	}
 }
 
+/* A LID changed on some switches since the last whole walk: the others follow their entries
+ * as then until they deliver or reach a switch that changed, so the LID is delivered from
+ * every switch when it is from each that changed. 1 if so (walks counted); 0: walk it whole
+ * (holes are then counted as a whole walk counts them). */
+static int walk_changed(struct verify *v, uint32_t j, uint32_t c, struct routing_holes *h)
+{
+	uint32_t lid = v->lid0 + j;
+	memset(v->state, UNKNOWN, v->n);
+	uint64_t walks = 0;
+	for (uint32_t i = v->c_off[lid]; i < v->c_off[lid + 1]; i++) {
+		uint32_t s = v->c_sw[i];
+		if (v->comp[s] != c)
+			continue;
+		walks++;
+		if (v->state[s] == UNKNOWN)
+			walk_from(v, NULL, j, s);
+		if (v->state[s] == BAD)
+			return 0;
+	}
+	h->walks += walks;
+	return 1;
+}
+
 static void block_walk(struct verify *v, struct routing_holes *h)
 {
 	for (uint32_t j = 0; j < v->nl; j++) {
 		if (!v->routed[j])
 			continue;
-		const uint32_t *next = v->next + (size_t)j * v->n;
 		uint32_t c = v->comp[v->target[j]];
+		if (v->dirty && v->dirty[v->lid0 + j] == CHANGED) {
+			if (walk_changed(v, j, c, h))
+				continue;
+			for (uint32_t u = 0; u < v->n; u++) /* a hole: the column whole */
+				v->next[(size_t)j * v->n + u] = next_entry(v, u, j);
+		}
+		const uint32_t *next = v->next + (size_t)j * v->n;
 		memset(v->state, UNKNOWN, v->n);
 		for (uint32_t s = 0; s < v->n; s++) {
 			if (v->comp[s] != c)
 				continue;
 			h->walks++;
 			if (v->state[s] == UNKNOWN)
-				walk_from(v, next, s);
+				walk_from(v, next, j, s);
 			if (v->state[s] == BAD)
 				note_hole(h, v, s, v->lid0 + j);
 		}
@@ -220,15 +257,16 @@ static gpointer verify_range(gpointer data)
 	v->path = g_new(uint32_t, n);
 	for (v->lid0 = r->first; v->lid0 <= r->last; v->lid0 += BLOCK) {
 		v->nl = MIN(BLOCK, r->last - v->lid0 + 1);
-		if (v->dirty) {
-			uint32_t j = 0;
-			while (j < v->nl && !v->dirty[v->lid0 + j])
-				j++;
-			if (j == v->nl)
-				continue; /* the whole block as last verified */
+		int whole = !v->dirty, some = whole;
+		for (uint32_t j = 0; v->dirty && j < v->nl; j++) {
+			some |= v->dirty[v->lid0 + j] != CLEAN;
+			whole |= v->dirty[v->lid0 + j] == WHOLE;
 		}
+		if (!some)
+			continue; /* the whole block as last verified */
 		block_targets(v);
-		block_next(v);
+		if (whole)
+			block_next(v);
 		block_walk(v, &r->h);
 	}
 	g_free(v->next);
@@ -265,11 +303,21 @@ static int scope_is_all(const struct ibsm_scope *s)
 	return !s->switches.w && !s->ports.w && !s->dests.w && !s->path_bit_count;
 }
 
-/* [last + 1] the LIDs to walk again since m, or NULL when m does not apply (walk them all). */
+/* Since m: dirty[last + 1] (CLEAN, CHANGED, WHOLE) and, for the CHANGED LIDs, the switches
+ * whose entry or the link it leaves by changed (*c_off [last + 2], *c_sw); NULL when m does
+ * not apply (walk every LID whole). */
+struct changed_entry {
+	uint32_t lid, sw;
+};
+
+#define CHANGED_MAX_SHARE 16 /* more changed entries than 1/16 of the tables: walk them whole */
+
 static uint8_t *dirty_since(const struct verify_memo *m, const struct fabric *f, const uint32_t *comp,
-			    const uint8_t *lft, uint32_t stride, uint32_t last)
+			    const uint8_t *lft, uint32_t stride, uint32_t last, uint32_t **c_off,
+			    uint32_t **c_sw)
 {
 	uint32_t S = f->pub.n_switches;
+	*c_off = *c_sw = NULL;
 	if (!m || m->n_nodes != f->pub.n_nodes || m->n_ports != f->pub.n_ports ||
 	    m->n_switches != S || m->stride != stride || m->last != last ||
 	    memcmp(m->comp, comp, (size_t)S * sizeof(*comp)))
@@ -280,9 +328,12 @@ static uint8_t *dirty_since(const struct verify_memo *m, const struct fabric *f,
 	uint8_t *dirty = g_new0(uint8_t, (size_t)last + 1);
 	for (uint32_t lid = 1; lid <= last; lid++) {
 		uint32_t p = f->pub.lid_port[lid];
-		dirty[lid] = p != m->lid_port[lid] ||
-			     (p != IBSM_NONE && p < f->pub.n_ports && f->ports[p].peer != m->peer[p]);
+		if (p != m->lid_port[lid] ||
+		    (p != IBSM_NONE && p < f->pub.n_ports && f->ports[p].peer != m->peer[p]))
+			dirty[lid] = WHOLE; /* another port, or its link: another target */
 	}
+	GArray *chg = g_array_new(FALSE, FALSE, sizeof(struct changed_entry));
+	uint64_t cap = (uint64_t)S * last / CHANGED_MAX_SHARE;
 	for (uint32_t u = 0; u < S; u++) {
 		const struct ibsm_node *node = &f->nodes[f->switches[u].node];
 		uint8_t moved[256] = { 0 }; /* ports whose link is not the one walked then */
@@ -295,10 +346,33 @@ static uint8_t *dirty_since(const struct verify_memo *m, const struct fabric *f,
 			uint32_t nl = MIN(BLOCK, last - j + 1);
 			if (!any && !memcmp(a + j, b + j, nl))
 				continue;
-			for (uint32_t k = j; k < j + nl; k++)
-				dirty[k] |= a[k] != b[k] || moved[a[k]];
+			for (uint32_t k = j; k < j + nl; k++) {
+				if ((a[k] == b[k] && !moved[a[k]]) || dirty[k] == WHOLE)
+					continue;
+				dirty[k] = CHANGED;
+				if (chg->len < cap)
+					g_array_append_val(chg, ((struct changed_entry){ k, u }));
+				else
+					dirty[k] = WHOLE; /* beyond the cap: walked whole */
+			}
 		}
 	}
+	/* by LID (counting sort); entries of LIDs walked whole are dropped */
+	uint32_t *off = g_new0(uint32_t, (size_t)last + 2), *sw = g_new(uint32_t, chg->len ? chg->len : 1);
+	const struct changed_entry *e = (const struct changed_entry *)chg->data;
+	for (guint i = 0; i < chg->len; i++)
+		if (dirty[e[i].lid] == CHANGED)
+			off[e[i].lid + 1]++;
+	for (uint32_t lid = 1; lid <= last; lid++)
+		off[lid + 1] += off[lid];
+	uint32_t *fill = g_memdup2(off, ((size_t)last + 2) * sizeof(*off));
+	for (guint i = 0; i < chg->len; i++)
+		if (dirty[e[i].lid] == CHANGED)
+			sw[fill[e[i].lid]++] = e[i].sw;
+	g_free(fill);
+	g_array_free(chg, TRUE);
+	*c_off = off;
+	*c_sw = sw;
 	return dirty;
 }
 
@@ -348,13 +422,16 @@ uint64_t routing_verify_since(const struct fabric *f, const struct ibsm_scope *s
 	v.comp = components(f, scope);
 	v.peer_sw = switch_peers(f);
 	int use_memo = memo && scope_is_all(scope) && f->pub.lid_port;
-	uint8_t *dirty = use_memo ? dirty_since(*memo, f, v.comp, lft, stride, last) : NULL;
+	uint32_t *c_off = NULL, *c_sw = NULL;
+	uint8_t *dirty = use_memo ? dirty_since(*memo, f, v.comp, lft, stride, last, &c_off, &c_sw) : NULL;
 	v.dirty = dirty;
+	v.c_off = c_off;
+	v.c_sw = c_sw;
 	uint64_t walk = last;
 	if (dirty) {
 		walk = 0;
 		for (uint32_t lid = 1; lid <= last; lid++)
-			walk += dirty[lid];
+			walk += dirty[lid] == WHOLE;
 		for (uint32_t lid = 1; lid <= last; lid++)
 			h->lids_kept += !dirty[lid] && f->pub.lid_port[lid] != IBSM_NONE;
 	}
@@ -392,6 +469,8 @@ uint64_t routing_verify_since(const struct fabric *f, const struct ibsm_scope *s
 		*memo = NULL;
 	}
 	g_free(dirty);
+	g_free(c_off);
+	g_free(c_sw);
 	g_free(v.comp);
 	g_free(v.peer_sw);
 	return h->holes;

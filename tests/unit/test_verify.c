@@ -381,6 +381,73 @@ static void test_since_link(void)
 	routed_clear(&t2);
 }
 
+/* Two switches changed in one LID's column, the lower one still delivering (another up port
+ * of a leaf), the higher one broken: found as a whole walk finds it. */
+static void test_since_two(void)
+{
+	struct routed t;
+	route(&t, fx_kary_ntree(4, 3, 1));
+	const struct fabric *f = t.f;
+	uint32_t first = 0, lid = 0;
+	for (uint32_t l = 1; l <= f->pub.max_lid; l++) {
+		uint32_t p = f->pub.lid_port[l];
+		if (p == IBSM_NONE || !fx_is_ca_port(&f->pub, p))
+			continue;
+		if (!first)
+			first = l;
+		lid = l;
+	}
+	uint32_t a = ibsm_port_switch(&f->pub, f->pub.lid_port[first]);
+	g_assert_cmpuint(ibsm_port_switch(&f->pub, f->pub.lid_port[lid]), !=, a);
+	struct ibsm_scope all = fx_scope_all();
+	struct verify_memo *memo = NULL;
+	struct routing_holes h;
+	g_assert_cmpuint(routing_verify_since(f, &all, t.lft, t.stride, &h, &memo), ==, 0);
+	/* a's other up port (every switch port of a leaf of a k-ary n-tree is a min-hop way) */
+	const struct ibsm_node *node = &f->nodes[f->switches[a].node];
+	uint8_t other = 0;
+	for (uint8_t q = 1; q <= node->nports && !other; q++) {
+		uint32_t peer = f->ports[node->port0 + q].peer;
+		if (q != *entry(&t, a, lid) && peer != IBSM_NONE &&
+		    f->nodes[f->ports[peer].node].type == IBSM_SWITCH)
+			other = q;
+	}
+	g_assert_cmpuint(other, !=, 0);
+	*entry(&t, a, lid) = other;
+	struct routing_holes w;
+	g_assert_cmpuint(routing_verify(f, &all, t.lft, t.stride, &w), ==, 0); /* still delivered */
+	g_assert_cmpuint(routing_verify_since(f, &all, t.lft, t.stride, &h, &memo), ==, 0);
+	g_assert_nonnull(memo);
+	/* a changed again (another up port than the memo's) and a switch its walk does not
+	 * cross, above it in id, broken */
+	for (uint8_t q = 1; q <= node->nports; q++) {
+		uint32_t peer = f->ports[node->port0 + q].peer;
+		if (q != other && peer != IBSM_NONE && f->nodes[f->ports[peer].node].type == IBSM_SWITCH) {
+			*entry(&t, a, lid) = q;
+			break;
+		}
+	}
+	g_assert_cmpuint(*entry(&t, a, lid), !=, other);
+	uint8_t *on_path = g_new0(uint8_t, f->pub.n_switches);
+	for (uint32_t u = a, hops = 0; u != IBSM_NONE && hops < 16; hops++) {
+		on_path[u] = 1;
+		const struct ibsm_node *un = &f->nodes[f->switches[u].node];
+		uint32_t peer = f->ports[un->port0 + *entry(&t, u, lid)].peer;
+		u = peer == IBSM_NONE ? IBSM_NONE : f->nodes[f->ports[peer].node].sw;
+	}
+	uint32_t b = f->pub.n_switches - 1;
+	while (b > a && on_path[b])
+		b--;
+	g_free(on_path);
+	g_assert_cmpuint(b, >, a);
+	*entry(&t, b, lid) = IBSM_NO_PORT;
+	uint64_t holes = routing_verify_since(f, &all, t.lft, t.stride, &h, &memo);
+	same_as_whole(f, t.lft, t.stride, &h, holes);
+	g_assert_cmpuint(holes, >, 0);
+	verify_memo_free(memo);
+	routed_clear(&t);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -397,6 +464,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/verify/two-threads", test_two_threads);
 	g_test_add_func("/verify/since-entries", test_since_entries);
 	g_test_add_func("/verify/since-link", test_since_link);
+	g_test_add_func("/verify/since-two", test_since_two);
 	int rc = g_test_run();
 	g_module_close(m);
 	return rc;
