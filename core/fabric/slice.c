@@ -75,10 +75,18 @@ void slice_offload(struct transport *t, const char *name, void (*fn)(void *arg),
 		return;
 	}
 	struct offload o = { fn, arg, 0 };
-	GThread *th = g_thread_new(name, offload_main, &o);
-	/* a short fn is taken up at once; a long one costs the loop a look every few ms */
-	transport_step_now(t);
-	for (int ms = 1; !g_atomic_int_get(&o.done); ms = MIN(ms * 2, OFFLOAD_POLL_MS))
-		transport_poll(t, ms, 0);
+	slice_join(t, g_thread_new(name, offload_main, &o), &o.done);
+}
+
+void slice_join(struct transport *t, GThread *th, gint *done)
+{
+	if (!th)
+		return;
+	if (t) {
+		/* a short wait is taken up at once; a long one costs the loop a look every few ms */
+		transport_step_now(t);
+		for (int ms = 1; !g_atomic_int_get(done); ms = MIN(ms * 2, OFFLOAD_POLL_MS))
+			transport_poll(t, ms, 0);
+	}
 	g_thread_join(th);
 }

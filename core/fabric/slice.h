@@ -31,6 +31,10 @@ int slicer_check(struct slicer *s);
  * t NULL, fn runs here. Not from within a transport callback or hook. */
 void slice_offload(struct transport *t, const char *name, void (*fn)(void *arg), void *arg);
 
+/* Joins th, a thread that sets *done (atomically) as its last act, while this thread serves
+ * the fabric as slice_offload does; th NULL: nothing. With t NULL, a plain join. */
+void slice_join(struct transport *t, GThread *th, gint *done);
+
 /* model_freeze(b) by slice_offload; b, and also_free unless NULL or b, are freed there. */
 struct fabric *slice_freeze(struct transport *t, struct model_builder *b, struct model_builder *also_free,
 			    uint32_t generation, GError **err);

@@ -76,6 +76,7 @@ struct sm {
 	struct fabric *fabric;         /* last discovered generation (a reference) */
 	struct routing_result *live;   /* routes in force, with their generation (a reference) */
 	GThread *dump_thread;          /* writing the last generation's dump files */
+	gint dump_done;                /* set by dump_thread as its last act */
 	struct ucast_cache *ucast;     /* -A: the last routes, kept by switch GUID */
 	char *ucast_engine;            /* the -R they were computed with */
 	uint64_t topology_sig;         /* of the last discovered generation */

@@ -153,6 +153,7 @@ struct dump_job {
 	char *dir;
 	int routes;
 	int mcfdbs;     /* offline: no groups, an empty opensm.mcfdbs (live: sm/mcast_routing.c writes it) */
+	gint *done;     /* set as the thread's last act (sm->dump_done) */
 };
 
 static gpointer dump_main(gpointer p)
@@ -186,7 +187,9 @@ static gpointer dump_main(gpointer p)
 	}
 	routing_result_unref(j->r);
 	g_free(j->dir);
+	gint *done = j->done;
 	g_free(j);
+	g_atomic_int_set(done, 1);
 	return NULL;
 }
 
@@ -203,12 +206,20 @@ static void write_dumps(struct sm *sm, struct routing_result *r)
 		return;
 	/* the engines' own files (e.g. ftree's CA order) are written after every routing */
 	routing_dump(r, sm->opt->tmp_dir);
-	sweep_join_dumps(sm);
+	/* the last sweep's files may still be written (the route dumps of a large fabric take
+	 * seconds, more on a busy disk): the SA is served meanwhile */
+	if (sm->dump_thread && !g_atomic_int_get(&sm->dump_done))
+		LOG_I("SWP-0025", "the last sweep's dump files are still being written to %s: this "
+		      "sweep's wait for them (the SA is served meanwhile)", sm->opt->tmp_dir);
+	slice_join(sm->t, sm->dump_thread, &sm->dump_done);
+	sm->dump_thread = NULL;
 	struct dump_job *j = g_new0(struct dump_job, 1);
 	j->r = routing_result_ref(r);
 	j->dir = g_strdup(sm->opt->tmp_dir);
 	j->routes = sm->opt->dump_routes;
 	j->mcfdbs = sm->mcast == NULL;
+	j->done = &sm->dump_done;
+	g_atomic_int_set(&sm->dump_done, 0);
 	sm->dump_thread = g_thread_new("ibsm-dumps", dump_main, j);
 }
 
