@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """repair_bench.py - the repair section of `make bench`: how long OpenSM 3.3.23 and ibsm take
 to repair the routes when a link of a top-level (spine) switch goes down and when it comes back,
-on the same simulated XGFT fat tree, in one run.
+on the same simulated XGFT fat tree, in one run; with --link host, a host's link instead (the
+host leaves the subnet and comes back: its LID loses its routes, then has them again).
 
 Timed from the wire, not from either SM's log: both SMs run with tests/tools/smpcount.so ahead
 of libumad2sim.so and SMPCOUNT_TRACE set, so every MAD the SM sends and receives is recorded
@@ -16,9 +17,11 @@ recorded too.
 The link is taken down and brought back --reps times (medians reported); a repair is over
 when the SM has sent nothing for --quiet seconds.
 
-usage: repair_bench.py [--hosts 8192] [--reps 3] [--ibsm PATH] [--keep] [--no-save]"""
+usage: repair_bench.py [--hosts 8192] [--reps 3] [--link spine|host] [--ibsm PATH] [--keep]
+                       [--no-save]"""
 import os
 import random
+import re
 import statistics
 import struct
 import sys
@@ -113,10 +116,25 @@ def wait_quiet(trace, quiet_s, limit_s):
     return False
 
 
-def measure(fabric, umad2sim, load, reps, quiet_s, pairs, window):
+def host_link(net, client):
+    """((switch, port), CA name) of the last link of a switch to a CA other than CLIENT in an
+    ibsim net file: a host far from the load client and from the SM's (the first CAs)."""
+    kind, name, out = None, None, None
+    for line in open(net):
+        m = re.match(r'^(Switch|Hca|Ca)\s+\d+\s+"([^"]+)"', line)
+        if m:
+            kind, name = m.group(1), m.group(2)
+            continue
+        m = re.match(r'^\[(\d+)\]\s+"([^"]+)"\[(\d+)\]', line)
+        if m and kind == "Switch" and m.group(2).startswith("H-") and m.group(2) != client:
+            out = ((name, int(m.group(1))), m.group(2))
+    return out
+
+
+def measure(fabric, umad2sim, load, reps, quiet_s, pairs, window, link):
     """umad2sim: the SM's LD_PRELOAD (the tracer first); the load client gets the last part."""
     plain = umad2sim.split(":")[-1]
-    ca, link = SA.net_facts(fabric.net)
+    ca, _ = SA.net_facts(fabric.net)
     maxlid = fabric.size["hosts"] + fabric.size["switches"]
 
     def run(sim, rundir, out):
@@ -155,7 +173,7 @@ def med(rows, key):
 
 
 def markdown(meta, runs):
-    lines = ["## Repair: a spine link down and up (%s)" % meta["fabric"], "",
+    lines = ["## Repair: a %s link down and up (%s)" % (meta.get("kind", "spine"), meta["fabric"]), "",
              "%s, %s. Link %s taken down and brought back %d times in ibsim; times from the MAD "
              "trace of each SM (tests/tools/smpcount.so): first trap received -> last LFT Set "
              "answered. SA: bench/sa_load.c, %d PathRecord queries outstanding throughout. Delivery: random "
@@ -210,6 +228,8 @@ def main(argv):
                         help="random host pairs walked (ibtracert -G) after the last repairs")
         ap.add_argument("--quiet", type=float, default=4.0,
                         help="a repair is over when the SM sent nothing for this long (s)")
+        ap.add_argument("--link", choices=("spine", "host"), default="spine",
+                        help="the link taken down and back: a top switch's, or a host's")
     a = B.section_args("OpenSM's and ibsm's repair of a spine link", 8192, argv, add)
     smpcount = os.path.join(os.path.dirname(a.ibsm), "tests", "tools", "smpcount.so")
 
@@ -219,13 +239,19 @@ def main(argv):
             sys.stderr.write("repair: needs %s and sa_load\n" % smpcount)
             return None
         meta["client"], link = SA.net_facts(fabric.net)
+        meta["kind"] = a.link
+        gone = None
+        if a.link == "host":
+            link, host = host_link(fabric.net, meta["client"])
+            gone = "0x%016x" % (int(host[2:], 16) + 1)  # genfab: port GUID = node GUID + 1
         meta["link"] = "%s[%d]" % link
         meta["reps"] = a.reps
-        guids = SC.host_guids(fabric, work)
+        # the host that leaves is not among the pairs walked after the link went down
+        guids = [g for g in SC.host_guids(fabric, work) if g != gone]
         rnd = random.Random(29)
         pairs = [tuple(rnd.sample(guids, 2)) for _ in range(a.pairs)]
         meta["sa_window"] = a.sa_window
-        return measure(fabric, umad2sim, load, a.reps, a.quiet, pairs, a.sa_window), None
+        return measure(fabric, umad2sim, load, a.reps, a.quiet, pairs, a.sa_window, link), None
 
     # both SMs start with the tracer ahead of umad2sim and write their trace into their run
     # directory (side_by_side starts them there)
