@@ -277,22 +277,45 @@ static gpointer verify_range(gpointer data)
 	return NULL;
 }
 
+/* A port named so that it means the same in another generation (port ids are dense and move
+ * when a node comes or goes): its node's GUID and its number; 0 for none. */
+struct port_key {
+	uint64_t guid;
+	uint32_t num;
+};
+
+static struct port_key key_of(const struct fabric *f, uint32_t p)
+{
+	if (p == IBSM_NONE || p >= f->pub.n_ports)
+		return (struct port_key){ 0, 0 };
+	return (struct port_key){ f->nodes[f->ports[p].node].guid, f->ports[p].num };
+}
+
+static int key_eq(struct port_key a, struct port_key b)
+{
+	return a.guid == b.guid && a.num == b.num;
+}
+
 struct verify_memo {
-	uint32_t n_nodes, n_ports, n_switches, stride, last;
-	uint64_t *guid;        /* [n_nodes] */
-	uint32_t *peer;        /* [n_ports] */
-	uint32_t *lid_port;    /* [last + 1] */
-	uint32_t *comp;        /* [n_switches] */
-	uint8_t *lft;          /* [n_switches * stride] */
+	uint32_t n_switches, stride, last;
+	uint64_t *sw_guid;          /* [n_switches] the switch of each row */
+	uint32_t *sw_port0;         /* [n_switches + 1] each switch's slice of sw_peer */
+	struct port_key *sw_peer;   /* what was behind each switch port (port 0 included) */
+	struct port_key *lid_port;  /* [last + 1] the port of each LID */
+	struct port_key *lid_peer;  /* [last + 1] what was behind it */
+	uint32_t *comp;             /* [n_switches] */
+	uint8_t *lft;               /* [n_switches * stride] */
 };
 
 void verify_memo_free(struct verify_memo *m)
 {
 	if (!m)
 		return;
-	g_free(m->guid);
-	g_free(m->peer);
+	g_free(m->sw_guid);
+	g_free(m->sw_port0);
+	g_free(m->sw_peer);
 	g_free(m->lid_port);
+	g_free(m->lid_peer);
 	g_free(m->comp);
 	g_free(m->lft);
 	g_free(m);
@@ -305,7 +328,8 @@ static int scope_is_all(const struct ibsm_scope *s)
 
 /* Since m: dirty[last + 1] (CLEAN, CHANGED, WHOLE) and, for the CHANGED LIDs, the switches
  * whose entry or the link it leaves by changed (*c_off [last + 2], *c_sw); NULL when m does
- * not apply (walk every LID whole). */
+ * not apply (walk every LID whole). Ports are compared by their keys, so a host that came or
+ * went (every port id after it moved) leaves the rest as it was. */
 struct changed_entry {
 	uint32_t lid, sw;
 };
@@ -318,18 +342,20 @@ static uint8_t *dirty_since(const struct verify_memo *m, const struct fabric *f,
 {
 	uint32_t S = f->pub.n_switches;
 	*c_off = *c_sw = NULL;
-	if (!m || m->n_nodes != f->pub.n_nodes || m->n_ports != f->pub.n_ports ||
-	    m->n_switches != S || m->stride != stride || m->last != last ||
+	if (!m || m->n_switches != S || m->stride != stride || m->last != last ||
 	    memcmp(m->comp, comp, (size_t)S * sizeof(*comp)))
 		return NULL;
-	for (uint32_t n = 0; n < f->pub.n_nodes; n++)
-		if (f->nodes[n].guid != m->guid[n])
+	for (uint32_t u = 0; u < S; u++) {
+		const struct ibsm_node *node = &f->nodes[f->switches[u].node];
+		if (node->guid != m->sw_guid[u] || node->nports + 1u != m->sw_port0[u + 1] - m->sw_port0[u])
 			return NULL;
+	}
 	uint8_t *dirty = g_new0(uint8_t, (size_t)last + 1);
 	for (uint32_t lid = 1; lid <= last; lid++) {
 		uint32_t p = f->pub.lid_port[lid];
-		if (p != m->lid_port[lid] ||
-		    (p != IBSM_NONE && p < f->pub.n_ports && f->ports[p].peer != m->peer[p]))
+		if (!key_eq(key_of(f, p), m->lid_port[lid]) ||
+		    !key_eq(key_of(f, p == IBSM_NONE || p >= f->pub.n_ports ? IBSM_NONE : f->ports[p].peer),
+			    m->lid_peer[lid]))
 			dirty[lid] = WHOLE; /* another port, or its link: another target */
 	}
 	GArray *chg = g_array_new(FALSE, FALSE, sizeof(struct changed_entry));
@@ -339,7 +365,7 @@ static uint8_t *dirty_since(const struct verify_memo *m, const struct fabric *f,
 		uint8_t moved[256] = { 0 }; /* ports whose link is not the one walked then */
 		int any = 0;
 		for (uint32_t q = 0; q <= node->nports && q < 256; q++)
-			if (f->ports[node->port0 + q].peer != m->peer[node->port0 + q])
+			if (!key_eq(key_of(f, f->ports[node->port0 + q].peer), m->sw_peer[m->sw_port0[u] + q]))
 				moved[q] = 1, any = 1;
 		const uint8_t *a = lft + (size_t)u * stride, *b = m->lft + (size_t)u * stride;
 		for (uint32_t j = 1; j <= last; j += BLOCK) {
@@ -389,22 +415,35 @@ static void memo_keep(struct verify_memo **memo, const struct fabric *f, const u
 	}
 	if (!m)
 		m = g_new0(struct verify_memo, 1);
-	m->guid = g_renew(uint64_t, m->guid, f->pub.n_nodes ? f->pub.n_nodes : 1);
-	m->peer = g_renew(uint32_t, m->peer, f->pub.n_ports ? f->pub.n_ports : 1);
-	m->lid_port = g_renew(uint32_t, m->lid_port, (size_t)last + 1);
+	uint32_t np = 0;
+	for (uint32_t u = 0; u < S; u++)
+		np += f->nodes[f->switches[u].node].nports + 1u;
+	m->sw_guid = g_renew(uint64_t, m->sw_guid, S ? S : 1);
+	m->sw_port0 = g_renew(uint32_t, m->sw_port0, (size_t)S + 1);
+	m->sw_peer = g_renew(struct port_key, m->sw_peer, np ? np : 1);
+	m->lid_port = g_renew(struct port_key, m->lid_port, (size_t)last + 1);
+	m->lid_peer = g_renew(struct port_key, m->lid_peer, (size_t)last + 1);
 	m->comp = g_renew(uint32_t, m->comp, S ? S : 1);
 	size_t bytes = (size_t)S * stride;
 	m->lft = g_renew(uint8_t, m->lft, bytes ? bytes : 1);
-	m->n_nodes = f->pub.n_nodes;
-	m->n_ports = f->pub.n_ports;
 	m->n_switches = S;
 	m->stride = stride;
 	m->last = last;
-	for (uint32_t n = 0; n < f->pub.n_nodes; n++)
-		m->guid[n] = f->nodes[n].guid;
-	for (uint32_t p = 0; p < f->pub.n_ports; p++)
-		m->peer[p] = f->ports[p].peer;
-	memcpy(m->lid_port, f->pub.lid_port, ((size_t)last + 1) * sizeof(*m->lid_port));
+	np = 0;
+	for (uint32_t u = 0; u < S; u++) {
+		const struct ibsm_node *node = &f->nodes[f->switches[u].node];
+		m->sw_guid[u] = node->guid;
+		m->sw_port0[u] = np;
+		for (uint32_t q = 0; q <= node->nports; q++)
+			m->sw_peer[np++] = key_of(f, f->ports[node->port0 + q].peer);
+	}
+	m->sw_port0[S] = np;
+	for (uint32_t lid = 0; lid <= last; lid++) {
+		uint32_t p = f->pub.lid_port[lid];
+		m->lid_port[lid] = key_of(f, p);
+		m->lid_peer[lid] = key_of(f, p == IBSM_NONE || p >= f->pub.n_ports ? IBSM_NONE :
+					     f->ports[p].peer);
+	}
 	memcpy(m->comp, comp, (size_t)S * sizeof(*comp));
 	memcpy(m->lft, lft, bytes);
 	*memo = m;

@@ -448,6 +448,61 @@ static void test_since_two(void)
 	routed_clear(&t);
 }
 
+/* A host leaves (its node dropped: every port id after it moves, the LIDs stay): the tables
+ * routed without it walk clean, as a whole walk finds them, the LIDs whose entries did not
+ * change not walked again although their ports' ids did. */
+static void test_since_host(void)
+{
+	struct routed t, t2;
+	route(&t, fx_kary_ntree(4, 3, 1));
+	struct fabric *f1 = t.f;
+	uint32_t lid0 = 0;
+	for (uint32_t l = 1; l <= f1->pub.max_lid && !lid0; l++)
+		if (f1->pub.lid_port[l] != IBSM_NONE && fx_is_ca_port(&f1->pub, f1->pub.lid_port[l]))
+			lid0 = l;
+	uint64_t gone = f1->nodes[f1->ports[f1->pub.lid_port[lid0]].node].guid;
+	struct model_builder *b = patch_builder_from(f1);
+	uint8_t *reached = g_malloc(model_count(b));
+	memset(reached, 1, model_count(b));
+	reached[model_find_node(b, gone)] = 0;
+	uint32_t dropped = 0;
+	struct model_builder *b2 = patch_reachable(b, reached, &dropped);
+	g_assert_cmpuint(dropped, ==, 1);
+	model_builder_free(b);
+	g_free(reached);
+	GError *err = NULL;
+	struct fabric *f2 = model_freeze(b2, 2, &err);
+	g_assert_no_error(err);
+	model_builder_free(b2);
+	for (uint32_t p = 0; p < f2->pub.n_ports; p++) { /* the LIDs the ports had */
+		uint32_t n1 = fabric_node_by_guid(f1, f2->nodes[f2->ports[p].node].guid);
+		g_assert_cmpuint(n1, !=, IBSM_NONE);
+		const struct ibsm_port *q = &f1->ports[f1->nodes[n1].port0 + f2->ports[p].num];
+		f2->ports[p].lid = q->lid;
+		f2->ports[p].lmc = q->lmc;
+	}
+	fabric_index_lids(f2);
+	f2->pub.lmc = f1->pub.lmc;
+	g_assert_cmpuint(f2->pub.max_lid, ==, f1->pub.max_lid);
+	g_assert_cmpuint(f2->pub.lid_port[lid0], ==, IBSM_NONE);
+	route(&t2, f2);
+	struct ibsm_scope all = fx_scope_all();
+	struct verify_memo *memo = NULL;
+	struct routing_holes h, whole;
+	g_assert_cmpuint(routing_verify_since(f1, &all, t.lft, t.stride, &h, &memo), ==, 0);
+	g_assert_cmpuint(routing_verify(f2, &all, t2.lft, t2.stride, &whole), ==, 0);
+	g_assert_cmpuint(routing_verify_since(f2, &all, t2.lft, t2.stride, &h, &memo), ==, 0);
+	same_as_whole(f2, t2.lft, t2.stride, &h, 0);
+	g_assert_cmpuint(h.lids_kept, >, 0);
+	g_assert_cmpuint(h.walks, <, whole.walks);
+	g_test_message("host gone: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " LIDs kept, %"
+		       G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " pairs walked", h.lids_kept,
+		       lids_held(f2), h.walks, whole.walks);
+	verify_memo_free(memo);
+	routed_clear(&t);
+	routed_clear(&t2);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -465,6 +520,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/verify/since-entries", test_since_entries);
 	g_test_add_func("/verify/since-link", test_since_link);
 	g_test_add_func("/verify/since-two", test_since_two);
+	g_test_add_func("/verify/since-host", test_since_host);
 	int rc = g_test_run();
 	g_module_close(m);
 	return rc;
