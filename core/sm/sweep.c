@@ -2,8 +2,8 @@
 /* sweep.c - one heavy sweep as data flows through the SM (doc/architecture.md, "One sweep, as data flows"): discover,
  * decide master/standby, assign LIDs, route on the routing thread while the main thread keeps
  * serving MADs and programs what needs no routes (LIDs, port settings, P_Keys), program the
- * rest, SUBNET UP, then the dumps. Also the offline variant (--fabric) that does the same with
- * no MADs. */
+ * rest, publish the SA, route the groups, SUBNET UP, then the dumps. Also the offline variant
+ * (--fabric) that does the same with no MADs. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -569,13 +569,7 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 	transport_step_now(sm->t);
 	int complete = rc == 0 && !failures;
 	/* up again after incomplete sweeps, too: the subnet was not declared up meanwhile */
-	if (complete && (first || !sm->subnet_up || rep.writes || sm->topology_changed))
-		LOG_SYS("SWP-0002", "SUBNET UP");
-	else if (complete)
-		LOG_I("SWP-0006", "heavy sweep: nothing changed, nothing written");
-	else
-		LOG_E("SWP-0004", "sweep incomplete: %u SMPs failed for good; %u linked ports not ACTIVE",
-		      failures + rep.failures, rep.not_active);
+	int say_up = complete && (first || !sm->subnet_up || rep.writes || sm->topology_changed);
 	sm->subnet_up = complete;
 	/* the SA answers from this generation (and a copy of its P_Key tables) from now on */
 	if (sm->sa) {
@@ -595,6 +589,15 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 	transport_step_now(sm->t);
 	transport_slice_label("mcast");
 	mcast_sweep(sm, r);
+	/* said once the SA answers from this generation and its groups are routed: a client that
+	 * waits for SUBNET UP and then asks the SA gets what was just programmed */
+	if (say_up)
+		LOG_SYS("SWP-0002", "SUBNET UP");
+	else if (complete)
+		LOG_I("SWP-0006", "heavy sweep: nothing changed, nothing written");
+	else
+		LOG_E("SWP-0004", "sweep incomplete: %u SMPs failed for good; %u linked ports not ACTIVE",
+		      failures + rep.failures, rep.not_active);
 	transport_slice_label("enhanced-qos");
 	enhanced_qos_sweep(sm, f); /* NVIDIA's QoSConfigSL rate limits; never fails the sweep */
 	cc_sweep(sm->dispatch, f, sm->opt, &sm->stop); /* congestion control (program/cc.h); never fails it */

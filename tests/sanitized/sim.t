@@ -80,7 +80,17 @@ try:
         print("%s %d - %s passes against the sanitized build (%.0f s)" % (
             "ok" if ok else "not ok", n, t, time.time() - t0))
         if not ok:
-            for l in out.splitlines()[-60:]:
+            # each failed check with its diagnostics (they may be far from the end), then the end
+            lines, shown = out.splitlines(), []
+            for k, l in enumerate(lines):
+                if l.startswith("not ok") or l.startswith("Bail out!"):
+                    shown.append(l)
+                    j = k + 1
+                    while j < len(lines) and j < k + 80 and lines[j].startswith("#"):
+                        shown.append(lines[j])
+                        j += 1
+            shown += ["... (the end of its output)"] + lines[-15:]
+            for l in shown:
                 print("# " + l)
                 sys.stderr.write("# %s: %s\n" % (t, l))  # kept in a CI log without -v
         files = sorted(glob.glob(os.path.join(reports, "*")))
