@@ -209,8 +209,8 @@ static void write_dumps(struct sm *sm, struct routing_result *r)
 	/* the last sweep's files may still be written (the route dumps of a large fabric take
 	 * seconds, more on a busy disk): the SA is served meanwhile */
 	if (sm->dump_thread && !g_atomic_int_get(&sm->dump_done))
-		LOG_I("SWP-0025", "the last sweep's dump files are still being written to %s: this "
-		      "sweep's wait for them (the SA is served meanwhile)", sm->opt->tmp_dir);
+		LOG_I("SWP-0025", "the last sweep's dump files are still being written to %s: this sweep "
+		      "waits for them (the SA is served meanwhile)", sm->opt->tmp_dir);
 	slice_join(sm->t, sm->dump_thread, &sm->dump_done);
 	sm->dump_thread = NULL;
 	struct dump_job *j = g_new0(struct dump_job, 1);
