@@ -58,6 +58,16 @@ PHASES = ("discovery", "lids", "ports", "routing", "lft", "arm", "active")
 HZ = os.sysconf("SC_CLK_TCK")
 SMPCOUNT_SO = os.path.join(ROOT, "build", "tests", "tools", "smpcount.so")  # set from --ibsm
 POLL_S = 0.01
+# The CPU every SMP client's MAD path is kept on (--pin): OpenSM and the trivial client under
+# `taskset -c`, ibsm with its own mad_cpu key (its threads that compute keep every CPU). None:
+# the kernel places every thread. Under umad2sim each answer is handed from its receiver thread
+# to the client's; on one CPU that is a switch, not a wake-up sent to another CPU, and all three
+# clients are faster so (bench/results/pin-2026-11-28.md).
+PIN = None
+
+
+def pin_prefix():
+    return ["taskset", "-c", str(PIN)] if PIN is not None else []
 
 
 # ---------------------------------------------------------------- processes
@@ -311,7 +321,7 @@ class OpenSM:
 
     def command(self, log):
         self.console = free_tcp_port()
-        return ["opensm", "-F", self.conf, "-f", log, "-s", "0", "-R", self.engine,
+        return pin_prefix() + ["opensm", "-F", self.conf, "-f", log, "-s", "0", "-R", self.engine,
                 "-q", "loopback", "-C", str(self.console)] + self.extra
 
     def at_up(self, res):
@@ -433,7 +443,8 @@ class Ibsm:
         self.binary, self.engine, self.extra = binary, engine, extra
 
     def command(self, log):
-        return [self.binary, "-f", log, "-s", "0", "-R", self.engine] + self.extra
+        pin = ["--mad_cpu", str(PIN)] if PIN is not None else []
+        return [self.binary, "-f", log, "-s", "0", "-R", self.engine] + pin + self.extra
 
     def at_up(self, res):
         pass
@@ -600,9 +611,14 @@ def live_run(sm, fabric, rundir, umad2sim, timeout, smprate=None, hups=0, trace=
             # the SM's own bring-up SMPs (recorded by trace_run) sent again, or as many
             # NodeInfo Gets without a trace, the window ibsm uses (max_wire_smps)
             trace = trace if trace and os.path.exists(trace) else None
-            res["ceiling"] = measure_ceiling(smprate, sim, rundir, umad2sim,
-                                             count=res.get("smps") or 100000, window=64,
-                                             trace=trace)
+            # the best the trivial client reaches: with the SM's placement and without
+            for pin, key in (((None, "ceiling_free"),) +
+                             (((PIN, "ceiling_pinned"),) if PIN is not None else ())):
+                res[key] = measure_ceiling(smprate, sim, rundir, umad2sim,
+                                           count=res.get("smps") or 100000, window=64,
+                                           trace=trace, pin=pin)
+            rates = [r for r in (res.get("ceiling_free"), res.get("ceiling_pinned")) if r]
+            res["ceiling"] = max(rates) if rates else None
             res["ceiling_kind"] = "replay" if trace else "nodeinfo"
     finally:
         if p is not None:
@@ -611,9 +627,10 @@ def live_run(sm, fabric, rundir, umad2sim, timeout, smprate=None, hups=0, trace=
     return res
 
 
-def measure_ceiling(smprate, sim, rundir, umad2sim, count=100000, window=32, trace=None):
+def measure_ceiling(smprate, sim, rundir, umad2sim, count=100000, window=32, trace=None, pin=None):
     try:
-        out = subprocess.run([smprate, "-n", str(count), "-w", str(window)] +
+        out = subprocess.run((["taskset", "-c", str(pin)] if pin is not None else []) +
+                             [smprate, "-n", str(count), "-w", str(window)] +
                              (["-r", trace] if trace else []), cwd=rundir,
                              capture_output=True,
                              text=True, env=sim.client_env(umad2sim, rundir), timeout=120,
@@ -856,6 +873,8 @@ def summarize(live, sizes, sm_names):
             }
         per["ceiling_smps_per_s"] = spread([r.get("ceiling") for r in live
                                             if r["hosts"] == hosts and r.get("ceiling")])
+        for key in ("ceiling_free", "ceiling_pinned"):
+            per[key] = spread([r.get(key) for r in live if r["hosts"] == hosts and r.get(key)])
         summary[hosts] = per
     return summary
 
@@ -926,6 +945,11 @@ def markdown(meta, labels, summary, offline, sm_a, sm_b):
          "fabric (once per fabric and SM)." if meta.get("trace_run") == "separate" else
          " The timed bring-ups ran under tests/tools/smpcount.so (the ceiling's trace): the "
          "recorder's cost is in their times." if summary else ""))
+    if summary and meta.get("pin") is not None:
+        w("Every SMP client's MAD path on CPU %d (`--pin`): OpenSM and the trivial client under "
+          "`taskset -c %d` (all their threads), ibsm with `--mad_cpu %d` (its event loop and "
+          "umad2sim's receiver; the threads that compute keep every CPU). ibsim unpinned.\n"
+          % (meta["pin"], meta["pin"], meta["pin"]))
     if summary:
         w("## Bring-up: start to SUBNET UP\n")
         w("| hosts / switches | SM | time (s) | SMPs | SMPs/s | CPU (s) | peak RSS (MiB) "
@@ -976,13 +1000,14 @@ def markdown(meta, labels, summary, offline, sm_a, sm_b):
         if any(per["ceiling_smps_per_s"] for per in summary.values()):
             w("## SMP ceiling (trivial client bench/smprate.c -r: the SMP requests of the SM's "
               "bring-up, as tests/tools/smpcount.so recorded them %s, sent again with 64 in "
-              "flight on each timed run's ibsim after the SM stopped)\n" % (
+              "flight on each timed run's ibsim after the SM stopped; the better of the client "
+              "pinned as the SMs and unpinned)\n" % (
                   "in a separate, untimed traced run of the same SM on a fresh ibsim of the same "
                   "fabric (once per fabric and SM; the timed bring-ups run untraced)"
                   if meta.get("trace_run") == "separate" else "during the timed run"))
-            w("| hosts | SMPs/s | %s SMPs at that rate (s) | %s SMPs at that rate (s) | "
-              "%s bring-up / that time |" % (sm_a, sm_b, sm_b))
-            w("|---|---|---|---|---|")
+            w("| hosts | SMPs/s | pinned | unpinned | %s SMPs at that rate (s) | %s SMPs at that "
+              "rate (s) | %s bring-up / that time |" % (sm_a, sm_b, sm_b))
+            w("|---|---|---|---|---|---|---|")
             for hosts, per in summary.items():
                 c = per["ceiling_smps_per_s"]
                 if not c:
@@ -993,10 +1018,11 @@ def markdown(meta, labels, summary, offline, sm_a, sm_b):
                     floor.append(s["median"] / c["median"] if s else None)
                 t = per[sm_b]["wall_s"]
                 vs_ceiling = "%.2f" % (t["median"] / floor[1]) if floor[1] and t else "-"
-                w("| %d | %s | %s | %s | %s |" % (hosts, fmt_spread(c, "%.0f"),
-                                                  "%.2f" % floor[0] if floor[0] else "-",
-                                                  "%.2f" % floor[1] if floor[1] else "-",
-                                                  vs_ceiling))
+                w("| %d | %s | %s | %s | %s | %s | %s |" % (
+                    hosts, fmt_spread(c, "%.0f"), fmt_spread(per.get("ceiling_pinned"), "%.0f"),
+                    fmt_spread(per.get("ceiling_free"), "%.0f"),
+                    "%.2f" % floor[0] if floor[0] else "-", "%.2f" % floor[1] if floor[1] else "-",
+                    vs_ceiling))
             w("")
     if offline:
         # offline: {engine: {hosts: runs}} (older result files: {hosts: runs}, minhop)
@@ -1067,6 +1093,10 @@ def parse_args(argv):
     ap.add_argument("--hup", type=int, default=None, metavar="K",
                     help="SIGHUP resweeps timed after each live bring-up (1; 0 with --quick)")
     ap.add_argument("--no-ceiling", action="store_true", help="skip the trivial SMP client")
+    ap.add_argument("--pin", default="auto", metavar="CPU|auto|none",
+                    help="keep every SM's MAD path (and the trivial client) on this CPU: OpenSM "
+                    "under taskset -c, ibsm --mad_cpu; auto: the last CPU this bench may use "
+                    "when it may use two or more (default); none: unpinned")
     ap.add_argument("--candidate", choices=("ibsm", "opensm"), default="ibsm",
                     help="'opensm' runs OpenSM in the ibsm column too (checks the harness)")
     ap.add_argument("--ibsm", default=os.path.join(ROOT, "build", "ibsm"),
@@ -1089,6 +1119,20 @@ def parse_args(argv):
         a.hup = 0 if a.quick else 1
     if a.hup < 0:
         ap.error("--hup must be 0 or more")
+    mine = sorted(os.sched_getaffinity(0))
+    if a.pin == "none":
+        a.pin = None
+    elif a.pin == "auto":
+        a.pin = mine[-1] if len(mine) > 1 else None
+    else:
+        try:
+            a.pin = int(a.pin)
+        except ValueError:
+            ap.error("--pin: a CPU number, auto or none")
+        if a.pin not in mine:
+            ap.error("--pin %d: not a CPU this bench may use (%s)" % (a.pin, mine))
+    if a.pin is not None and not shutil.which("taskset"):
+        ap.error("--pin needs taskset (util-linux); --pin none runs unpinned")
     return a
 
 
@@ -1112,6 +1156,8 @@ def main(argv):
         return 0
     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
         signal.signal(sig, _on_signal)
+    global PIN
+    PIN = a.pin
     use_ibsm = a.candidate == "ibsm"
     if use_ibsm and not os.access(a.ibsm, os.X_OK):
         sys.exit("bench: %s not found or not executable (run make all, or --candidate opensm)"
@@ -1125,7 +1171,7 @@ def main(argv):
     meta = {"date": started.strftime("%Y-%m-%d %H:%M:%S"), "trace_run": "separate",
             "engine": a.engine, "reps": a.reps, "candidate": a.candidate,
             "cores": os.cpu_count(), "loadavg": "%.2f" % os.getloadavg()[0],
-            "argv": argv, "ibsm": a.ibsm if use_ibsm else None}
+            "argv": argv, "ibsm": a.ibsm if use_ibsm else None, "pin": a.pin}
     try:
         meta["git"] = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                                      capture_output=True, text=True).stdout.strip() or None

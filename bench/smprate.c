@@ -9,7 +9,11 @@
  * ceiling for that SM's own mix of SMPs (hops, attributes, Sets) on that ibsim, which is what
  * `make bench` divides the SM's bring-up time by.
  *
- * usage: smprate [-n COUNT] [-w WINDOW] [-p HOPS] [-r TRACE]  (under LD_PRELOAD=libumad2sim.so)
+ * With -W NS it spins NS nanoseconds of its own CPU after each answer: an SM's own work per SMP
+ * (decoding the answer, updating its model, building the next request), to measure how the
+ * ceiling falls with the work a client does between its calls.
+ *
+ * usage: smprate [-n COUNT] [-w WINDOW] [-p HOPS] [-r TRACE] [-W NS]  (under LD_PRELOAD=libumad2sim.so)
  * prints: smps=<answered> seconds=<s> rate=<smps per second> lost=<n> cpu_us=<user+sys of all
  * threads, umad2sim's receiver included, while sending> vcsw=<voluntary> ivcsw=<involuntary
  * context switches meanwhile> (bench/flame.py --counts divides them by the SMPs)
@@ -95,6 +99,15 @@ static struct trace_rec *load_trace(const char *path, long *n)
 	return v;
 }
 
+/* The client's own work per answer: CPU spent, not a sleep (-W). */
+static void spin_ns(long ns)
+{
+	double until = now_seconds() + ns / 1e9;
+
+	while (now_seconds() < until)
+		;
+}
+
 int main(int argc, char **argv)
 {
 	long count = 100000, window = 32, sent = 0, answered = 0, inflight = 0;
@@ -105,14 +118,20 @@ int main(int argc, char **argv)
 	struct trace_rec *recs = NULL;
 	long nrecs = 0;
 
-	while ((opt = getopt(argc, argv, "n:w:p:r:")) != -1) {
+	long work_ns = 0;
+
+	long batch = 1;
+
+	while ((opt = getopt(argc, argv, "n:w:p:r:W:b:")) != -1) {
 		switch (opt) {
 		case 'n': count = strtol(optarg, NULL, 0); count_given = 1; break;
 		case 'w': window = strtol(optarg, NULL, 0); break;
 		case 'p': hops = atoi(optarg); break;
 		case 'r': trace = optarg; break;
+		case 'W': work_ns = strtol(optarg, NULL, 0); break;
+		case 'b': batch = strtol(optarg, NULL, 0); break;
 		default:
-			fprintf(stderr, "usage: %s [-n COUNT] [-w WINDOW] [-p HOPS] [-r TRACE]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n COUNT] [-w WINDOW] [-p HOPS] [-r TRACE] [-W NS]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -125,8 +144,8 @@ int main(int argc, char **argv)
 		if (!count_given || count > nrecs)
 			count = nrecs;
 	}
-	if (count < 1 || window < 1 || hops < 0 || hops >= UMAD_SMP_MAX_HOPS) {
-		fprintf(stderr, "smprate: bad -n, -w or -p\n");
+	if (count < 1 || window < 1 || hops < 0 || hops >= UMAD_SMP_MAX_HOPS || work_ns < 0) {
+		fprintf(stderr, "smprate: bad -n, -w, -p or -W\n");
 		return 2;
 	}
 	if (umad_init() < 0) {
@@ -153,6 +172,8 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru0);
 	start = now_seconds();
 	while (answered < count) {
+		if (inflight > window - batch && sent < count && inflight)
+			goto receive;
 		while (sent < count && inflight < window) {
 			int via = agent;
 			if (recs) {
@@ -177,12 +198,15 @@ int main(int argc, char **argv)
 			sent++;
 			inflight++;
 		}
+receive:
 		len = sizeof(struct umad_smp);
 		if (umad_recv(fd, recv_buf, &len, RECV_TIMEOUT_MS) < 0)
 			break;          /* no answer within the timeout: the rest counts as lost */
 		inflight--;
 		if (umad_status(recv_buf) == 0)
 			answered++;
+		if (work_ns)
+			spin_ns(work_ns);
 	}
 	seconds = now_seconds() - start;
 	getrusage(RUSAGE_SELF, &ru1);

@@ -204,6 +204,10 @@ static const struct config_key keys[] = {
 	  "max_smps_timeout, one more goes out, up to this many (not above max_wire_smps: off)", NULL },
 	{ "max_smps_timeout", CONFIG_INT, OFF(max_smps_timeout), 1, 100000000, 0, NOFLAG,
 	  "Microseconds a full window waits for an answer before the second window lets one more SMP out", NULL },
+	{ "mad_cpu", CONFIG_INT, OFF(mad_cpu), -1, 1023, 0, 0, "mad_cpu", "CPU", NULL,
+	  "CPU the MAD path stays on: the event loop and the threads the MAD library starts with the "
+	  "port (umad2sim's receiver under ibsim); threads that compute keep every CPU "
+	  "(-1: none, the kernel places every thread; read at start)", NULL },
 	{ "max_op_vls", CONFIG_U8, OFF(max_op_vls), 1, 5, 0, 0, "max_op_vls", "N", NULL,
 	  "Max operational VLs: 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7, 5 VL0-14", NULL },
 	{ "subnet_prefix", CONFIG_U64, OFF(subnet_prefix), 0, 0, 0, 0, "subnet_prefix", "PREFIX", NULL,

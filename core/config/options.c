@@ -35,6 +35,7 @@ void options_defaults(struct sm_options *o)
 	o->timeout_ms = 200;
 	o->retries = 3;
 	o->window = DEFAULT_SMP_WINDOW;
+	o->mad_cpu = -1;                /* the kernel places every thread */
 	o->max_wire_smps2 = 4;          /* OpenSM's: not above the window, so off */
 	o->max_smps_timeout = 600000;   /* OpenSM's, microseconds */
 	o->max_op_vls = 5;

@@ -90,6 +90,7 @@ struct sm_options {
 	int timeout_ms;             /* -t SMP timeout */
 	int retries;                /* --retries */
 	int window;                 /* --window: SMPs in flight */
+	int mad_cpu;                /* the MAD path's CPU, -1 none (base/mad_cpu.h) */
 	int max_wire_smps2;         /* a stalled window may grow to this (> window; mad/transport.h) */
 	int max_smps_timeout;       /* ... after this many microseconds without an answer */
 	uint8_t max_op_vls;         /* -o? max operational VLs (default 5 = VL0-7? see README) */

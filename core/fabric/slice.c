@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* slice.c - the main thread's long work cut into slices, or run beside it (slice.h). */
 #include <glib.h>
+#include "base/mad_cpu.h"
 #include "fabric/slice.h"
 
 #define SLICE_CHECK_EVERY 16  /* items between two looks at the clock */
@@ -75,7 +76,7 @@ void slice_offload(struct transport *t, const char *name, void (*fn)(void *arg),
 		return;
 	}
 	struct offload o = { fn, arg, 0 };
-	slice_join(t, g_thread_new(name, offload_main, &o), &o.done);
+	slice_join(t, mad_cpu_thread_new(name, offload_main, &o), &o.done);
 }
 
 void slice_join(struct transport *t, GThread *th, gint *done)

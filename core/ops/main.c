@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <infiniband/umad.h>
+#include "base/mad_cpu.h"
 #include "base/log.h"
 #include "config/build.h"
 #include "ops/console.h"
@@ -183,6 +184,15 @@ static void started(struct sm *sm, int *ready_fd)
 /* Binds to the local port: device, transport, the MAD dispatch and its agents. */
 static int bind_port(struct sm *sm, struct local_port *lp)
 {
+	GError *err = NULL;
+	/* before libibumad starts any thread of its own: those inherit this thread's CPU */
+	if (mad_cpu_pin(sm->opt->mad_cpu, &err) < 0) {
+		report_error("SM-0019", err->message);
+		g_error_free(err);
+		return -1;
+	}
+	if (mad_cpu_pinned() != MAD_CPU_OFF)
+		LOG_I("SM-0020", "the MAD path stays on CPU %d (mad_cpu)", mad_cpu_pinned());
 	if (umad_init() < 0) {
 		report_error("SM-0017", "umad_init failed: libibumad cannot be used");
 		return -1;

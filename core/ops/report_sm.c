@@ -6,6 +6,7 @@
  * (partitions, the SA's multicast groups, the perfmgr's counters) on the main thread. With
  * fabric_report_file the report is written after each heavy sweep that brought new routes,
  * while master (atomically: FILE.tmp, then rename). All of it runs from the event loop's tick. */
+#include "base/mad_cpu.h"
 #include "base/log.h"
 #include "ops/report.h"
 #include "sa/agent.h"
@@ -157,7 +158,7 @@ static void report_tick(struct sm *sm, void *data)
 			set_data(report_data_compute(sm->live, sm->live->f));
 		else {
 			S.job_r = routing_result_ref(sm->live);
-			S.job = g_thread_new("ibsm-report", job_main, S.job_r);
+			S.job = mad_cpu_thread_new("ibsm-report", job_main, S.job_r);
 			return;
 		}
 	}

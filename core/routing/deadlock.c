@@ -10,6 +10,7 @@
  * one array of their own. */
 #include <string.h>
 #include <glib.h>
+#include "base/mad_cpu.h"
 #include "graph/cdg.h"
 #include "routing/deadlock.h"
 
@@ -433,7 +434,7 @@ uint32_t deadlock_check_flags(const struct fabric *f, const uint8_t *lft, uint32
 		w->inj_sl = g_new0(uint16_t, P ? P : 1);
 	}
 	for (unsigned i = 1; i < nw; i++)
-		ws[i].thread = g_thread_new("ibsm-deadlock", worker_main, &ws[i]);
+		ws[i].thread = mad_cpu_thread_new("ibsm-deadlock", worker_main, &ws[i]);
 	worker_main(&ws[0]);
 	for (unsigned i = 1; i < nw; i++)
 		g_thread_join(ws[i].thread);

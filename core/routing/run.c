@@ -3,6 +3,7 @@
  * keep its result with the generation; and the routing thread that runs it. */
 #include <errno.h>
 #include <string.h>
+#include "base/mad_cpu.h"
 #include "base/log.h"
 #include "routing/orch.h"
 #include "routing/run.h"
@@ -106,7 +107,7 @@ struct routing_job *routing_job_start(struct fallback_list *c, struct fabric *f)
 	j->f = fabric_ref(f);
 	fallback_list_cancel(c, 0);
 	j->t_start = g_get_monotonic_time();
-	j->thread = g_thread_new("ibsm-routing", job_main, j);
+	j->thread = mad_cpu_thread_new("ibsm-routing", job_main, j);
 	return j;
 }
 

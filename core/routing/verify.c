@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <glib.h>
+#include "base/mad_cpu.h"
 #include "routing/verify.h"
 
 enum { UNKNOWN = 0, GOOD, BAD, WALKING };
@@ -480,7 +481,7 @@ uint64_t routing_verify_since(const struct fabric *f, const struct ibsm_scope *s
 	uint32_t split = two ? 1 + ((last / 2) / BLOCK) * BLOCK : last + 1;
 	struct range r[2] = { { .v = v, .first = 1, .last = split - 1 },
 			      { .v = v, .first = split, .last = last } };
-	GThread *th = two ? g_thread_new("ibsm-verify", verify_range, &r[1]) : NULL;
+	GThread *th = two ? mad_cpu_thread_new("ibsm-verify", verify_range, &r[1]) : NULL;
 	verify_range(&r[0]);
 	if (th)
 		g_thread_join(th);

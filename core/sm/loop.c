@@ -233,6 +233,12 @@ static void reload(struct loop *l)
 	if (g_strcmp0(fresh.log_file, old.log_file) || fresh.erase_log != old.erase_log)
 		LOG_I("LOOP-0009", "SIGHUP: log_file and accum_log_file take effect at the next start; "
 		      "the log stays %s", old.log_file ? old.log_file : "-");
+	if (fresh.mad_cpu != old.mad_cpu && old.mad_cpu < 0)
+		LOG_I("LOOP-0009", "SIGHUP: mad_cpu takes effect at the next start; the MAD path stays unpinned");
+	else if (fresh.mad_cpu != old.mad_cpu)
+		LOG_I("LOOP-0009", "SIGHUP: mad_cpu takes effect at the next start; the MAD path stays on CPU %d",
+		      old.mad_cpu);
+	l->sm->opt->mad_cpu = old.mad_cpu;
 	options_free(&old);
 	sm_apply_mkey(l->sm); /* ports keep their keys until the next sweep writes the new ones */
 	options_apply_log(l->sm->opt);

@@ -2,6 +2,7 @@
 /* mcast_routing.c - multicast trees and MFTs as the SM runs them (mcast_routing.h). */
 #include <inttypes.h>
 #include <string.h>
+#include "base/mad_cpu.h"
 #include "base/activity.h"
 #include "base/log.h"
 #include "fabric/dump.h"
@@ -41,7 +42,7 @@ static void prep_start(struct mcast_mgr *m)
 	if (m->prep || !m->topo || mcast_topo_prepared(m->topo))
 		return;
 	g_atomic_int_set(&m->prep_done, 0);
-	m->prep = g_thread_new("ibsm-mctopo", prep_main, m);
+	m->prep = mad_cpu_thread_new("ibsm-mctopo", prep_main, m);
 }
 
 static void prep_join(struct mcast_mgr *m)

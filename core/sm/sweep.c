@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <infiniband/mad.h>
+#include "base/mad_cpu.h"
 #include "base/activity.h"
 #include "base/log.h"
 #include "fabric/discovery.h"
@@ -220,7 +221,7 @@ static void write_dumps(struct sm *sm, struct routing_result *r)
 	j->mcfdbs = sm->mcast == NULL;
 	j->done = &sm->dump_done;
 	g_atomic_int_set(&sm->dump_done, 0);
-	sm->dump_thread = g_thread_new("ibsm-dumps", dump_main, j);
+	sm->dump_thread = mad_cpu_thread_new("ibsm-dumps", dump_main, j);
 }
 
 struct guid2lid_job {
