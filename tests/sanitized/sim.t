@@ -34,7 +34,8 @@ TESTS = ["01-bringup-ftree.t", "02-bringup-torus.t", "03-bringup-irregular.t", "
          "46-readme.t", "47-engine-names.t", "48-engine-missing.t", "49-engine-vls.t",
          "55-lash.t", "56-file-engine.t", "57-nue.t", "60-console.t", "61-perfmgr.t", "62-metrics.t", "63-logs.t", "64-report.t",
          "66-repair.t", "67-sa-parity.t", "69-sa-db.t", "70-wire-parity.t", "71-routing-keys.t", "72-enhanced-qos.t", "74-offsweep-balancing.t", "75-vendor-keys.t", "76-trap-keys.t",
-         "77-sa-keys.t", "82-psc-standby.t", "83-route-overlap.t", "85-cc.t", "86-repair-resume.t", "87-dumps-slow.t"]
+         "77-sa-keys.t", "82-psc-standby.t", "83-route-overlap.t", "85-cc.t", "86-repair-resume.t", "87-dumps-slow.t",
+         "88-mad-cpu.t"]
 
 only = os.environ.get("IBSM_SANITIZED_ONLY", "").split()
 if only:
