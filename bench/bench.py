@@ -66,8 +66,9 @@ POLL_S = 0.01
 PIN = None
 
 
-def pin_prefix():
-    return ["taskset", "-c", str(PIN)] if PIN is not None else []
+def pin_prefix(pin):
+    """The command prefix that keeps a client on CPU pin (None: nothing)."""
+    return ["taskset", "-c", str(pin)] if pin is not None else []
 
 
 # ---------------------------------------------------------------- processes
@@ -321,7 +322,7 @@ class OpenSM:
 
     def command(self, log):
         self.console = free_tcp_port()
-        return pin_prefix() + ["opensm", "-F", self.conf, "-f", log, "-s", "0", "-R", self.engine,
+        return pin_prefix(PIN) + ["opensm", "-F", self.conf, "-f", log, "-s", "0", "-R", self.engine,
                 "-q", "loopback", "-C", str(self.console)] + self.extra
 
     def at_up(self, res):
@@ -629,8 +630,7 @@ def live_run(sm, fabric, rundir, umad2sim, timeout, smprate=None, hups=0, trace=
 
 def measure_ceiling(smprate, sim, rundir, umad2sim, count=100000, window=32, trace=None, pin=None):
     try:
-        out = subprocess.run((["taskset", "-c", str(pin)] if pin is not None else []) +
-                             [smprate, "-n", str(count), "-w", str(window)] +
+        out = subprocess.run(pin_prefix(pin) + [smprate, "-n", str(count), "-w", str(window)] +
                              (["-r", trace] if trace else []), cwd=rundir,
                              capture_output=True,
                              text=True, env=sim.client_env(umad2sim, rundir), timeout=120,

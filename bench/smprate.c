@@ -13,7 +13,10 @@
  * (decoding the answer, updating its model, building the next request), to measure how the
  * ceiling falls with the work a client does between its calls.
  *
- * usage: smprate [-n COUNT] [-w WINDOW] [-p HOPS] [-r TRACE] [-W NS]  (under LD_PRELOAD=libumad2sim.so)
+ * With -b N a window with SMPs in flight is refilled only once N slots are free, the N sent back
+ * to back (bench/results/pin-2026-11-28.md: measured against one send per answer).
+ *
+ * usage: smprate [-n COUNT] [-w WINDOW] [-p HOPS] [-r TRACE] [-W NS] [-b N]  (under LD_PRELOAD=libumad2sim.so)
  * prints: smps=<answered> seconds=<s> rate=<smps per second> lost=<n> cpu_us=<user+sys of all
  * threads, umad2sim's receiver included, while sending> vcsw=<voluntary> ivcsw=<involuntary
  * context switches meanwhile> (bench/flame.py --counts divides them by the SMPs)
@@ -131,7 +134,7 @@ int main(int argc, char **argv)
 		case 'W': work_ns = strtol(optarg, NULL, 0); break;
 		case 'b': batch = strtol(optarg, NULL, 0); break;
 		default:
-			fprintf(stderr, "usage: %s [-n COUNT] [-w WINDOW] [-p HOPS] [-r TRACE] [-W NS]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n COUNT] [-w WINDOW] [-p HOPS] [-r TRACE] [-W NS] [-b N]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -144,8 +147,8 @@ int main(int argc, char **argv)
 		if (!count_given || count > nrecs)
 			count = nrecs;
 	}
-	if (count < 1 || window < 1 || hops < 0 || hops >= UMAD_SMP_MAX_HOPS || work_ns < 0) {
-		fprintf(stderr, "smprate: bad -n, -w, -p or -W\n");
+	if (count < 1 || window < 1 || hops < 0 || hops >= UMAD_SMP_MAX_HOPS || work_ns < 0 || batch < 1) {
+		fprintf(stderr, "smprate: bad -n, -w, -p, -W or -b\n");
 		return 2;
 	}
 	if (umad_init() < 0) {
@@ -172,9 +175,9 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru0);
 	start = now_seconds();
 	while (answered < count) {
-		if (inflight > window - batch && sent < count && inflight)
-			goto receive;
-		while (sent < count && inflight < window) {
+		/* -b: with SMPs in flight, wait until `batch` slots are free */
+		int refill = !inflight || inflight <= window - batch;
+		while (refill && sent < count && inflight < window) {
 			int via = agent;
 			if (recs) {
 				/* the SM's request as it was, under our own TID */
@@ -198,7 +201,6 @@ int main(int argc, char **argv)
 			sent++;
 			inflight++;
 		}
-receive:
 		len = sizeof(struct umad_smp);
 		if (umad_recv(fd, recv_buf, &len, RECV_TIMEOUT_MS) < 0)
 			break;          /* no answer within the timeout: the rest counts as lost */

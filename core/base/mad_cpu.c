@@ -61,12 +61,6 @@ int mad_cpu_pinned(void)
 	return pinned;
 }
 
-void mad_cpu_unpin_self(void)
-{
-	if (pinned != MAD_CPU_OFF)
-		(void)sched_setaffinity(0, sizeof(process_cpus), &process_cpus);
-}
-
 struct start {
 	GThreadFunc fn;
 	gpointer data;
@@ -76,7 +70,7 @@ static gpointer unpinned_main(gpointer p)
 {
 	struct start s = *(struct start *)p;
 	g_free(p);
-	mad_cpu_unpin_self();
+	(void)sched_setaffinity(0, sizeof(process_cpus), &process_cpus);
 	return s.fn(s.data);
 }
 

@@ -21,11 +21,8 @@ int mad_cpu_pin(int cpu, GError **err);
 int mad_cpu_pinned(void);
 
 /* g_thread_new() for a thread that computes: it runs on every CPU the process had before
- * mad_cpu_pin(), whatever the creating thread is pinned to. */
+ * mad_cpu_pin(), whatever the creating thread is pinned to. The threads it starts in turn (an
+ * engine's workers) inherit that. */
 GThread *mad_cpu_thread_new(const char *name, GThreadFunc fn, gpointer data);
-
-/* The calling thread back on the process's CPUs (for threads not started by
- * mad_cpu_thread_new, e.g. an engine's workers: they inherit it from the routing thread). */
-void mad_cpu_unpin_self(void);
 
 #endif

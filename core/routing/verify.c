@@ -292,6 +292,12 @@ static struct port_key key_of(const struct fabric *f, uint32_t p)
 	return (struct port_key){ f->nodes[f->ports[p].node].guid, f->ports[p].num };
 }
 
+/* The key of what is behind port p (0 for none, or for no port). */
+static struct port_key peer_key_of(const struct fabric *f, uint32_t p)
+{
+	return key_of(f, p == IBSM_NONE || p >= f->pub.n_ports ? IBSM_NONE : f->ports[p].peer);
+}
+
 static int key_eq(struct port_key a, struct port_key b)
 {
 	return a.guid == b.guid && a.num == b.num;
@@ -354,9 +360,7 @@ static uint8_t *dirty_since(const struct verify_memo *m, const struct fabric *f,
 	uint8_t *dirty = g_new0(uint8_t, (size_t)last + 1);
 	for (uint32_t lid = 1; lid <= last; lid++) {
 		uint32_t p = f->pub.lid_port[lid];
-		if (!key_eq(key_of(f, p), m->lid_port[lid]) ||
-		    !key_eq(key_of(f, p == IBSM_NONE || p >= f->pub.n_ports ? IBSM_NONE : f->ports[p].peer),
-			    m->lid_peer[lid]))
+		if (!key_eq(key_of(f, p), m->lid_port[lid]) || !key_eq(peer_key_of(f, p), m->lid_peer[lid]))
 			dirty[lid] = WHOLE; /* another port, or its link: another target */
 	}
 	GArray *chg = g_array_new(FALSE, FALSE, sizeof(struct changed_entry));
@@ -366,7 +370,7 @@ static uint8_t *dirty_since(const struct verify_memo *m, const struct fabric *f,
 		uint8_t moved[256] = { 0 }; /* ports whose link is not the one walked then */
 		int any = 0;
 		for (uint32_t q = 0; q <= node->nports && q < 256; q++)
-			if (!key_eq(key_of(f, f->ports[node->port0 + q].peer), m->sw_peer[m->sw_port0[u] + q]))
+			if (!key_eq(peer_key_of(f, node->port0 + q), m->sw_peer[m->sw_port0[u] + q]))
 				moved[q] = 1, any = 1;
 		const uint8_t *a = lft + (size_t)u * stride, *b = m->lft + (size_t)u * stride;
 		for (uint32_t j = 1; j <= last; j += BLOCK) {
@@ -436,14 +440,13 @@ static void memo_keep(struct verify_memo **memo, const struct fabric *f, const u
 		m->sw_guid[u] = node->guid;
 		m->sw_port0[u] = np;
 		for (uint32_t q = 0; q <= node->nports; q++)
-			m->sw_peer[np++] = key_of(f, f->ports[node->port0 + q].peer);
+			m->sw_peer[np++] = peer_key_of(f, node->port0 + q);
 	}
 	m->sw_port0[S] = np;
 	for (uint32_t lid = 0; lid <= last; lid++) {
 		uint32_t p = f->pub.lid_port[lid];
 		m->lid_port[lid] = key_of(f, p);
-		m->lid_peer[lid] = key_of(f, p == IBSM_NONE || p >= f->pub.n_ports ? IBSM_NONE :
-					     f->ports[p].peer);
+		m->lid_peer[lid] = peer_key_of(f, p);
 	}
 	memcpy(m->comp, comp, (size_t)S * sizeof(*comp));
 	memcpy(m->lft, lft, bytes);
