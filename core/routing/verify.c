@@ -54,7 +54,12 @@ struct verify {
 	const uint8_t *lft;
 	uint32_t stride, n;
 	uint32_t *comp;        /* [n] component over the scope's links */
-	uint32_t *peer_sw;     /* [port id] switch id behind a switch port, IBSM_NONE otherwise */
+	uint32_t *comp_size;   /* [n] switches of component c (by its root c) */
+	int one_comp;          /* every switch in one component: no component test per walk */
+	/* what switch u's entry `out` leads to when u is not the destination's switch: port_next[
+	 * port_off[u] + out] for out 0 .. nports[u] (a switch id, or a hole) */
+	uint32_t *port_next, *port_off;
+	uint8_t *nports;
 	/* since the last whole walk (NULL: walk every LID whole): per LID, CLEAN, CHANGED (walk
 	 * from the switches c_sw[c_off[lid] .. c_off[lid + 1]) whose entry or link changed) or
 	 * WHOLE */
@@ -64,7 +69,10 @@ struct verify {
 	uint32_t lid0, nl;
 	uint32_t target[BLOCK], want[BLOCK]; /* destination switch and the port delivering there */
 	uint8_t routed[BLOCK];               /* the scope routes lid0 + j */
-	uint32_t *next;        /* [BLOCK * n]: what switch u's entry for lid0 + j leads to */
+	uint32_t *next;        /* [BLOCK * ld]: next[j * ld + u], what switch u's entry for lid0 + j
+				* leads to */
+	uint32_t ld;           /* a column's length: n rounded up to an odd number of cache lines,
+				* so a switch's 64 entries land in 64 cache sets, not a few */
 	uint8_t *state;        /* [n] for one LID */
 	uint8_t *kind;         /* [n] */
 	uint32_t *at;          /* [n] */
@@ -98,34 +106,40 @@ static void block_targets(struct verify *v)
 /* What switch u's entry for LID lid0 + j leads to. */
 static uint32_t next_entry(const struct verify *v, uint32_t u, uint32_t j)
 {
-	const struct fabric *f = v->f;
-	const struct ibsm_node *node = &f->nodes[f->switches[u].node];
 	uint8_t out = v->lft[(size_t)u * v->stride + v->lid0 + j];
-	uint32_t nx;
 	if (out == IBSM_NO_PORT)
-		nx = hole(HOLE_NO_ENTRY);
-	else if (u == v->target[j])
-		nx = out == v->want[j] ? NEXT_DELIVERED :
-		     out > node->nports ? hole(HOLE_DEAD_PORT) : hole(HOLE_WRONG_PORT);
-	else if (out == 0)
-		nx = hole(HOLE_WRONG_PORT); /* this switch's port 0, not the destination */
-	else if (out > node->nports)
-		nx = hole(HOLE_DEAD_PORT);
-	else if ((nx = v->peer_sw[node->port0 + out]) == IBSM_NONE)
-		/* no link, or a CA that is not the destination behind it */
-		nx = f->ports[node->port0 + out].peer == IBSM_NONE ? hole(HOLE_DEAD_PORT) :
-		     hole(HOLE_WRONG_PORT);
-	return nx;
+		return hole(HOLE_NO_ENTRY);
+	if (u == v->target[j])
+		return out == v->want[j] ? NEXT_DELIVERED :
+		       out > v->nports[u] ? hole(HOLE_DEAD_PORT) : hole(HOLE_WRONG_PORT);
+	return out > v->nports[u] ? hole(HOLE_DEAD_PORT) : v->port_next[v->port_off[u] + out];
 }
 
-/* next[] of the block's LIDs walked whole, from each switch's row segment. */
+/* next[] of the block's LIDs walked whole, from each switch's row segment: a table look-up
+ * per entry, then the destination switches' own entries. */
 static void block_next(struct verify *v)
 {
+	uint32_t js[BLOCK], m = 0;
+	for (uint32_t j = 0; j < v->nl; j++)
+		if (v->routed[j] && (!v->dirty || v->dirty[v->lid0 + j] == WHOLE))
+			js[m++] = j;
 	/* every switch: a walk from the scope may cross rows an earlier step wrote */
-	for (uint32_t u = 0; u < v->n; u++)
-		for (uint32_t j = 0; j < v->nl; j++)
-			if (v->routed[j] && (!v->dirty || v->dirty[v->lid0 + j] == WHOLE))
-				v->next[(size_t)j * v->n + u] = next_entry(v, u, j);
+	uint32_t *next = v->next, n = v->n;
+	size_t col[BLOCK];
+	for (uint32_t i = 0; i < m; i++)
+		col[i] = (size_t)js[i] * v->ld;
+	for (uint32_t u = 0; u < n; u++) {
+		const uint8_t *row = v->lft + (size_t)u * v->stride + v->lid0;
+		const uint32_t *pn = v->port_next + v->port_off[u];
+		uint8_t np = v->nports[u];
+		for (uint32_t i = 0; i < m; i++) {
+			uint8_t out = row[js[i]];
+			next[col[i] + u] = out <= np ? pn[out] :
+				out == IBSM_NO_PORT ? hole(HOLE_NO_ENTRY) : hole(HOLE_DEAD_PORT);
+		}
+	}
+	for (uint32_t i = 0; i < m; i++)
+		next[col[i] + v->target[js[i]]] = next_entry(v, v->target[js[i]], js[i]);
 }
 
 /* Walks from switch s over next (one LID's column; NULL: the entries of column j read as the
@@ -138,8 +152,10 @@ static void walk_from(struct verify *v, const uint32_t *next, uint32_t j, uint32
 	for (;;) {
 		if (v->state[u] == GOOD || v->state[u] == BAD) {
 			result = v->state[u];
-			kind = v->kind[u];
-			end_at = v->at[u];
+			if (result == BAD) {
+				kind = v->kind[u];
+				end_at = v->at[u];
+			}
 			break;
 		}
 		if (v->state[u] == WALKING) {
@@ -159,11 +175,14 @@ static void walk_from(struct verify *v, const uint32_t *next, uint32_t j, uint32
 		}
 		u = nx;
 	}
-	for (uint32_t i = 0; i < len; i++) {
+	/* kind and place are read only where the walk went wrong */
+	for (uint32_t i = 0; i < len; i++)
 		v->state[v->path[i]] = result;
-		v->kind[v->path[i]] = kind;
-		v->at[v->path[i]] = end_at;
-	}
+	if (result == BAD)
+		for (uint32_t i = 0; i < len; i++) {
+			v->kind[v->path[i]] = kind;
+			v->at[v->path[i]] = end_at;
+		}
 }
 
 static void note_hole(struct routing_holes *h, const struct verify *v, uint32_t s, uint32_t lid)
@@ -211,31 +230,67 @@ static void block_walk(struct verify *v, struct routing_holes *h)
 			if (walk_changed(v, j, c, h))
 				continue;
 			for (uint32_t u = 0; u < v->n; u++) /* a hole: the column whole */
-				v->next[(size_t)j * v->n + u] = next_entry(v, u, j);
+				v->next[(size_t)j * v->ld + u] = next_entry(v, u, j);
 		}
-		const uint32_t *next = v->next + (size_t)j * v->n;
+		const uint32_t *next = v->next + (size_t)j * v->ld;
 		memset(v->state, UNKNOWN, v->n);
+		h->walks += v->comp_size[c];
 		for (uint32_t s = 0; s < v->n; s++) {
-			if (v->comp[s] != c)
+			if (!v->one_comp && v->comp[s] != c)
 				continue;
-			h->walks++;
-			if (v->state[s] == UNKNOWN)
+			if (v->state[s] == UNKNOWN) {
+				/* most entries lead to a switch already known to deliver */
+				uint32_t nx = next[s];
+				if (nx == NEXT_DELIVERED || (nx < NEXT_DELIVERED && v->state[nx] == GOOD)) {
+					v->state[s] = GOOD;
+					continue;
+				}
 				walk_from(v, next, j, s);
+			}
 			if (v->state[s] == BAD)
 				note_hole(h, v, s, v->lid0 + j);
 		}
 	}
 }
 
-/* The switch behind every switch port (IBSM_NONE: no link, or a CA behind it). */
-static uint32_t *switch_peers(const struct fabric *f)
+/* What an entry of each switch leads to when that switch is not the destination's (see
+ * struct verify): port 0 and a CA port the wrong port, a port without a link a dead one. */
+static void port_next_table(struct verify *v)
 {
-	uint32_t *peer = g_new(uint32_t, f->pub.n_ports ? f->pub.n_ports : 1);
-	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
-		uint32_t q = f->ports[p].peer;
-		peer[p] = q == IBSM_NONE ? IBSM_NONE : f->nodes[f->ports[q].node].sw;
+	const struct fabric *f = v->f;
+	uint32_t total = 0;
+	v->port_off = g_new(uint32_t, v->n ? v->n : 1);
+	v->nports = g_new(uint8_t, v->n ? v->n : 1);
+	for (uint32_t u = 0; u < v->n; u++) {
+		const struct ibsm_node *node = &f->nodes[f->switches[u].node];
+		v->port_off[u] = total;
+		v->nports[u] = node->nports;
+		total += node->nports + 1u;
 	}
-	return peer;
+	v->port_next = g_new(uint32_t, total ? total : 1);
+	for (uint32_t u = 0; u < v->n; u++) {
+		const struct ibsm_node *node = &f->nodes[f->switches[u].node];
+		uint32_t *pn = v->port_next + v->port_off[u];
+		pn[0] = hole(HOLE_WRONG_PORT); /* this switch's port 0, not the destination */
+		for (uint32_t out = 1; out <= node->nports; out++) {
+			uint32_t q = f->ports[node->port0 + out].peer;
+			/* no link, or a CA that is not the destination behind it */
+			pn[out] = q == IBSM_NONE ? hole(HOLE_DEAD_PORT) :
+				  f->nodes[f->ports[q].node].sw != IBSM_NONE ? f->nodes[f->ports[q].node].sw :
+				  hole(HOLE_WRONG_PORT);
+		}
+	}
+}
+
+/* Switches per component, by the component's root. */
+static uint32_t *component_sizes(const uint32_t *comp, uint32_t n, int *one)
+{
+	uint32_t *size = g_new0(uint32_t, n ? n : 1);
+	for (uint32_t u = 0; u < n; u++)
+		if (comp[u] != IBSM_NONE)
+			size[comp[u]]++;
+	*one = n && comp[0] != IBSM_NONE && size[comp[0]] == n;
+	return size;
 }
 
 #define THREADS_WORK 4000000 /* (switch, LID) pairs worth a second thread */
@@ -251,7 +306,10 @@ static gpointer verify_range(gpointer data)
 	struct range *r = data;
 	struct verify *v = &r->v;
 	uint32_t n = v->n ? v->n : 1;
-	v->next = g_new(uint32_t, (size_t)BLOCK * n);
+	v->ld = (n + 15) / 16 * 16;
+	if (!(v->ld / 16 % 2))
+		v->ld += 16;
+	v->next = g_new(uint32_t, (size_t)BLOCK * v->ld);
 	v->state = g_new(uint8_t, n);
 	v->kind = g_new(uint8_t, n);
 	v->at = g_new(uint32_t, n);
@@ -463,7 +521,8 @@ uint64_t routing_verify_since(const struct fabric *f, const struct ibsm_scope *s
 		return 0;
 	struct verify v = { .f = f, .scope = scope, .lft = lft, .stride = stride, .n = f->pub.n_switches };
 	v.comp = components(f, scope);
-	v.peer_sw = switch_peers(f);
+	v.comp_size = component_sizes(v.comp, v.n, &v.one_comp);
+	port_next_table(&v);
 	int use_memo = memo && scope_is_all(scope) && f->pub.lid_port;
 	uint32_t *c_off = NULL, *c_sw = NULL;
 	uint8_t *dirty = use_memo ? dirty_since(*memo, f, v.comp, lft, stride, last, &c_off, &c_sw) : NULL;
@@ -515,7 +574,10 @@ uint64_t routing_verify_since(const struct fabric *f, const struct ibsm_scope *s
 	g_free(c_off);
 	g_free(c_sw);
 	g_free(v.comp);
-	g_free(v.peer_sw);
+	g_free(v.comp_size);
+	g_free(v.port_next);
+	g_free(v.port_off);
+	g_free(v.nports);
 	return h->holes;
 }
 

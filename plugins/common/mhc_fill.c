@@ -23,6 +23,8 @@
 #include "switch_links.h"
 
 #define MAX_THREADS 64
+/* 16 bytes the compiler works on at once (GCC's and Clang's vector extension: SSE2 on x86-64) */
+typedef uint8_t v16u8 __attribute__((vector_size(16)));
 #define FILL_THREADS_WORK 1000000 /* (row, destination) pairs worth a second thread */
 #define CANCEL_CHECK_ROWS 16
 
@@ -75,6 +77,7 @@ struct worker {
 	uint32_t row;                 /* the row switch being filled */
 	uint64_t rng;                 /* scatter_ports: the row's generator, seeded per row */
 	uint64_t *mask;               /* [S]: bit i = links[i] is a min-hop way to switch t */
+	uint8_t *acc;                 /* [S]: eight links' bits of mask, while it is made */
 	int have_mask;                /* mask is valid (at most 64 links) */
 	uint32_t *cand_off;           /* [S]: offset in pool, UINT32_MAX = not computed */
 	uint8_t *cand_n;              /* [S] */
@@ -267,12 +270,33 @@ static void row_candidates_reset(struct worker *w, const uint8_t *hrow)
 	if (!w->have_mask)
 		return;
 	memset(w->mask, 0, (size_t)pl->S * sizeof(*w->mask));
-	for (uint32_t i = 0; i < w->nlinks; i++) {
-		const uint8_t *hn = pl->hops + (size_t)w->links[i].peer_sw * pl->S;
-		uint64_t bit = 1ull << i;
-		unsigned wt = w->links[i].weight;
+	/* eight links at a time as bits of a byte per switch, 16 switches a vector operation,
+	 * widened into the masks once per eight links */
+	uint8_t *acc = w->acc;
+	for (uint32_t g = 0; g < w->nlinks; g += 8) {
+		memset(acc, 0, pl->S);
+		for (uint32_t i = g; i < w->nlinks && i < g + 8; i++) {
+			const uint8_t *hn = pl->hops + (size_t)w->links[i].peer_sw * pl->S;
+			unsigned wt = w->links[i].weight;
+			if (wt > 254)
+				continue; /* no hop count (at most 254) is reached over it */
+			/* hn[t] + wt == hrow[t] for a reachable t (hop counts at most 254): hn[t] is at
+			 * most 254 - wt (so neither 0xFF nor a sum that wraps) */
+			uint8_t lim = (uint8_t)(254 - wt), w8 = (uint8_t)wt, bit = (uint8_t)(1u << (i - g));
+			uint32_t t = 0;
+			for (; t + sizeof(v16u8) <= pl->S; t += sizeof(v16u8)) {
+				v16u8 h, r, a;
+				memcpy(&h, hn + t, sizeof(h));
+				memcpy(&r, hrow + t, sizeof(r));
+				memcpy(&a, acc + t, sizeof(a));
+				a |= (v16u8)((h <= lim) & (h + w8 == r)) & bit;
+				memcpy(acc + t, &a, sizeof(a));
+			}
+			for (; t < pl->S; t++)
+				acc[t] |= hn[t] <= lim && (uint8_t)(hn[t] + w8) == hrow[t] ? bit : 0;
+		}
 		for (uint32_t t = 0; t < pl->S; t++)
-			w->mask[t] |= hn[t] != 0xFF && (unsigned)hn[t] + wt == hrow[t] ? bit : 0;
+			w->mask[t] |= (uint64_t)acc[t] << g;
 	}
 }
 
@@ -424,10 +448,11 @@ static int worker_init(struct worker *w, struct plan *pl)
 	w->pl = pl;
 	w->links = malloc(((size_t)pl->max_nadj + 1) * sizeof(*w->links));
 	w->mask = malloc((size_t)pl->S * sizeof(*w->mask));
+	w->acc = malloc(pl->S ? pl->S : 1);
 	w->cand_off = malloc((size_t)pl->S * sizeof(*w->cand_off));
 	w->cand_n = malloc(pl->S);
 	w->pool = malloc((size_t)pl->S * pl->max_nadj + 1);
-	int ok = w->links && w->mask && w->cand_off && w->cand_n && w->pool;
+	int ok = w->links && w->mask && w->acc && w->cand_off && w->cand_n && w->pool;
 	for (int i = 0; i < 2; i++) {
 		w->least[i] = malloc((size_t)pl->S * sizeof(*w->least[i]));
 		w->hint[i] = malloc(pl->S);
@@ -440,6 +465,7 @@ static void worker_free(struct worker *w)
 {
 	free(w->links);
 	free(w->mask);
+	free(w->acc);
 	free(w->cand_off);
 	free(w->cand_n);
 	for (int i = 0; i < 2; i++) {

@@ -3,7 +3,8 @@
  * leave (no entry, a loop, a port without a link, the wrong port, a CA that is not the
  * destination) is found, counted for every switch whose walk crosses it, and named; the scope
  * limits what must be delivered; the two-thread split finds what one thread finds; a walk
- * since the last whole one (a repair's) finds what a whole walk finds. */
+ * since the last whole one (a repair's) finds what a whole walk finds; randomly broken tables
+ * give what a plain walk without memo or tables gives. */
 #include <string.h>
 #include <glib.h>
 #include <gmodule.h>
@@ -503,6 +504,120 @@ static void test_since_host(void)
 	routed_clear(&t2);
 }
 
+/* The walk written the plain way, for /verify/reference: from every switch, every routed LID,
+ * entries followed one by one (no memo, no table) until delivered, a hole, or more steps than
+ * there are switches (a loop: the first switch seen twice is where it went wrong). */
+static void reference_walk(const struct fabric *f, const uint8_t *lft, uint32_t stride,
+			   struct routing_holes *h)
+{
+	uint32_t n = f->pub.n_switches;
+	*h = (struct routing_holes){ 0 };
+	uint32_t *seen = g_new(uint32_t, n);
+	for (uint32_t lid = 1; lid <= f->pub.max_lid && lid < stride; lid++) {
+		uint32_t dest = f->pub.lid_port[lid];
+		if (dest == IBSM_NONE)
+			continue;
+		uint32_t t = ibsm_port_switch(&f->pub, dest);
+		if (t == IBSM_NONE)
+			continue;
+		uint8_t want = f->ports[dest].node == f->switches[t].node ? 0 :
+			       f->ports[f->ports[dest].peer].num;
+		for (uint32_t s = 0; s < n; s++) {
+			memset(seen, 0, n * sizeof(*seen));
+			uint32_t u = s, kind = 0, step = 0;
+			for (;;) {
+				if (seen[u]) {
+					kind = HOLE_LOOP;
+					break;
+				}
+				seen[u] = ++step;
+				const struct ibsm_node *node = &f->nodes[f->switches[u].node];
+				uint8_t out = lft[(size_t)u * stride + lid];
+				if (out == IBSM_NO_PORT) {
+					kind = HOLE_NO_ENTRY;
+					break;
+				}
+				if (u == t) {
+					kind = out == want ? 0 : out > node->nports ? HOLE_DEAD_PORT : HOLE_WRONG_PORT;
+					break;
+				}
+				if (out == 0 || out > node->nports) {
+					kind = out ? HOLE_DEAD_PORT : HOLE_WRONG_PORT;
+					break;
+				}
+				uint32_t q = f->ports[node->port0 + out].peer;
+				if (q == IBSM_NONE) {
+					kind = HOLE_DEAD_PORT;
+					break;
+				}
+				if (f->nodes[f->ports[q].node].sw == IBSM_NONE) {
+					kind = HOLE_WRONG_PORT;
+					break;
+				}
+				u = f->nodes[f->ports[q].node].sw;
+			}
+			h->walks++;
+			if (!kind)
+				continue;
+			if (!h->holes++) {
+				h->first_switch = s;
+				h->first_lid = lid;
+				h->first_at = u;
+				h->first_kind = kind;
+			}
+			h->by_kind[kind]++;
+		}
+	}
+	g_free(seen);
+}
+
+/* Tables broken at random (no entry, port 0, ports past the last, ports to CAs, loops made
+ * by pointing back): the walk finds what the plain walk finds, hole for hole. */
+static void test_reference(void)
+{
+	struct routed t;
+	route(&t, fx_kary_ntree(8, 3, 0)); /* 192 switches, 512 hosts */
+	const struct fabric *f = t.f;
+	uint8_t *good = g_memdup2(t.lft, (size_t)f->pub.n_switches * t.stride);
+	GRand *rng = g_rand_new_with_seed(29);
+	for (int round = 0; round < 12; round++) {
+		memcpy(t.lft, good, (size_t)f->pub.n_switches * t.stride);
+		/* from none to a fifth of the entries broken */
+		uint32_t share = round == 0 ? 0 : 1u << (round % 6);
+		for (uint32_t u = 0; share && u < f->pub.n_switches; u++) {
+			uint8_t np = f->nodes[f->switches[u].node].nports;
+			for (uint32_t lid = 1; lid <= f->pub.max_lid; lid++) {
+				if (g_rand_int_range(rng, 0, 160) >= (gint32)share)
+					continue;
+				uint8_t *e = entry(&t, u, lid);
+				switch (g_rand_int_range(rng, 0, 4)) {
+				case 0: *e = IBSM_NO_PORT; break;
+				case 1: *e = 0; break;
+				case 2: *e = (uint8_t)(np + g_rand_int_range(rng, 1, 3)); break;
+				default: *e = (uint8_t)g_rand_int_range(rng, 1, np + 1); break;
+				}
+			}
+		}
+		struct routing_holes want, got;
+		reference_walk(f, t.lft, t.stride, &want);
+		g_assert_cmpuint(verify(&t, NULL, &got), ==, want.holes);
+		g_assert_cmpuint(got.walks, ==, want.walks);
+		for (int k = 0; k < 5; k++)
+			g_assert_cmpuint(got.by_kind[k], ==, want.by_kind[k]);
+		if (share)
+			g_assert_cmpuint(want.holes, >, 0);
+		if (want.holes) {
+			g_assert_cmpuint(got.first_lid, ==, want.first_lid);
+			g_assert_cmpuint(got.first_switch, ==, want.first_switch);
+			g_assert_cmpuint(got.first_kind, ==, want.first_kind);
+			g_assert_cmpuint(got.first_at, ==, want.first_at);
+		}
+	}
+	g_rand_free(rng);
+	g_free(good);
+	routed_clear(&t);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -521,6 +636,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/verify/since-link", test_since_link);
 	g_test_add_func("/verify/since-two", test_since_two);
 	g_test_add_func("/verify/since-host", test_since_host);
+	g_test_add_func("/verify/reference", test_reference);
 	int rc = g_test_run();
 	g_module_close(m);
 	return rc;
