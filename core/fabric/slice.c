@@ -79,6 +79,26 @@ void slice_offload(struct transport *t, const char *name, void (*fn)(void *arg),
 	slice_join(t, mad_cpu_thread_new(name, offload_main, &o), &o.done);
 }
 
+static gpointer job_main(gpointer p)
+{
+	struct slice_job *j = p;
+	j->fn(j->arg);
+	g_atomic_int_set(&j->done, 1);
+	return NULL;
+}
+
+void slice_job_start(struct slice_job *j, const char *name, void (*fn)(void *arg), void *arg)
+{
+	*j = (struct slice_job){ .fn = fn, .arg = arg };
+	j->th = mad_cpu_thread_new(name, job_main, j);
+}
+
+void slice_job_finish(struct transport *t, struct slice_job *j)
+{
+	slice_join(t, j->th, &j->done);
+	j->th = NULL;
+}
+
 void slice_join(struct transport *t, GThread *th, gint *done)
 {
 	if (!th)

@@ -35,6 +35,20 @@ void slice_offload(struct transport *t, const char *name, void (*fn)(void *arg),
  * the fabric as slice_offload does; th NULL: nothing. With t NULL, a plain join. */
 void slice_join(struct transport *t, GThread *th, gint *done);
 
+/* fn(arg) started now on a thread of its own and joined by slice_job_finish, which serves the
+ * fabric while it waits: work the loop needs only later runs beside the SMPs it sends
+ * meanwhile. fn must not touch the transport nor what its callbacks touch; j and arg must
+ * outlive the job. */
+struct slice_job {
+	GThread *th;
+	gint done;
+	void (*fn)(void *arg);
+	void *arg;
+};
+void slice_job_start(struct slice_job *j, const char *name, void (*fn)(void *arg), void *arg);
+/* Returns once the job has (with t NULL, a plain join); a job not started, or finished: nothing. */
+void slice_job_finish(struct transport *t, struct slice_job *j);
+
 /* model_freeze(b) by slice_offload; b, and also_free unless NULL or b, are freed there. */
 struct fabric *slice_freeze(struct transport *t, struct model_builder *b, struct model_builder *also_free,
 			    uint32_t generation, GError **err);

@@ -14,7 +14,8 @@
 struct guid2mkey {
 	char *path, *npath;
 	GHashTable *map;   /* uint64 guid -> uint64 key */
-	GHashTable *nbr;   /* "0xGUID:N" -> "0xGUID:N" (OpenSM's neighbors lines) */
+	GHashTable *nbr;   /* struct nbr, its own key (GUID and port) and value: OpenSM's neighbors
+			    * lines */
 	int dirty, ndirty;
 };
 
@@ -53,9 +54,31 @@ static int parse_gp(const char *s, uint64_t *guid, unsigned *num, const char **e
 	return 0;
 }
 
-static char *gp_key(uint64_t guid, unsigned num)
+/* One neighbors line: the port (GUID, number) is the key, the port its link leads to the
+ * value; one allocation a line (a large fabric has tens of thousands). */
+struct nbr {
+	uint64_t guid, peer_guid;
+	uint8_t num, peer_num;
+};
+
+static guint nbr_hash(gconstpointer p)
 {
-	return g_strdup_printf("0x%016" PRIx64 ":%u", guid, num);
+	const struct nbr *n = p;
+	uint64_t v = (n->guid ^ n->num) * 0x9E3779B97F4A7C15ull;
+	return (guint)(v >> 32);
+}
+
+static gboolean nbr_equal(gconstpointer a, gconstpointer b)
+{
+	const struct nbr *x = a, *y = b;
+	return x->guid == y->guid && x->num == y->num;
+}
+
+static void nbr_put(struct guid2mkey *m, uint64_t guid, unsigned num, uint64_t peer_guid, unsigned peer_num)
+{
+	struct nbr *n = g_new(struct nbr, 1);
+	*n = (struct nbr){ guid, peer_guid, (uint8_t)num, (uint8_t)peer_num };
+	g_hash_table_replace(m->nbr, n, n);
 }
 
 static void load_neighbors(struct guid2mkey *m)
@@ -78,7 +101,7 @@ static void load_neighbors(struct guid2mkey *m)
 		unsigned pa, pb;
 		if (parse_gp(s, &a, &pa, &e) == 0 && (*e == ' ' || *e == '\t') &&
 		    parse_gp(e + strspn(e, " \t"), &b, &pb, &e) == 0 && !e[strspn(e, " \t\r")])
-			g_hash_table_replace(m->nbr, gp_key(a, pa), gp_key(b, pb));
+			nbr_put(m, a, pa, b, pb);
 		else
 			LOG_W("G2M-0002", "%s:%u: malformed neighbors line skipped (want \"0xGUID:PORT "
 			      "0xGUID:PORT\")", m->npath, lineno);
@@ -94,7 +117,7 @@ struct guid2mkey *guid2mkey_load(const char *path)
 	m->npath = g_build_filename(dir, GUID2MKEY_NEIGHBORS_FILE, NULL);
 	g_free(dir);
 	m->map = g_hash_table_new_full(g64_hash, g64_equal, g_free, g_free);
-	m->nbr = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	m->nbr = g_hash_table_new_full(nbr_hash, nbr_equal, g_free, NULL);
 	load_neighbors(m);
 	char *text = NULL;
 	size_t len = 0;
@@ -170,12 +193,11 @@ int guid2mkey_neighbor(const struct guid2mkey *m, uint64_t guid, uint8_t num, ui
 {
 	if (!m)
 		return 0;
-	char *k = gp_key(guid, num);
-	const char *v = g_hash_table_lookup(m->nbr, k);
-	g_free(k);
-	unsigned pn;
-	const char *e;
-	return v && parse_gp(v, peer_guid, &pn, &e) == 0;
+	struct nbr key = { .guid = guid, .num = num };
+	const struct nbr *n = g_hash_table_lookup(m->nbr, &key);
+	if (n)
+		*peer_guid = n->peer_guid;
+	return n != NULL;
 }
 
 void guid2mkey_set_neighbor(struct guid2mkey *m, uint64_t guid, uint8_t num, uint64_t peer_guid,
@@ -183,14 +205,11 @@ void guid2mkey_set_neighbor(struct guid2mkey *m, uint64_t guid, uint8_t num, uin
 {
 	if (!m || !guid || !peer_guid)
 		return;
-	char *k = gp_key(guid, num), *v = gp_key(peer_guid, peer_num);
-	const char *old = g_hash_table_lookup(m->nbr, k);
-	if (old && !strcmp(old, v)) {
-		g_free(k);
-		g_free(v);
+	struct nbr key = { .guid = guid, .num = num };
+	const struct nbr *old = g_hash_table_lookup(m->nbr, &key);
+	if (old && old->peer_guid == peer_guid && old->peer_num == peer_num)
 		return;
-	}
-	g_hash_table_replace(m->nbr, k, v);
+	nbr_put(m, guid, num, peer_guid, peer_num);
 	m->ndirty = 1;
 }
 
@@ -254,19 +273,88 @@ out:
 	return rc;
 }
 
+/* The rank of each port number among the decimal strings "0" to "255" ("1" < "10" < "100" <
+ * "101" ... < "2"): the file's lines in the order of their text, as before. */
+static uint8_t port_text_rank[256];
+
+static void port_text_ranks(void)
+{
+	static gsize done;
+	if (!g_once_init_enter(&done))
+		return;
+	char text[256][4];
+	uint8_t order[256];
+	for (unsigned p = 0; p < 256; p++) {
+		snprintf(text[p], sizeof(text[p]), "%u", p);
+		order[p] = (uint8_t)p;
+	}
+	for (unsigned i = 1; i < 256; i++) /* insertion sort of 256 short strings, once */
+		for (unsigned j = i; j > 0 && strcmp(text[order[j]], text[order[j - 1]]) < 0; j--) {
+			uint8_t x = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = x;
+		}
+	for (unsigned r = 0; r < 256; r++)
+		port_text_rank[order[r]] = (uint8_t)r;
+	g_once_init_leave(&done, 1);
+}
+
+static gint cmp_nbr(gconstpointer a, gconstpointer b)
+{
+	const struct nbr *x = *(const struct nbr *const *)a, *y = *(const struct nbr *const *)b;
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	return (int)port_text_rank[x->num] - (int)port_text_rank[y->num];
+}
+
+/* "0x" and 16 hex digits, ":" and the port number, as "0x%016" PRIx64 ":%u" writes them. */
+static void append_gp(GString *s, uint64_t guid, unsigned num)
+{
+	static const char hex[] = "0123456789abcdef";
+	char buf[24];
+	buf[0] = '0';
+	buf[1] = 'x';
+	for (int i = 0; i < 16; i++)
+		buf[2 + i] = hex[(guid >> (60 - 4 * i)) & 0xF];
+	buf[18] = ':';
+	int len = 19;
+	if (num >= 100)
+		buf[len++] = (char)('0' + num / 100);
+	if (num >= 10)
+		buf[len++] = (char)('0' + num / 10 % 10);
+	buf[len++] = (char)('0' + num % 10);
+	g_string_append_len(s, buf, len);
+}
+
 static int save_neighbors(struct guid2mkey *m)
 {
-	GList *keys = g_list_sort(g_hash_table_get_keys(m->nbr), (GCompareFunc)strcmp);
-	GString *text = g_string_new(NULL);
-	for (GList *l = keys; l; l = l->next)
-		g_string_append_printf(text, "%s %s\n\n", (char *)l->data,
-				       (char *)g_hash_table_lookup(m->nbr, l->data));
-	g_list_free(keys);
+	port_text_ranks();
+	GPtrArray *lines = g_ptr_array_sized_new(g_hash_table_size(m->nbr));
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, m->nbr);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_ptr_array_add(lines, k);
+	g_ptr_array_sort(lines, cmp_nbr);
+	GString *text = g_string_sized_new((gsize)lines->len * 48);
+	for (guint i = 0; i < lines->len; i++) {
+		const struct nbr *n = lines->pdata[i];
+		append_gp(text, n->guid, n->num);
+		g_string_append_c(text, ' ');
+		append_gp(text, n->peer_guid, n->peer_num);
+		g_string_append(text, "\n\n");
+	}
+	g_ptr_array_free(lines, TRUE);
 	int rc = write_file(m->npath, text, 0644);
 	g_string_free(text, TRUE);
 	if (!rc)
 		m->ndirty = 0;
 	return rc;
+}
+
+int guid2mkey_save_neighbors(struct guid2mkey *m)
+{
+	return m && m->ndirty ? save_neighbors(m) : 0;
 }
 
 int guid2mkey_save(struct guid2mkey *m)

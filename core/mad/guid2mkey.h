@@ -35,5 +35,8 @@ uint32_t guid2mkey_size(const struct guid2mkey *m);
 /* Writes the files (guid2mkey mode 0600: the keys are secrets; through a temporary file, fsync
  * and a rename) if an entry changed since they were read or last written; 0, or -errno (logged). */
 int guid2mkey_save(struct guid2mkey *m);
+/* The neighbors file alone (what discovery records; guid2mkey_save then writes it only if it
+ * changed again): another thread may meanwhile read the keys and set them, not neighbors. */
+int guid2mkey_save_neighbors(struct guid2mkey *m);
 
 #endif

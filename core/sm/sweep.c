@@ -224,37 +224,53 @@ static void write_dumps(struct sm *sm, struct routing_result *r)
 	sm->dump_thread = mad_cpu_thread_new("ibsm-dumps", dump_main, j);
 }
 
-struct guid2lid_job {
+/* What is made from a generation once its LIDs are set, on a thread of its own while the
+ * programming's SMPs go out (slice_job): the SA's indexes, the guid2lid file and
+ * m_key_lookup's neighbors file, each synced (tens of ms of CPU and of the disk at 8192 hosts).
+ * The event loop reads none of it meanwhile; guid2mkey's keys, which the programming writes,
+ * are saved at the end (keys_main). */
+struct lids_job {
 	const struct fabric *f;
-	const char *dir;
-	struct guid2mkey *g2m; /* NULL: not saved */
+	const char *dir;       /* guid2lid's; NULL: not saved */
+	struct guid2mkey *g2m; /* its neighbors saved; NULL: not */
+	int index;             /* the SA's indexes wanted */
+	struct sa_index *ix;
 	GError *err;
 	int rc;
+	struct slice_job job;
 };
 
-static void guid2lid_main(void *p)
+static void lids_main(void *p)
 {
-	struct guid2lid_job *j = p;
+	struct lids_job *j = p;
 	if (j->dir)
 		j->rc = lid_save_guid2lid(j->f, j->dir, &j->err);
-	if (j->g2m)
-		guid2mkey_save(j->g2m); /* logs G2M-0003 when it cannot */
+	guid2mkey_save_neighbors(j->g2m); /* logs G2M-0003 when it cannot */
+	if (j->index)
+		j->ix = sa_index_new(j->f);
 }
 
-/* The files are made and synced (tens of ms of the thread's CPU at 8192 hosts, more of the
- * disk's; guid2mkey's neighbors 50 000 lines) on a thread of its own while the SA is served;
- * done when this returns. Meanwhile the event loop reads guid2mkey (the keys of SMPs it
- * sends) but writes none: only discovery and the programming pass, both over, do. */
-static void save_guid2lid(struct sm *sm, const struct fabric *f)
+static void lids_job_start(struct sm *sm, const struct fabric *f, struct lids_job *j)
 {
-	/* m_key_lookup: the keys written and seen this sweep, as OpenSM at SUBNET UP */
-	struct guid2lid_job j = { f, sm->opt->cache_dir, sm->opt->m_key_lookup ? sm->g2m : NULL, NULL, 0 };
-	if (j.dir || j.g2m)
-		slice_offload(sm->t, "ibsm-guid2lid", guid2lid_main, &j);
-	if (j.rc < 0) {
-		LOG_E("SWP-0014", "%s", j.err->message);
-		g_clear_error(&j.err);
+	*j = (struct lids_job){ f, sm->opt->cache_dir, sm->opt->m_key_lookup ? sm->g2m : NULL,
+				sm->sa != NULL, NULL, NULL, 0, { 0 } };
+	slice_job_start(&j->job, "ibsm-lids-files", lids_main, j);
+}
+
+/* Joins the job (serving the fabric meanwhile); the SA's indexes stay in j->ix. */
+static void lids_job_finish(struct sm *sm, struct lids_job *j)
+{
+	slice_job_finish(sm->t, &j->job);
+	if (j->rc < 0) {
+		LOG_E("SWP-0014", "%s", j->err->message);
+		g_clear_error(&j->err);
+		j->rc = 0;
 	}
+}
+
+static void keys_main(void *p)
+{
+	guid2mkey_save(p); /* logs G2M-0003 when it cannot */
 }
 
 static void summarize(struct sm *sm, const struct fabric *f, const char *engine)
@@ -293,7 +309,10 @@ int sweep_offline(struct sm *sm, GError **err)
 	phase_begin(&sm->phases, "dumps");
 	write_dumps(sm, r);
 	sweep_join_dumps(sm); /* offline: the files are the result */
-	save_guid2lid(sm, f);
+	struct lids_job lj;
+	lids_job_start(sm, f, &lj);
+	lids_job_finish(sm, &lj);
+	sa_index_free(lj.ix);
 	phase_end(&sm->phases, "written to %s", sm->opt->tmp_dir ? sm->opt->tmp_dir : "(none)");
 	LOG_I("SWP-0003", "offline: %u nodes, %u switches, max LID %u routed by %s in %.3f s",
 	      f->pub.n_nodes, f->pub.n_switches, f->pub.max_lid, r->engine, r->seconds);
@@ -388,17 +407,6 @@ static struct sa_pkeys *sa_tables(struct sm *sm, const struct fabric *f)
 		return sa_pkeys_ref(sm->sa_in.pk);
 	version = v;
 	return sa_pkeys_new(f, pkey_table, sm->prog);
-}
-
-struct sa_index_job {
-	const struct fabric *f;
-	struct sa_index *ix;
-};
-
-static void sa_index_main(void *p)
-{
-	struct sa_index_job *j = p;
-	j->ix = sa_index_new(j->f);
 }
 
 /* Master or standby: 1 when another SM is master (or a better one is discovering). */
@@ -533,6 +541,8 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 	transport_slice_label("lids");
 	if (lid_phase(sm, f, err) < 0)
 		return -1;
+	struct lids_job lj;
+	lids_job_start(sm, f, &lj);
 	sm->out_of_standby = 0;
 	double t0 = phase_now();
 	uint64_t smp0 = transport_stats(sm->t)->sent;
@@ -547,6 +557,8 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 		 * keep the routes in force; the LIDs, port settings and P_Keys written beside the
 		 * routing stay */
 		program_pass_free(pp);
+		lids_job_finish(sm, &lj);
+		sa_index_free(lj.ix);
 		sm->subnet_up = 0;
 		if (err && g_error_matches(*err, ENGINE_ERROR, ENGINE_ERROR_CANCELLED)) {
 			sm->repair_cancelled = sm->in_repair && !sm->stop;
@@ -565,8 +577,15 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 	sm->opt->reassign_lids = 0; /* -r applies to the first master sweep only */
 	sm->sweep_writes = rep.writes;
 	sm->sweep_failures = (uint32_t)failures + rep.failures + rep.not_active;
+	/* m_key_lookup: the keys written and seen this sweep, saved as OpenSM does at SUBNET UP,
+	 * beside what the loop does until then */
+	struct slice_job keys;
+	if (sm->opt->m_key_lookup && sm->g2m)
+		slice_job_start(&keys, "ibsm-guid2mkey", keys_main, sm->g2m);
+	else
+		keys = (struct slice_job){ 0 };
 	transport_slice_label("guid2lid");
-	save_guid2lid(sm, f);
+	lids_job_finish(sm, &lj);
 	transport_step_now(sm->t);
 	int complete = rc == 0 && !failures;
 	/* up again after incomplete sweeps, too: the subnet was not declared up meanwhile */
@@ -579,10 +598,9 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 		struct sa_pkeys *pk = sa_tables(sm, f);
 		transport_step_now(sm->t);
 		transport_slice_label("sa-publish");
-		/* its indexes (tens of ms at 50 000 ports) built on a thread of their own */
-		struct sa_index_job ij = { f, NULL };
-		slice_offload(sm->t, "ibsm-sa-index", sa_index_main, &ij);
-		sa_publish_index(sm->sa, f, ij.ix);
+		/* its indexes (tens of ms at 50 000 ports), built beside the programming */
+		sa_publish_index(sm->sa, f, lj.ix);
+		lj.ix = NULL;
 		sa_inputs_set_routes(&sm->sa_in, r, pk);
 		sa_publish(sm->sa, &sm->sa_in);
 	}
@@ -590,6 +608,9 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 	transport_step_now(sm->t);
 	transport_slice_label("mcast");
 	mcast_sweep(sm, r);
+	transport_slice_label("guid2mkey");
+	slice_job_finish(sm->t, &keys);
+	sa_index_free(lj.ix); /* no SA: not made */
 	/* said once the SA answers from this generation and its groups are routed: a client that
 	 * waits for SUBNET UP and then asks the SA gets what was just programmed */
 	if (say_up)

@@ -70,6 +70,27 @@ static void test_file(void)
 	g_assert_true(g_file_get_contents(npath, &ntext, NULL, NULL));
 	g_assert_cmpstr(ntext, ==, "0x0000000000100001:1 0x0000000000200000:3\n\n"
 				   "0x0000000000200000:3 0x0000000000100001:1\n\n");
+	g_free(ntext);
+	/* lines in the order of their text (port 10 before port 2), the same link again no
+	 * change, a port's link moved replaces its line */
+	static const unsigned ports[] = { 2, 10, 255, 100, 9, 1, 19 };
+	for (unsigned i = 0; i < G_N_ELEMENTS(ports); i++)
+		guid2mkey_set_neighbor(m, 0xabcdef0000000001ull, (uint8_t)ports[i], 0x300000, (uint8_t)(i + 1));
+	guid2mkey_set_neighbor(m, 0xabcdef0000000001ull, 19, 0x300000, 7);
+	guid2mkey_set_neighbor(m, 0x200000, 3, 0x100001, 2);
+	g_assert_cmpint(guid2mkey_save(m), ==, 0);
+	g_assert_true(g_file_get_contents(npath, &ntext, NULL, NULL));
+	g_assert_cmpstr(ntext, ==, "0x0000000000100001:1 0x0000000000200000:3\n\n"
+				   "0x0000000000200000:3 0x0000000000100001:2\n\n"
+				   "0xabcdef0000000001:1 0x0000000000300000:6\n\n"
+				   "0xabcdef0000000001:10 0x0000000000300000:2\n\n"
+				   "0xabcdef0000000001:100 0x0000000000300000:4\n\n"
+				   "0xabcdef0000000001:19 0x0000000000300000:7\n\n"
+				   "0xabcdef0000000001:2 0x0000000000300000:1\n\n"
+				   "0xabcdef0000000001:255 0x0000000000300000:3\n\n"
+				   "0xabcdef0000000001:9 0x0000000000300000:5\n\n");
+	guid2mkey_set_neighbor(m, 0x200000, 3, 0x100001, 1);
+	g_assert_cmpint(guid2mkey_save(m), ==, 0);
 	guid2mkey_free(m);
 	m = guid2mkey_load(path);
 	g_assert_true(guid2mkey_get(m, 0x100002, &k));
