@@ -376,22 +376,30 @@ void fabric_index_lids(struct fabric *f)
 	f->pub.max_lid = max;
 }
 
+/* A 64-bit value mixed so that every input bit moves every output bit (splitmix64's finaliser). */
+static inline uint64_t mix64(uint64_t v)
+{
+	v ^= v >> 30;
+	v *= 0xbf58476d1ce4e5b9ULL;
+	v ^= v >> 27;
+	v *= 0x94d049bb133111ebULL;
+	return v ^ v >> 31;
+}
+
 uint64_t fabric_topology_signature(const struct fabric *f)
 {
-	/* FNV-1a over every linked port: its GUID and number and its peer's; ids are GUID-sorted,
-	 * so the same cabling gives the same value in every generation */
+	/* every linked port (its GUID and number, and its peer's) mixed into a chain; ids are
+	 * GUID-sorted, so the same cabling gives the same value in every generation. A word at a
+	 * time: 60 000 ports at a discovery's end, on the event loop's thread. */
 	uint64_t h = 0xcbf29ce484222325ULL;
 	for (uint32_t p = 0; p < f->pub.n_ports; p++) {
 		const struct ibsm_port *port = &f->ports[p];
 		if (port->peer == IBSM_NONE)
 			continue;
 		const struct ibsm_port *q = &f->ports[port->peer];
-		uint64_t v[4] = { f->nodes[port->node].guid, port->num, f->nodes[q->node].guid, q->num };
-		for (int i = 0; i < 4; i++)
-			for (int b = 0; b < 8; b++) {
-				h ^= (v[i] >> (8 * b)) & 0xff;
-				h *= 0x100000001b3ULL;
-			}
+		uint64_t nums = (uint64_t)port->num << 8 | q->num;
+		h = mix64(h ^ f->nodes[port->node].guid);
+		h = mix64(h ^ f->nodes[q->node].guid ^ nums << 48 ^ nums);
 	}
 	return h ^ f->pub.n_nodes;
 }

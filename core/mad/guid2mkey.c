@@ -64,8 +64,9 @@ struct nbr {
 static guint nbr_hash(gconstpointer p)
 {
 	const struct nbr *n = p;
-	uint64_t v = (n->guid ^ n->num) * 0x9E3779B97F4A7C15ull;
-	return (guint)(v >> 32);
+	/* GUIDs of one fabric differ in their low bits, as port numbers do: mixed, not xored */
+	uint64_t v = n->guid * 0x9E3779B97F4A7C15ull + (n->num + 1u) * 0xC2B2AE3D27D4EB4Full;
+	return (guint)(v >> 32 ^ v);
 }
 
 static gboolean nbr_equal(gconstpointer a, gconstpointer b)

@@ -14,12 +14,23 @@ struct lft_memory;
 struct pkey_memory;
 struct routing_result;
 
+/* A key of enf_written: a port by node GUID and number (so that it means the same in another
+ * generation), and what of it is remembered. */
+enum port_written_kind { WRITTEN_ENFORCEMENT, WRITTEN_SMSL };
+struct port_written {
+	uint64_t guid;
+	uint8_t num, kind;
+};
+guint port_written_hash(gconstpointer k);
+gboolean port_written_equal(gconstpointer a, gconstpointer b);
+
 struct pass {
 	struct transport *t;
 	struct lft_memory *lft_mem;   /* what switches hold, kept across sweeps (program/lft.h) */
 	struct pkey_memory *pkey_mem; /* what P_Key tables hold, likewise (program/pkey.h) */
 	GHashTable *mkey_written;     /* port GUID -> M_Key fields last written, likewise */
-	GHashTable *enf_written;      /* "GUID:port" -> 1 + partition enforcement bits written, "sl:GUID:port" -> 1 + MasterSMSL (portinfo.c) */
+	GHashTable *enf_written;      /* struct port_written -> 1 + what was last written there:
+				       * partition enforcement bits, MasterSMSL (portinfo.c) */
 	volatile int *stop;
 	struct fabric *f;
 	const struct sm_options *o;

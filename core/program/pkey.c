@@ -171,10 +171,11 @@ struct held_key {
 	uint8_t port;              /* port number */
 };
 
-struct pkey_held {
+struct pkey_held {              /* one allocation: its own key in the table, and the keys */
+	struct held_key k;
 	uint32_t cap;
 	uint32_t pass;             /* the programming pass that last confirmed it */
-	uint16_t *keys;            /* [cap] */
+	uint16_t keys[];           /* [cap] */
 };
 
 struct memo {                  /* a Set whose read-back differed, already logged */
@@ -226,17 +227,10 @@ static gboolean held_equal(gconstpointer a, gconstpointer b)
 	return x->guid == y->guid && x->port == y->port;
 }
 
-static void pkey_held_free(gpointer p)
-{
-	struct pkey_held *h = p;
-	g_free(h->keys);
-	g_free(h);
-}
-
 struct pkey_memory *pkey_memory_new(void)
 {
 	struct pkey_memory *m = g_new0(struct pkey_memory, 1);
-	m->held = g_hash_table_new_full(held_hash, held_equal, g_free, pkey_held_free);
+	m->held = g_hash_table_new_full(held_hash, held_equal, NULL, g_free); /* the key is in the value */
 	m->memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	m->version = ++versions;
 	return m;
@@ -309,6 +303,7 @@ struct pk_run {
 	uint16_t **held;           /* [n][cap] what it holds (read, remembered, or read back) */
 	uint8_t *ok;               /* [n] held is known and no SMP for it failed */
 	uint16_t **want;           /* [n][cap] */
+	uint16_t *tables;          /* held and want of every target, one allocation */
 	uint32_t gets, sets, trusted;
 };
 
@@ -507,21 +502,18 @@ static void remember_tables(struct pk_run *r)
 			g_hash_table_remove(mem->held, &k);
 			continue;
 		}
-		struct pkey_held *h = g_new0(struct pkey_held, 1);
+		struct pkey_held *h = g_malloc(sizeof(*h) + r->tg[i].cap * sizeof(uint16_t));
+		h->k = k;
 		h->cap = r->tg[i].cap;
 		h->pass = mem->pass;
-		h->keys = g_memdup2(r->held[i], h->cap * sizeof(uint16_t));
-		g_hash_table_replace(mem->held, g_memdup2(&k, sizeof(k)), h);
+		memcpy(h->keys, r->held[i], h->cap * sizeof(uint16_t));
+		g_hash_table_replace(mem->held, &h->k, h);
 	}
 }
 
 static void pk_run_free(struct pk_run *r)
 {
-	for (uint32_t i = 0; i < r->n; i++) {
-		serve_between(r->g, i);
-		g_free(r->held[i]);
-		g_free(r->want[i]);
-	}
+	g_free(r->tables);
 	g_free(r->held);
 	g_free(r->want);
 	g_free(r->ok);
@@ -640,10 +632,17 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	r.held = g_new0(uint16_t *, r.n ? r.n : 1);
 	r.want = g_new0(uint16_t *, r.n ? r.n : 1);
 	r.ok = g_new0(uint8_t, r.n ? r.n : 1);
+	/* a block past a table's end is read whole: room for it after each (100k tables on a
+	 * large fabric, so one allocation, not two a table) */
+	size_t words = 0;
+	for (uint32_t i = 0; i < r.n; i++)
+		words += 2 * ((size_t)r.tg[i].cap + PKEY_BLOCK_SIZE);
+	r.tables = g_new0(uint16_t, words ? words : 1);
+	words = 0;
 	for (uint32_t i = 0; i < r.n; i++) {
-		serve_between(g, i);
-		r.held[i] = g_new0(uint16_t, r.tg[i].cap + PKEY_BLOCK_SIZE);
-		r.want[i] = g_new0(uint16_t, r.tg[i].cap + PKEY_BLOCK_SIZE);
+		r.held[i] = r.tables + words;
+		r.want[i] = r.held[i] + r.tg[i].cap + PKEY_BLOCK_SIZE;
+		words += 2 * ((size_t)r.tg[i].cap + PKEY_BLOCK_SIZE);
 		r.ok[i] = 1;
 	}
 	read_tables(&r);

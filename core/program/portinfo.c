@@ -177,7 +177,21 @@ uint32_t portinfo_link_settings(const struct fabric *f, const struct sm_options 
 	return am;
 }
 
-static char *smsl_key(const struct fabric *f, uint32_t port);
+/* 1 + what enf_written holds for port (0: nothing); and remembered. */
+static int written_get(const struct pass *g, uint32_t port, enum port_written_kind kind)
+{
+	const struct ibsm_port *p = &g->f->ports[port];
+	struct port_written k = { g->f->nodes[p->node].guid, p->num, (uint8_t)kind };
+	return GPOINTER_TO_INT(g_hash_table_lookup(g->enf_written, &k));
+}
+
+static void written_put(struct pass *g, uint32_t port, enum port_written_kind kind, int value)
+{
+	const struct ibsm_port *p = &g->f->ports[port];
+	struct port_written *k = g_new(struct port_written, 1);
+	*k = (struct port_written){ g->f->nodes[p->node].guid, p->num, (uint8_t)kind };
+	g_hash_table_replace(g->enf_written, k, GINT_TO_POINTER(value + 1));
+}
 
 /* MasterSMSL of an end port: sm_sl, or the SL the routing engine gives the path from the
  * port's LID to the SM's (torus-2QoS: the SL that path needs to be deadlock-free). Before the
@@ -192,38 +206,28 @@ static uint8_t master_smsl(const struct pass *g, uint32_t port, uint16_t sm_lid)
 	if (g->r)
 		return (uint8_t)(routing_path_sl(g->r, g->o->sm_sl, lid, sm_lid) & 0xf);
 	if (g->enf_written) {
-		char *key = smsl_key(g->f, port);
-		int written = GPOINTER_TO_INT(g_hash_table_lookup(g->enf_written, key)) - 1;
-		g_free(key);
+		int written = written_get(g, port, WRITTEN_SMSL) - 1;
 		if (written >= 0)
 			return (uint8_t)written;
 	}
 	return g->o->sm_sl;
 }
 
-/* "sl:GUID:port" in enf_written -> 1 + the MasterSMSL last written: a port that does not keep
+/* enf_written's WRITTEN_SMSL: the MasterSMSL last written, so that a port that does not keep
  * it (ibsim, the unit tests' fake) is not written at every sweep for it */
-static char *smsl_key(const struct fabric *f, uint32_t port)
-{
-	return g_strdup_printf("sl:%016" PRIx64 ":%u", f->nodes[f->ports[port].node].guid, f->ports[port].num);
-}
-
 static int smsl_differs(const struct pass *g, uint32_t port, uint8_t smsl)
 {
 	if (mad_get_field((void *)g->f->px[port].portinfo, 0, IB_PORT_SMSL_F) == smsl)
 		return 0;
 	if (!g->enf_written)
 		return 1;
-	char *key = smsl_key(g->f, port);
-	int written = GPOINTER_TO_INT(g_hash_table_lookup(g->enf_written, key)) - 1;
-	g_free(key);
-	return written != smsl;
+	return written_get(g, port, WRITTEN_SMSL) - 1 != smsl;
 }
 
 static void smsl_remember(struct pass *g, uint32_t port, uint8_t smsl)
 {
 	if (g->enf_written)
-		g_hash_table_replace(g->enf_written, smsl_key(g->f, port), GINT_TO_POINTER(smsl + 1));
+		written_put(g, port, WRITTEN_SMSL, smsl);
 }
 
 int portinfo_end_port(struct pass *g, uint32_t port, uint16_t sm_lid)
@@ -317,16 +321,11 @@ void portinfo_enforcement_bits(const struct fabric *f, uint32_t port, int enforc
 	mad_set_field(pi, 0, IB_PORT_PART_EN_OUTB_F, (enforce & PART_ENFORCE_OUT) != 0);
 }
 
-/* enf_written: "GUID:port" of a switch port -> 1 + the enforcement bits last written to it */
-static char *enf_key(const struct fabric *f, uint32_t port)
-{
-	return g_strdup_printf("%016" PRIx64 ":%u", f->nodes[f->ports[port].node].guid, f->ports[port].num);
-}
-
+/* enf_written's WRITTEN_ENFORCEMENT: the bits last written to a switch port */
 static void enf_remember(struct pass *g, uint32_t port)
 {
 	if (g->enf_written && faces_end_port(g->f, port))
-		g_hash_table_replace(g->enf_written, enf_key(g->f, port), GINT_TO_POINTER(g->enforce_pkeys + 1));
+		written_put(g, port, WRITTEN_ENFORCEMENT, g->enforce_pkeys);
 }
 
 /* A linked port past INIT: its enforcement bits written again when this SM wrote others (a
@@ -344,9 +343,7 @@ static int switch_port_enforcement(struct pass *g, uint32_t port)
 		   (mad_get_field((void *)cur, 0, IB_PORT_PART_EN_OUTB_F) ? PART_ENFORCE_OUT : 0);
 	if (have == want) /* the common case: no key built, nothing looked up */
 		return 0;
-	char *key = g->enf_written ? enf_key(g->f, port) : NULL;
-	int written = key ? GPOINTER_TO_INT(g_hash_table_lookup(g->enf_written, key)) - 1 : -1;
-	g_free(key);
+	int written = g->enf_written ? written_get(g, port, WRITTEN_ENFORCEMENT) - 1 : -1;
 	if (written >= 0 ? written == want : have == 0)
 		return 0;
 	uint8_t pi[SMP_DATA_SIZE];

@@ -26,8 +26,21 @@ struct programmer {
 	struct qos_memory *qos;
 	struct fdr10_memory *fdr10; /* ports that refused MlnxExtPortInfo (program/fdr10.h) */
 	GHashTable *mkey_written; /* port GUID -> M_Key fields last written (portinfo.h) */
-	GHashTable *enf_written;  /* switch port -> partition enforcement bits written (portinfo.c) */
+	GHashTable *enf_written;  /* struct port_written -> 1 + what was written (portinfo.c) */
 };
+
+guint port_written_hash(gconstpointer k)
+{
+	const struct port_written *w = k;
+	uint64_t v = w->guid * 0x9E3779B97F4A7C15ull + ((uint64_t)w->kind << 8 | w->num) * 0xC2B2AE3D27D4EB4Full;
+	return (guint)(v >> 32 ^ v);
+}
+
+gboolean port_written_equal(gconstpointer a, gconstpointer b)
+{
+	const struct port_written *x = a, *y = b;
+	return x->guid == y->guid && x->num == y->num && x->kind == y->kind;
+}
 
 struct programmer *programmer_new(struct transport *t, volatile int *stop)
 {
@@ -40,7 +53,7 @@ struct programmer *programmer_new(struct transport *t, volatile int *stop)
 	p->qos = qos_memory_new();
 	p->fdr10 = fdr10_memory_new();
 	p->mkey_written = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, g_free);
-	p->enf_written = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	p->enf_written = g_hash_table_new_full(port_written_hash, port_written_equal, g_free, NULL);
 	return p;
 }
 
