@@ -14,6 +14,7 @@
 #include <infiniband/umad.h>
 #include "base/log.h"
 #include "base/thread_sched.h"
+#include "mad/smp_encode.h"
 #include "mad/transport.h"
 
 #define SLOT_BITS 8
@@ -32,7 +33,7 @@ struct slot {
 	uint8_t abandoned;     /* its caller gave up on it (a drain cut short): no callback, no resend */
 	int64_t deadline_us, resend_at_us;
 	int64_t first_send_us;         /* of the first attempt */
-	uint8_t *umad;
+	struct smp_buf buf;            /* its umad buffer, reused (mad/smp_encode.h) */
 };
 
 struct transport {
@@ -97,7 +98,7 @@ struct transport *transport_new(const struct transport_io *io, const struct tran
 	t->slots = g_new0(struct slot, t->nslots);
 	t->free_stack = g_new(uint32_t, t->nslots);
 	for (int i = t->nslots - 1; i >= 0; i--) {
-		t->slots[i].umad = g_malloc0(t->umad_len);
+		t->slots[i].buf = (struct smp_buf){ g_malloc0(t->umad_len), t->umad_len, 0 };
 		t->slots[i].gen = (uint32_t)g_random_int_range(1, 1 << 16);
 		t->free_stack[t->n_free++] = (uint32_t)i;
 	}
@@ -113,7 +114,7 @@ void transport_free(struct transport *t)
 	if (!t)
 		return;
 	for (int i = 0; i < t->nslots; i++)
-		g_free(t->slots[i].umad);
+		g_free(t->slots[i].buf.umad);
 	g_free(t->slots);
 	g_free(t->free_stack);
 	g_free(t->ring);
@@ -175,36 +176,13 @@ static uint32_t slot_tid(const struct transport *t, const struct slot *s)
 static void slot_send(struct transport *t, struct slot *s)
 {
 	const struct smp_req *r = &s->req;
-	ib_rpc_t rpc;
-	ib_portid_t pid;
-	memset(&rpc, 0, sizeof(rpc));
-	memset(&pid, 0, sizeof(pid));
-	memset(s->umad, 0, t->umad_len);
 	s->gen = (s->gen + 1) & 0xFFFFFF;
 	if (!s->gen)
 		s->gen = 1;
-	rpc.mgtclass = r->dr ? IB_SMI_DIRECT_CLASS : IB_SMI_CLASS;
-	rpc.method = r->method;
-	rpc.attr.id = r->attr;
-	rpc.attr.mod = r->mod;
-	rpc.timeout = (unsigned)t->cfg.timeout_ms;
-	rpc.datasz = IB_SMP_DATA_SIZE;
-	rpc.dataoffs = IB_SMP_DATA_OFFS;
-	rpc.mkey = r->mkey;
-	rpc.trid = slot_tid(t, s);
-	if (r->dr) {
-		pid.drpath.cnt = r->hops;
-		memcpy(pid.drpath.p, r->path, sizeof(pid.drpath.p));
-		pid.drpath.p[0] = 0;
-		pid.drpath.drslid = 0xffff;
-		pid.drpath.drdlid = 0xffff;
-	} else {
-		pid.lid = r->dlid;
-	}
-	uint8_t data[IB_SMP_DATA_SIZE];
-	memcpy(data, r->data, sizeof(data));
-	if (mad_build_pkt(s->umad, &rpc, &pid, NULL, data) < 0) { /* a Get carries data too (SMInfo: SM_Key) */
+	int mgtclass = smp_encode(&s->buf, r, slot_tid(t, s), t->cfg.timeout_ms);
+	if (mgtclass < 0) {
 		LOG_E("MAD-0001", "cannot encode SMP attr 0x%x", r->attr);
+		mgtclass = r->dr ? IB_SMI_DIRECT_CLASS : IB_SMI_CLASS;
 	}
 	int64_t now = t->now_us = g_get_monotonic_time();
 	s->deadline_us = now + (int64_t)t->cfg.timeout_ms * 1000;
@@ -217,7 +195,7 @@ static void slot_send(struct transport *t, struct slot *s)
 		s->attempts++;
 	t->stats.sent++;
 	t->stats.by_attr[r->method == IB_MAD_METHOD_SET][r->attr & 63]++;
-	int rc = t->io.send(t->io.ctx, rpc.mgtclass, s->umad, t->umad_len, t->cfg.timeout_ms);
+	int rc = t->io.send(t->io.ctx, mgtclass, s->buf.umad, t->umad_len, t->cfg.timeout_ms);
 	if (rc < 0)
 		LOG_V("MAD-0002", "umad send failed: %s", strerror(-rc));
 	/* a failed send is retried by the watchdog */
