@@ -37,7 +37,7 @@ struct model_builder *model_builder_new(void)
 {
 	struct model_builder *b = g_new0(struct model_builder, 1);
 	b->nodes = g_ptr_array_new_with_free_func(node_in_free);
-	b->by_guid = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, NULL);
+	b->by_guid = g_hash_table_new(model_guid_hash, model_guid_equal); /* keys: the nodes' own */
 	return b;
 }
 
@@ -60,9 +60,7 @@ int model_add_node(struct model_builder *b, uint64_t guid, uint8_t type, uint8_t
 	n->nports = nports;
 	n->ports = g_new0(struct model_port_in, (size_t)nports + 1);
 	g_ptr_array_add(b->nodes, n);
-	uint64_t *k = g_new(uint64_t, 1);
-	*k = guid;
-	g_hash_table_insert(b->by_guid, k, GUINT_TO_POINTER(b->nodes->len));
+	g_hash_table_insert(b->by_guid, &n->guid, GUINT_TO_POINTER(b->nodes->len));
 	return (int)b->nodes->len - 1;
 }
 
@@ -100,11 +98,11 @@ static int cmp_node_guid(const void *x, const void *y)
 	return a->guid < b->guid ? -1 : a->guid > b->guid;
 }
 
-static void map_insert(GHashTable *h, uint64_t guid, uint32_t id)
+/* guid points into the generation's own arrays (a node's or a port's GUID), which live as long
+ * as the table: no key of its own to allocate and free (tens of thousands a discovery). */
+static void map_insert(GHashTable *h, const uint64_t *guid, uint32_t id)
 {
-	uint64_t *k = g_new(uint64_t, 1);
-	*k = guid;
-	g_hash_table_insert(h, k, GUINT_TO_POINTER(id + 1));
+	g_hash_table_insert(h, (gpointer)guid, GUINT_TO_POINTER(id + 1));
 }
 
 static uint32_t map_lookup(GHashTable *h, uint64_t guid)
@@ -120,7 +118,7 @@ static void freeze_node(struct fabric *f, uint32_t i, const struct model_node_in
 	struct ibsm_node *n = &f->nodes[i];
 	n->guid = in->guid;
 	n->sysimg_guid = in->sysimg_guid;
-	n->desc = g_string_chunk_insert_const(f->strings, in->desc);
+	n->desc = g_string_chunk_insert(f->strings, in->desc); /* no look-up: most are unique */
 	n->port0 = port0;
 	n->type = in->type;
 	n->nports = in->nports;
@@ -142,7 +140,7 @@ static void freeze_node(struct fabric *f, uint32_t i, const struct model_node_in
 	x->missed = in->missed;
 	memcpy(x->switchinfo, in->switchinfo, sizeof(x->switchinfo));
 	memcpy(x->dr_path, in->dr_path, sizeof(x->dr_path));
-	map_insert(f->node_by_guid, in->guid, i);
+	map_insert(f->node_by_guid, &n->guid, i);
 	if (in->type == IBSM_SWITCH) {
 		n->sw = *si;
 		f->switches[*si].node = i;
@@ -173,7 +171,7 @@ static void freeze_port(struct fabric *f, uint32_t pi, uint32_t i, uint32_t p, u
 	f->px[pi].have_portinfo = pin->have_portinfo;
 	memcpy(f->px[pi].portinfo, pin->portinfo, sizeof(pin->portinfo));
 	if ((pin->flags & IBSM_PORT_PRESENT) && pin->guid && (node_type != IBSM_SWITCH || p == 0))
-		map_insert(f->port_by_guid, pin->guid, pi);
+		map_insert(f->port_by_guid, &port->guid, pi);
 }
 
 /* Resolves links by (node GUID, port number); keeps only symmetric ones. */
@@ -280,8 +278,8 @@ struct fabric *model_freeze(const struct model_builder *b, uint32_t generation, 
 	f->switches = g_new0(struct ibsm_switch, ns ? ns : 1);
 	f->nx = g_new0(struct node_extra, nn ? nn : 1);
 	f->px = g_new0(struct port_extra, np ? np : 1);
-	f->node_by_guid = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, NULL);
-	f->port_by_guid = g_hash_table_new_full(model_guid_hash, model_guid_equal, g_free, NULL);
+	f->node_by_guid = g_hash_table_new(model_guid_hash, model_guid_equal);
+	f->port_by_guid = g_hash_table_new(model_guid_hash, model_guid_equal);
 	f->strings = g_string_chunk_new(4096);
 
 	uint32_t pi = 0, si = 0;

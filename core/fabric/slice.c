@@ -6,6 +6,7 @@
 
 #define SLICE_CHECK_EVERY 16  /* items between two looks at the clock */
 #define OFFLOAD_POLL_MS   4   /* longest wait for an offloaded fn once it is done */
+#define OFFLOAD_FAST_US   50000 /* ... after this long; until then 1 ms */
 
 void slicer_init(struct slicer *s, struct transport *t)
 {
@@ -104,10 +105,12 @@ void slice_join(struct transport *t, GThread *th, gint *done)
 	if (!th)
 		return;
 	if (t) {
-		/* a short wait is taken up at once; a long one costs the loop a look every few ms */
+		/* a short wait is taken up at once and looks every ms (a freeze of 8 ms must not wait
+		 * for a 4 ms look); a long one costs the loop a look every few ms */
 		transport_step_now(t);
-		for (int ms = 1; !g_atomic_int_get(done); ms = MIN(ms * 2, OFFLOAD_POLL_MS))
-			transport_poll(t, ms, 0);
+		int64_t start = g_get_monotonic_time();
+		while (!g_atomic_int_get(done))
+			transport_poll(t, g_get_monotonic_time() - start < OFFLOAD_FAST_US ? 1 : OFFLOAD_POLL_MS, 0);
 	}
 	g_thread_join(th);
 }

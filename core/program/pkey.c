@@ -632,17 +632,17 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	r.held = g_new0(uint16_t *, r.n ? r.n : 1);
 	r.want = g_new0(uint16_t *, r.n ? r.n : 1);
 	r.ok = g_new0(uint8_t, r.n ? r.n : 1);
-	/* a block past a table's end is read whole: room for it after each (100k tables on a
-	 * large fabric, so one allocation, not two a table) */
+	/* 100k tables on a large fabric: one allocation, not two a table (every block is read,
+	 * written and compared up to the table's cap only) */
 	size_t words = 0;
 	for (uint32_t i = 0; i < r.n; i++)
-		words += 2 * ((size_t)r.tg[i].cap + PKEY_BLOCK_SIZE);
+		words += 2 * (size_t)r.tg[i].cap;
 	r.tables = g_new0(uint16_t, words ? words : 1);
 	words = 0;
 	for (uint32_t i = 0; i < r.n; i++) {
 		r.held[i] = r.tables + words;
-		r.want[i] = r.held[i] + r.tg[i].cap + PKEY_BLOCK_SIZE;
-		words += 2 * ((size_t)r.tg[i].cap + PKEY_BLOCK_SIZE);
+		r.want[i] = r.held[i] + r.tg[i].cap;
+		words += 2 * (size_t)r.tg[i].cap;
 		r.ok[i] = 1;
 	}
 	read_tables(&r);
