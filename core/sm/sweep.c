@@ -577,15 +577,16 @@ static int after_discovery(struct sm *sm, int failures, GError **err)
 	sm->opt->reassign_lids = 0; /* -r applies to the first master sweep only */
 	sm->sweep_writes = rep.writes;
 	sm->sweep_failures = (uint32_t)failures + rep.failures + rep.not_active;
+	transport_slice_label("guid2lid");
+	lids_job_finish(sm, &lj);
 	/* m_key_lookup: the keys written and seen this sweep, saved as OpenSM does at SUBNET UP,
-	 * beside what the loop does until then */
+	 * beside what the loop does until then (after the job above: both write the neighbors
+	 * file when it changed) */
 	struct slice_job keys;
 	if (sm->opt->m_key_lookup && sm->g2m)
 		slice_job_start(&keys, "ibsm-guid2mkey", keys_main, sm->g2m);
 	else
 		keys = (struct slice_job){ 0 };
-	transport_slice_label("guid2lid");
-	lids_job_finish(sm, &lj);
 	transport_step_now(sm->t);
 	int complete = rc == 0 && !failures;
 	/* up again after incomplete sweeps, too: the subnet was not declared up meanwhile */
