@@ -2,8 +2,9 @@
 /* smp_encode.h - an SMP request into a umad buffer, by libibmad (mad_build_pkt and its fields).
  * A buffer the transport sends again and again (one per window slot) keeps what every request of
  * one management class shares (versions, status, hop pointer, DrSLID/DrDLID): a request of the
- * class the buffer last held rewrites only the fields that differ between requests, which is a
- * third of the work a bring-up's half-million SMPs spent encoding (IBA 13.4.3, 14.2.1). */
+ * class the buffer last held rewrites only the fields that differ between requests (6 of
+ * mad_encode's 15, no clearing of the buffer): a bring-up sends half a million SMPs
+ * (IBA 13.4.3, 14.2.1). */
 #ifndef IBSM_MAD_SMP_ENCODE_H
 #define IBSM_MAD_SMP_ENCODE_H
 
