@@ -102,7 +102,8 @@ static void on_block(struct transport *t, const struct smp_req *r, int status, c
 	struct pass *g = ctx;
 	uint32_t sw = smp_cookie_id(r->cookie), block = smp_cookie_sub(r->cookie);
 	uint32_t node = g->f->switches[sw].node;
-	struct held_lft *h = g_hash_table_lookup(g->lft_mem->held, &g->f->nodes[node].guid);
+	struct held_lft *h = g->lft_held ? g->lft_held[sw] :
+			     g_hash_table_lookup(g->lft_mem->held, &g->f->nodes[node].guid);
 	if (status != 0) {
 		g->failed++;
 		g->failures++;
@@ -193,8 +194,10 @@ void lft_pace(struct pass *g)
 uint32_t lft_write_changed(struct pass *g, uint32_t nblocks)
 {
 	uint32_t sent = 0, ns = g->f->pub.n_switches;
-	/* each switch's memory looked up once, not once per block */
-	struct held_lft **held = g_new0(struct held_lft *, ns ? ns : 1);
+	/* each switch's memory looked up once, not once per block nor per answer (the pass
+	 * frees it) */
+	g_free(g->lft_held);
+	struct held_lft **held = g->lft_held = g_new0(struct held_lft *, ns ? ns : 1);
 	for (uint32_t sw = 0; sw < ns; sw++)
 		held[sw] = g_hash_table_lookup(g->lft_mem->held,
 					       &g->f->nodes[g->f->switches[sw].node].guid);
@@ -228,6 +231,5 @@ uint32_t lft_write_changed(struct pass *g, uint32_t nblocks)
 			lft_pace(g);
 		}
 	}
-	g_free(held);
 	return sent;
 }

@@ -13,6 +13,7 @@
 struct lft_memory;
 struct pkey_memory;
 struct routing_result;
+struct held_lft;
 
 /* A key of enf_written: a port by node GUID and number (so that it means the same in another
  * generation), and what of it is remembered. */
@@ -27,6 +28,8 @@ gboolean port_written_equal(gconstpointer a, gconstpointer b);
 struct pass {
 	struct transport *t;
 	struct lft_memory *lft_mem;   /* what switches hold, kept across sweeps (program/lft.h) */
+	struct held_lft **lft_held;   /* [n_switches] lft_mem's entries once the LFT Sets go out
+				       * (lft_write_changed), so an answer needs no look-up; NULL before */
 	struct pkey_memory *pkey_mem; /* what P_Key tables hold, likewise (program/pkey.h) */
 	GHashTable *mkey_written;     /* port GUID -> M_Key fields last written, likewise */
 	GHashTable *enf_written;      /* struct port_written -> 1 + what was last written there:

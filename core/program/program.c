@@ -263,6 +263,7 @@ void program_pass_free(struct program_pass *pp)
 		return;
 	g_free(pp->g.state);
 	g_free(pp->g.smsl_guess);
+	g_free(pp->g.lft_held);
 	g_free(pp);
 }
 
