@@ -79,15 +79,27 @@ struct worker {
 	uint64_t *mask;               /* [S]: bit i = links[i] is a min-hop way to switch t */
 	uint8_t *acc;                 /* [S]: eight links' bits of mask, while it is made */
 	int have_mask;                /* mask is valid (at most 64 links) */
-	uint32_t *cand_off;           /* [S]: offset in pool, UINT32_MAX = not computed */
-	uint8_t *cand_n;              /* [S] */
-	/* Per destination switch t and counter (CA, switch): every candidate's count is >=
-	 * least[t] and those before position hint[t] are > least[t] (counts only grow). */
+	/* Candidate sets of the row: destination switches whose min-hop ports are the same links
+	 * share one (a leaf's remote leaves all go up by the same ports), so its balance hint
+	 * follows every LID sent by them, not each switch's alone. */
+	uint32_t *cand_set;           /* [S]: destination switch -> set, UINT32_MAX = not computed */
+	uint32_t nsets;
+	uint32_t *set_off;            /* [S]: offset in pool */
+	uint8_t *set_n;               /* [S] */
+	/* Per set and counter (CA, switch): every candidate's count is >= least and those before
+	 * position hint are > least (counts only grow, whoever made them grow). */
 	uint32_t *least[2];           /* [S] */
 	uint8_t *hint[2];             /* [S] */
+	struct set_slot *slots;       /* mask -> set, open addressing, valid when stamp matches */
+	uint32_t slot_mask, stamp;
 	uint8_t *pool;
 	size_t pool_used;
 } ENGINE_WORKER_ALIGNED;
+
+struct set_slot {
+	uint64_t mask;
+	uint32_t set, stamp;
+};
 
 static int link_cmp(const void *x, const void *y)
 {
@@ -95,13 +107,47 @@ static int link_cmp(const void *x, const void *y)
 	return (int)a->port - (int)b->port;
 }
 
-/* Min-hop exit ports (ascending) from the row switch toward switch t, h hops away. */
-static const uint8_t *candidates(struct worker *w, uint32_t t, uint8_t h, uint8_t *n)
+/* The set of the row's links in mask, if this row has made it already; else a new set's slot
+ * is claimed for it (*found 0). */
+static uint32_t *set_of_mask(struct worker *w, uint64_t mask, int *found)
+{
+	uint64_t h = mask * 0x9E3779B97F4A7C15ull;
+	for (uint32_t i = (uint32_t)(h >> 40) & w->slot_mask;; i = (i + 1) & w->slot_mask) {
+		struct set_slot *sl = &w->slots[i];
+		if (sl->stamp != w->stamp) {
+			sl->stamp = w->stamp;
+			sl->mask = mask;
+			*found = 0;
+			return &sl->set;
+		}
+		if (sl->mask == mask) {
+			*found = 1;
+			return &sl->set;
+		}
+	}
+}
+
+/* Min-hop exit ports (ascending) from the row switch toward switch t, h hops away; *set is the
+ * candidate set they are. */
+static const uint8_t *candidates(struct worker *w, uint32_t t, uint8_t h, uint8_t *n, uint32_t *set)
 {
 	const struct plan *pl = w->pl;
-	if (w->cand_off[t] != UINT32_MAX) {
-		*n = w->cand_n[t];
-		return w->pool + w->cand_off[t];
+	uint32_t x = w->cand_set[t];
+	if (x != UINT32_MAX) {
+		*set = x;
+		*n = w->set_n[x];
+		return w->pool + w->set_off[x];
+	}
+	/* with the links as a mask and no narrowing by destination, the mask is the set */
+	uint32_t *slot = NULL;
+	if (w->have_mask && !pl->narrow) {
+		int found;
+		slot = set_of_mask(w, w->mask[t], &found);
+		if (found) {
+			w->cand_set[t] = *set = *slot;
+			*n = w->set_n[*slot];
+			return w->pool + w->set_off[*slot];
+		}
 	}
 	size_t off = w->pool_used;
 	uint8_t cnt = 0;
@@ -128,8 +174,16 @@ static const uint8_t *candidates(struct worker *w, uint32_t t, uint8_t h, uint8_
 	if (pl->narrow && cnt > 1)
 		cnt = (uint8_t)pl->narrow(pl->narrow_ctx, pl->f, w->row, t, w->pool + off, cnt);
 	w->pool_used += cnt;
-	w->cand_off[t] = (uint32_t)off;
-	w->cand_n[t] = cnt;
+	x = w->nsets++;
+	w->set_off[x] = (uint32_t)off;
+	w->set_n[x] = cnt;
+	for (int i = 0; i < 2; i++) {
+		w->least[i][x] = 0;
+		w->hint[i][x] = 0;
+	}
+	if (slot)
+		*slot = x;
+	w->cand_set[t] = *set = x;
 	*n = cnt;
 	return w->pool + off;
 }
@@ -186,12 +240,11 @@ static uint8_t choose_lmc(const struct worker *w, const uint8_t *row, const stru
 /* Index in c[0 .. n) of the lowest port with the least count. Amortised O(1): the first
  * candidate at or after the hint that still has the known least count is the answer;
  * only when none has it is the whole set scanned again. */
-static unsigned least_loaded(struct worker *w, const struct engine_dest *d, const uint8_t *c,
-			     uint8_t n,
-			     const uint32_t *count)
+static unsigned least_loaded(struct worker *w, const struct engine_dest *d, uint32_t set,
+			     const uint8_t *c, uint8_t n, const uint32_t *count)
 {
-	uint32_t *least = &w->least[d->is_ca][d->sw];
-	uint8_t *hint = &w->hint[d->is_ca][d->sw];
+	uint32_t *least = &w->least[d->is_ca][set];
+	uint8_t *hint = &w->hint[d->is_ca][set];
 	unsigned j = *hint;
 	while (j < n && count[c[j]] != *least)
 		j++;
@@ -260,10 +313,11 @@ static void row_links(struct worker *w, uint32_t s)
 static void row_candidates_reset(struct worker *w, const uint8_t *hrow)
 {
 	const struct plan *pl = w->pl;
-	memset(w->cand_off, 0xFF, (size_t)pl->S * sizeof(*w->cand_off));
-	for (int i = 0; i < 2; i++) {
-		memset(w->least[i], 0, (size_t)pl->S * sizeof(*w->least[i]));
-		memset(w->hint[i], 0, pl->S);
+	memset(w->cand_set, 0xFF, (size_t)pl->S * sizeof(*w->cand_set));
+	w->nsets = 0;
+	if (++w->stamp == 0) { /* every slot's stamp is stale again: start over */
+		memset(w->slots, 0, ((size_t)w->slot_mask + 1) * sizeof(*w->slots));
+		w->stamp = 1;
 	}
 	w->pool_used = 0;
 	w->have_mask = w->nlinks <= 64;
@@ -343,7 +397,8 @@ static inline uint8_t row_exit(struct worker *w, uint32_t s, const uint8_t *row,
 	uint8_t h = hrow[d->sw], n;
 	if (h == 0xFF || h == 0)
 		return IBSM_NO_PORT;
-	const uint8_t *c = candidates(w, d->sw, h, &n);
+	uint32_t set;
+	const uint8_t *c = candidates(w, d->sw, h, &n, &set);
 	if (n == 0)
 		return IBSM_NO_PORT;
 	const uint32_t *count = d->is_ca ? w->ca_count : w->sw_count;
@@ -355,7 +410,7 @@ static inline uint8_t row_exit(struct worker *w, uint32_t s, const uint8_t *row,
 		return scatter_pick(w, c, n, count);
 	if (w->pl->port_shifting)
 		return shifted_pick(c, n, count);
-	return c[least_loaded(w, d, c, n, count)];
+	return c[least_loaded(w, d, set, c, n, count)];
 }
 
 static void fill_row(struct worker *w, uint32_t s, uint8_t *row, const uint8_t *hrow,
@@ -449,10 +504,18 @@ static int worker_init(struct worker *w, struct plan *pl)
 	w->links = malloc(((size_t)pl->max_nadj + 1) * sizeof(*w->links));
 	w->mask = malloc((size_t)pl->S * sizeof(*w->mask));
 	w->acc = malloc(pl->S ? pl->S : 1);
-	w->cand_off = malloc((size_t)pl->S * sizeof(*w->cand_off));
-	w->cand_n = malloc(pl->S);
+	w->cand_set = malloc((size_t)pl->S * sizeof(*w->cand_set));
+	w->set_off = malloc((size_t)pl->S * sizeof(*w->set_off));
+	w->set_n = malloc(pl->S ? pl->S : 1);
+	/* at most S sets a row: at least twice as many slots */
+	w->slot_mask = 1;
+	while (w->slot_mask < 2 * pl->S)
+		w->slot_mask <<= 1;
+	w->slots = calloc((size_t)w->slot_mask, sizeof(*w->slots));
+	w->slot_mask--;
 	w->pool = malloc((size_t)pl->S * pl->max_nadj + 1);
-	int ok = w->links && w->mask && w->acc && w->cand_off && w->cand_n && w->pool;
+	int ok = w->links && w->mask && w->acc && w->cand_set && w->set_off && w->set_n && w->slots &&
+		 w->pool;
 	for (int i = 0; i < 2; i++) {
 		w->least[i] = malloc((size_t)pl->S * sizeof(*w->least[i]));
 		w->hint[i] = malloc(pl->S);
@@ -466,8 +529,10 @@ static void worker_free(struct worker *w)
 	free(w->links);
 	free(w->mask);
 	free(w->acc);
-	free(w->cand_off);
-	free(w->cand_n);
+	free(w->cand_set);
+	free(w->set_off);
+	free(w->set_n);
+	free(w->slots);
 	for (int i = 0; i < 2; i++) {
 		free(w->least[i]);
 		free(w->hint[i]);
