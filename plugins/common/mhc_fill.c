@@ -456,23 +456,29 @@ static void fill_row(struct worker *w, uint32_t s, uint8_t *row, const uint8_t *
 	row_ports(w, s);
 	row_links(w, s);
 	row_candidates_reset(w, hrow);
-	for (unsigned k = 0; k < pl->max_end; k++) {
-		for (uint32_t i = 0; i < pl->ndests; i++) {
-			const struct engine_dest *d = &pl->dests[i];
+	/* counted in locals: the row's byte stores may alias anything the worker holds */
+	uint64_t routed = 0, unreachable = 0;
+	const struct engine_dest *dests = pl->dests;
+	uint32_t ndests = pl->ndests, max_end = pl->max_end;
+	for (unsigned k = 0; k < max_end; k++) {
+		for (uint32_t i = 0; i < ndests; i++) {
+			const struct engine_dest *d = &dests[i];
 			if (k < d->first || k >= d->end)
 				continue;
 			uint8_t port = copy & (d->is_ca ? MHC_REUSE_CA : MHC_REUSE_SW) ?
 				copy_row[d->base + k] : row_exit(w, s, row, hrow, d, k);
 			if (port == IBSM_NO_PORT) {
-				w->unreachable++;
+				unreachable++;
 				continue;
 			}
 			row[d->base + k] = port;
-			w->routed++;
+			routed++;
 			if (!d->ignored && !w->exit_ignored[port])
 				(d->is_ca ? w->ca_count : w->sw_count)[port]++;
 		}
 	}
+	w->routed += routed;
+	w->unreachable += unreachable;
 }
 
 static void *worker_main(void *arg)
