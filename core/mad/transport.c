@@ -67,7 +67,7 @@ struct transport {
 	 * are scanned only then, not twice at every step (for the wait and for the timers): a
 	 * step often hands out a single answer, and the window is 64 slots. */
 	int64_t next_due_us;
-	int64_t now_us;                /* the clock as last read (slot_send, after each wait) */
+	int64_t now_us;                /* the clock as last read (each step's start, after each wait) */
 	int quiescing;                 /* transport_quiesce(): nothing is sent any more */
 	struct mkey_cfg mkey;
 	struct transport_stats stats;
@@ -184,7 +184,9 @@ static void slot_send(struct transport *t, struct slot *s)
 		LOG_E("MAD-0001", "cannot encode SMP attr 0x%x", r->attr);
 		mgtclass = r->dr ? IB_SMI_DIRECT_CLASS : IB_SMI_CLASS;
 	}
-	int64_t now = t->now_us = g_get_monotonic_time();
+	/* the clock as read at this step's start or after its wait (step()): at most the
+	 * handling of one batch of answers old, not read again for each of 500 000 SMPs */
+	int64_t now = t->now_us;
 	s->deadline_us = now + (int64_t)t->cfg.timeout_ms * 1000;
 	if (s->deadline_us < t->next_due_us)
 		t->next_due_us = s->deadline_us;
@@ -428,9 +430,9 @@ static void slice_end(struct transport *t, int64_t now)
 
 static void step(struct transport *t, int max_wait_ms)
 {
+	int64_t now = t->now_us = g_get_monotonic_time();
 	fill_window(t);
 	int wait_ms = t->work_pending ? 0 : max_wait_ms;
-	int64_t now = g_get_monotonic_time();
 	if (t->n_busy) {
 		int64_t next = next_event_us(t) - now;
 		int ms = next <= 0 ? 0 : next >= INT_MAX / 2 ? INT_MAX : (int)((next + 999) / 1000);
