@@ -11,7 +11,9 @@ the trivial SMP client (bench/smprate.c) measures what the
 same ibsim answers per second: the ceiling. The timed bring-ups run untraced; the SMPs the
 ceiling sends again come from a separate, untimed run of the same SM on a fresh ibsim of the
 same fabric under tests/tools/smpcount.so (once per fabric and SM): the recorder's cost is
-charged to nobody's bring-up. Then ibsm routes the fabrics offline
+charged to nobody's bring-up. Each bring-up is divided by the time its own run's ceiling
+takes for as many SMPs (the same ibsim, seconds later), and the median of those is reported
+beside the ratio of the medians. Then ibsm routes the fabrics offline
 (`--fabric`, no MADs). Medians [min-max] and ibsm/OpenSM ratios go to stdout as markdown
 and to bench/results/<date>.md and .json.
 
@@ -870,6 +872,10 @@ def summarize(live, sizes, sm_names):
                 "other_load": spread([r.get("other_load") for r in runs]),
                 "phases": phases,
                 "hup": summarize_hups(runs),
+                # each bring-up against the ceiling measured on its own ibsim right after it
+                # (that SM's own SMPs replayed), then the median: the "same run"
+                "vs_own_ceiling": spread([r["wall_s"] * r["ceiling"] / r["smps"] for r in runs
+                                          if r.get("ceiling") and r.get("smps")]),
             }
         per["ceiling_smps_per_s"] = spread([r.get("ceiling") for r in live
                                             if r["hosts"] == hosts and r.get("ceiling")])
@@ -1006,8 +1012,9 @@ def markdown(meta, labels, summary, offline, sm_a, sm_b):
                   "fabric (once per fabric and SM; the timed bring-ups run untraced)"
                   if meta.get("trace_run") == "separate" else "during the timed run"))
             w("| hosts | SMPs/s | pinned | unpinned | %s SMPs at that rate (s) | %s SMPs at that "
-              "rate (s) | %s bring-up / that time |" % (sm_a, sm_b, sm_b))
-            w("|---|---|---|---|---|---|---|")
+              "rate (s) | %s bring-up / that time | %s bring-up / its own run's ceiling time "
+              "(per run, median) |" % (sm_a, sm_b, sm_b, sm_b))
+            w("|---|---|---|---|---|---|---|---|")
             for hosts, per in summary.items():
                 c = per["ceiling_smps_per_s"]
                 if not c:
@@ -1018,11 +1025,12 @@ def markdown(meta, labels, summary, offline, sm_a, sm_b):
                     floor.append(s["median"] / c["median"] if s else None)
                 t = per[sm_b]["wall_s"]
                 vs_ceiling = "%.2f" % (t["median"] / floor[1]) if floor[1] and t else "-"
-                w("| %d | %s | %s | %s | %s | %s | %s |" % (
+                own = per[sm_b].get("vs_own_ceiling")
+                w("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
                     hosts, fmt_spread(c, "%.0f"), fmt_spread(per.get("ceiling_pinned"), "%.0f"),
                     fmt_spread(per.get("ceiling_free"), "%.0f"),
                     "%.2f" % floor[0] if floor[0] else "-", "%.2f" % floor[1] if floor[1] else "-",
-                    vs_ceiling))
+                    vs_ceiling, fmt_spread(own) if own else "-"))
             w("")
     if offline:
         # offline: {engine: {hosts: runs}} (older result files: {hosts: runs}, minhop)
