@@ -9,7 +9,7 @@
 #define IBSM_MAD_SMP_ENCODE_H
 
 #include <stdint.h>
-#include "mad/transport.h"
+#include "mad/smp_req.h"
 
 struct smp_buf {
 	uint8_t *umad;   /* umad_size() + 256 bytes */
