@@ -5,7 +5,8 @@
  * LMC-aware choice, rows spread over worker threads.
  *
  * Cost model: the hop matrix is per switch pair (core->switch_hops), candidate ports are
- * computed once per (row switch, destination switch), and every switch row is filled on its
+ * computed once per (row switch, destination switch) and shared, with their balance hint, by
+ * the destination switches reached by the same links, and every switch row is filled on its
  * own (its balance counters are its own), so rows run on worker threads and the tables do
  * not depend on the thread count. */
 #define _GNU_SOURCE
