@@ -56,30 +56,6 @@ struct fabric *slice_freeze(struct transport *t, struct model_builder *b, struct
 	return j.f;
 }
 
-struct offload {
-	void (*fn)(void *arg);
-	void *arg;
-	gint done;
-};
-
-static gpointer offload_main(gpointer p)
-{
-	struct offload *o = p;
-	o->fn(o->arg);
-	g_atomic_int_set(&o->done, 1);
-	return NULL;
-}
-
-void slice_offload(struct transport *t, const char *name, void (*fn)(void *arg), void *arg)
-{
-	if (!t) {
-		fn(arg);
-		return;
-	}
-	struct offload o = { fn, arg, 0 };
-	slice_join(t, mad_cpu_thread_new(name, offload_main, &o), &o.done);
-}
-
 static gpointer job_main(gpointer p)
 {
 	struct slice_job *j = p;
@@ -98,6 +74,17 @@ void slice_job_finish(struct transport *t, struct slice_job *j)
 {
 	slice_join(t, j->th, &j->done);
 	j->th = NULL;
+}
+
+void slice_offload(struct transport *t, const char *name, void (*fn)(void *arg), void *arg)
+{
+	if (!t) {
+		fn(arg);
+		return;
+	}
+	struct slice_job j;
+	slice_job_start(&j, name, fn, arg);
+	slice_job_finish(t, &j);
 }
 
 void slice_join(struct transport *t, GThread *th, gint *done)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "base/file_read.h"
+#include "base/guid_hash.h"
 #include "base/log.h"
 #include "mad/guid2mkey.h"
 
@@ -64,9 +65,7 @@ struct nbr {
 static guint nbr_hash(gconstpointer p)
 {
 	const struct nbr *n = p;
-	/* GUIDs of one fabric differ in their low bits, as port numbers do: mixed, not xored */
-	uint64_t v = n->guid * 0x9E3779B97F4A7C15ull + (n->num + 1u) * 0xC2B2AE3D27D4EB4Full;
-	return (guint)(v >> 32 ^ v);
+	return guid_port_hash(n->guid, n->num, 0);
 }
 
 static gboolean nbr_equal(gconstpointer a, gconstpointer b)
@@ -327,16 +326,23 @@ static void append_gp(GString *s, uint64_t guid, unsigned num)
 	g_string_append_len(s, buf, len);
 }
 
+/* The keys of table h in the order of cmp. */
+static GPtrArray *sorted_keys(GHashTable *h, GCompareFunc cmp)
+{
+	GPtrArray *keys = g_ptr_array_sized_new(g_hash_table_size(h));
+	GHashTableIter it;
+	gpointer k, v;
+	g_hash_table_iter_init(&it, h);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		g_ptr_array_add(keys, k);
+	g_ptr_array_sort(keys, cmp);
+	return keys;
+}
+
 static int save_neighbors(struct guid2mkey *m)
 {
 	port_text_ranks();
-	GPtrArray *lines = g_ptr_array_sized_new(g_hash_table_size(m->nbr));
-	GHashTableIter it;
-	gpointer k, v;
-	g_hash_table_iter_init(&it, m->nbr);
-	while (g_hash_table_iter_next(&it, &k, &v))
-		g_ptr_array_add(lines, k);
-	g_ptr_array_sort(lines, cmp_nbr);
+	GPtrArray *lines = sorted_keys(m->nbr, cmp_nbr);
 	GString *text = g_string_sized_new((gsize)lines->len * 48);
 	for (guint i = 0; i < lines->len; i++) {
 		const struct nbr *n = lines->pdata[i];
@@ -365,13 +371,7 @@ int guid2mkey_save(struct guid2mkey *m)
 	int nrc = m->ndirty ? save_neighbors(m) : 0;
 	if (!m->dirty)
 		return nrc;
-	GPtrArray *keys = g_ptr_array_new();
-	GHashTableIter it;
-	gpointer k, v;
-	g_hash_table_iter_init(&it, m->map);
-	while (g_hash_table_iter_next(&it, &k, &v))
-		g_ptr_array_add(keys, k);
-	g_ptr_array_sort(keys, cmp_guid);
+	GPtrArray *keys = sorted_keys(m->map, cmp_guid);
 	GString *text = g_string_new(NULL);
 	for (guint i = 0; i < keys->len; i++) { /* OpenSM's osm_db layout: a blank line after each */
 		uint64_t *g = keys->pdata[i];

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <infiniband/mad.h>
 #include "base/activity.h"
+#include "base/guid_hash.h"
 #include "base/log.h"
 #include "fabric/dr.h"
 #include "fabric/slice.h"
@@ -212,13 +213,8 @@ static uint64_t versions;      /* process-wide: a version is never shared by two
 
 static guint held_hash(gconstpointer k)
 {
-	/* a multiplicative mix: node GUIDs are consecutive and a switch has up to 254 ports, so
-	 * XORing the port into low bits gave many equal hashes (long probes at 100k tables) */
 	const struct held_key *h = k;
-	uint64_t x = h->guid * 0x9e3779b97f4a7c15ull ^ (uint64_t)h->port * 0xc2b2ae3d27d4eb4full;
-	x ^= x >> 29;
-	x *= 0x9e3779b97f4a7c15ull;
-	return (guint)(x >> 32);
+	return guid_port_hash(h->guid, h->port, 0);
 }
 
 static gboolean held_equal(gconstpointer a, gconstpointer b)

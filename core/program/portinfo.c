@@ -177,7 +177,7 @@ uint32_t portinfo_link_settings(const struct fabric *f, const struct sm_options 
 	return am;
 }
 
-/* 1 + what enf_written holds for port (0: nothing); and remembered. */
+/* enf_written: 1 + the value remembered for port and kind (0: none); and remembering one. */
 static int written_get(const struct pass *g, uint32_t port, enum port_written_kind kind)
 {
 	const struct ibsm_port *p = &g->f->ports[port];

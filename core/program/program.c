@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include "base/guid_hash.h"
 #include "base/log.h"
 #include "fabric/slice.h"
 #include "program/fdr10.h"
@@ -32,8 +33,7 @@ struct programmer {
 guint port_written_hash(gconstpointer k)
 {
 	const struct port_written *w = k;
-	uint64_t v = w->guid * 0x9E3779B97F4A7C15ull + ((uint64_t)w->kind << 8 | w->num) * 0xC2B2AE3D27D4EB4Full;
-	return (guint)(v >> 32 ^ v);
+	return guid_port_hash(w->guid, w->num, w->kind);
 }
 
 gboolean port_written_equal(gconstpointer a, gconstpointer b)

@@ -103,16 +103,21 @@ static void block_targets(struct verify *v)
 	}
 }
 
+/* What entry `out` of a switch that is not the destination's leads to: pn and np are the
+ * switch's port_next slice and port count. */
+static inline uint32_t lead(const uint32_t *pn, uint8_t np, uint8_t out)
+{
+	return out == IBSM_NO_PORT ? hole(HOLE_NO_ENTRY) : out <= np ? pn[out] : hole(HOLE_DEAD_PORT);
+}
+
 /* What switch u's entry for LID lid0 + j leads to. */
 static uint32_t next_entry(const struct verify *v, uint32_t u, uint32_t j)
 {
 	uint8_t out = v->lft[(size_t)u * v->stride + v->lid0 + j];
-	if (out == IBSM_NO_PORT)
-		return hole(HOLE_NO_ENTRY);
-	if (u == v->target[j])
+	if (u == v->target[j] && out != IBSM_NO_PORT)
 		return out == v->want[j] ? NEXT_DELIVERED :
 		       out > v->nports[u] ? hole(HOLE_DEAD_PORT) : hole(HOLE_WRONG_PORT);
-	return out > v->nports[u] ? hole(HOLE_DEAD_PORT) : v->port_next[v->port_off[u] + out];
+	return lead(v->port_next + v->port_off[u], v->nports[u], out);
 }
 
 /* next[] of the block's LIDs walked whole, from each switch's row segment: a table look-up
@@ -132,11 +137,8 @@ static void block_next(struct verify *v)
 		const uint8_t *row = v->lft + (size_t)u * v->stride + v->lid0;
 		const uint32_t *pn = v->port_next + v->port_off[u];
 		uint8_t np = v->nports[u];
-		for (uint32_t i = 0; i < m; i++) {
-			uint8_t out = row[js[i]];
-			next[col[i] + u] = out <= np ? pn[out] :
-				out == IBSM_NO_PORT ? hole(HOLE_NO_ENTRY) : hole(HOLE_DEAD_PORT);
-		}
+		for (uint32_t i = 0; i < m; i++)
+			next[col[i] + u] = lead(pn, np, row[js[i]]);
 	}
 	for (uint32_t i = 0; i < m; i++)
 		next[col[i] + v->target[js[i]]] = next_entry(v, v->target[js[i]], js[i]);
@@ -274,10 +276,9 @@ static void port_next_table(struct verify *v)
 		pn[0] = hole(HOLE_WRONG_PORT); /* this switch's port 0, not the destination */
 		for (uint32_t out = 1; out <= node->nports; out++) {
 			uint32_t q = f->ports[node->port0 + out].peer;
+			uint32_t sw = q == IBSM_NONE ? IBSM_NONE : f->nodes[f->ports[q].node].sw;
 			/* no link, or a CA that is not the destination behind it */
-			pn[out] = q == IBSM_NONE ? hole(HOLE_DEAD_PORT) :
-				  f->nodes[f->ports[q].node].sw != IBSM_NONE ? f->nodes[f->ports[q].node].sw :
-				  hole(HOLE_WRONG_PORT);
+			pn[out] = q == IBSM_NONE ? hole(HOLE_DEAD_PORT) : sw != IBSM_NONE ? sw : hole(HOLE_WRONG_PORT);
 		}
 	}
 }
