@@ -22,7 +22,7 @@ int slicer_check(struct slicer *s)
 		return 0;
 	s->n = 0;
 	int64_t now = g_get_monotonic_time();
-	if (now - s->since_us < SLICE_WORK_US)
+	if (now - s->since_us < (transport_queued(s->t) ? SLICE_FEED_US : SLICE_WORK_US))
 		return 0;
 	transport_step_now(s->t);
 	s->since_us = g_get_monotonic_time();

@@ -12,6 +12,9 @@
 /* A loop's work between two looks at the fabric, at most about this long (wall clock: on a
  * busy machine the loop looks more often, not less). */
 #define SLICE_WORK_US 5000
+/* ... and this long while SMPs the loop queued wait for the window: the answers are taken and
+ * the window filled again before the fabric runs dry (64 SMPs are about 0.2 ms of ibsim's). */
+#define SLICE_FEED_US 50
 
 struct slicer {
 	struct transport *t; /* NULL: never steps (offline, unit tests) */
@@ -22,7 +25,7 @@ struct slicer {
 
 void slicer_init(struct slicer *s, struct transport *t);
 /* Cheap enough for every item of a loop: every few calls looks at the clock, and past
- * SLICE_WORK_US since the last look takes one transport step (replies handed out, the SA's
+ * SLICE_WORK_US (SLICE_FEED_US with SMPs queued) since the last look takes one transport step (replies handed out, the SA's
  * queue served); returns 1 when it did. Not from within a transport callback or hook. */
 int slicer_check(struct slicer *s);
 

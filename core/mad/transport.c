@@ -141,6 +141,8 @@ void transport_set_tick(struct transport *t, void (*fn)(void *ctx), void *ctx)
 	t->tick_ctx = ctx;
 }
 
+static void fill_window(struct transport *t);
+
 void transport_submit(struct transport *t, const struct smp_req *r)
 {
 	if (t->ring_len == t->ring_cap) {
@@ -155,6 +157,18 @@ void transport_submit(struct transport *t, const struct smp_req *r)
 	}
 	t->ring[(t->ring_head + t->ring_len) % t->ring_cap] = *r;
 	t->ring_len++;
+	/* A free slot sends it now, not at the next step: a phase that queues thousands of SMPs
+	 * keeps the fabric busy from its first one, not from the end of its loop. The clock is
+	 * read for the deadline: the caller may have worked for ms since the last step. */
+	if (t->n_free && t->n_busy < t->limit && !t->quiescing) {
+		t->now_us = g_get_monotonic_time();
+		fill_window(t);
+	}
+}
+
+uint32_t transport_queued(const struct transport *t)
+{
+	return t->ring_len;
 }
 
 uint32_t transport_outstanding(const struct transport *t)

@@ -62,8 +62,11 @@ void transport_set_work(struct transport *t, int (*fn)(void *ctx), void *ctx);
 /* Called from every I/O step (at most every ~50 ms): lets the event loop dispatch its signal
  * and timer sources during a long drain. The hook must not submit or drain. */
 void transport_set_tick(struct transport *t, void (*fn)(void *ctx), void *ctx);
-/* Queues a request (copied). Never blocks. */
+/* Queues a request (copied) and sends it at once if the window has room. Never blocks, never
+ * calls back (answers are handed out by the steps). */
 void transport_submit(struct transport *t, const struct smp_req *r);
+/* Requests queued and not yet sent (the window full). */
+uint32_t transport_queued(const struct transport *t);
 /* One I/O step that does not wait: what has come is handed out and queued work done (the
  * SA's queue). For long stretches of work in the caller's thread, between their parts. */
 void transport_step_now(struct transport *t);

@@ -31,6 +31,7 @@ struct pass {
 	struct held_lft **lft_held;   /* [n_switches] lft_mem's entries once the LFT Sets go out
 				       * (lft_write_changed), so an answer needs no look-up; NULL before */
 	struct pkey_memory *pkey_mem; /* what P_Key tables hold, likewise (program/pkey.h) */
+	struct pkey_prep *pkey_prep;  /* the P_Key pass's decisions, made beside the first phases */
 	GHashTable *mkey_written;     /* port GUID -> M_Key fields last written, likewise */
 	GHashTable *enf_written;      /* struct port_written -> 1 + what was last written there:
 				       * partition enforcement bits, MasterSMSL (portinfo.c) */

@@ -32,9 +32,12 @@ uint32_t pkey_layout(const uint16_t *cur, uint32_t cap, const struct port_pkeys 
 	uint32_t n = want ? want->n : 0;
 	if (!n)
 		return 0;
-	/* wanted keys, duplicates and invalid keys removed, in policy order */
-	uint16_t *keys = g_new(uint16_t, n);
-	uint8_t *placed = g_new0(uint8_t, n);
+	/* wanted keys, duplicates and invalid keys removed, in policy order (on the stack for the
+	 * few keys of most ports: 100k tables a pass) */
+	uint16_t keys_few[64];
+	uint8_t placed_few[64] = { 0 };
+	uint16_t *keys = n <= 64 ? keys_few : g_new(uint16_t, n);
+	uint8_t *placed = n <= 64 ? placed_few : g_new0(uint8_t, n);
 	uint32_t nk = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint16_t k = want->keys[i];
@@ -45,8 +48,10 @@ uint32_t pkey_layout(const uint16_t *cur, uint32_t cap, const struct port_pkeys 
 			keys[nk++] = k;
 	}
 	if (!cap) {
-		g_free(keys);
-		g_free(placed);
+		if (keys != keys_few) {
+			g_free(keys);
+			g_free(placed);
+		}
 		return nk;
 	}
 	/* index 0: the indx0 key, else the default key (full member first) */
@@ -104,8 +109,10 @@ uint32_t pkey_layout(const uint16_t *cur, uint32_t cap, const struct port_pkeys 
 		out[next] = keys[j];
 		placed[j] = 1;
 	}
-	g_free(keys);
-	g_free(placed);
+	if (keys != keys_few) {
+		g_free(keys);
+		g_free(placed);
+	}
 	return dropped;
 }
 
@@ -487,23 +494,40 @@ static void write_table(struct pk_run *r, uint32_t i)
 	}
 }
 
-/* What every fully known table holds now, for the next pass; the others are forgotten. */
-static void remember_tables(struct pk_run *r)
+static void last_record(struct pk_last *l, const struct fabric *f, const struct pkey_target *tg,
+			struct pkey_held *h);
+
+/* What every fully known table holds now, for the next pass, with its skip record in nl (by
+ * port id); the others are forgotten. */
+static void remember_tables(struct pk_run *r, struct pk_last *nl)
 {
 	struct pkey_memory *mem = r->g->pkey_mem;
+	int twice = 0; /* a key met twice this pass (duplicate GUIDs): records looked up at the end */
 	for (uint32_t i = 0; i < r->n; i++) {
-		serve_between(r->g, i);
 		struct held_key k = target_key(r->g->f, r->tg[i].port);
 		if (!r->ok[i] || (r->g->stop && *r->g->stop)) {
 			g_hash_table_remove(mem->held, &k);
 			continue;
 		}
-		struct pkey_held *h = g_malloc(sizeof(*h) + r->tg[i].cap * sizeof(uint16_t));
-		h->k = k;
-		h->cap = r->tg[i].cap;
+		struct pkey_held *h = g_hash_table_lookup(mem->held, &k);
+		twice |= h && h->pass == mem->pass;
+		if (!h || h->cap != r->tg[i].cap) { /* else the last pass's entry, rewritten in place */
+			h = g_malloc(sizeof(*h) + r->tg[i].cap * sizeof(uint16_t));
+			h->k = k;
+			h->cap = r->tg[i].cap;
+			g_hash_table_replace(mem->held, &h->k, h);
+		}
 		h->pass = mem->pass;
 		memcpy(h->keys, r->held[i], h->cap * sizeof(uint16_t));
-		g_hash_table_replace(mem->held, &h->k, h);
+		if (!twice)
+			last_record(&nl[r->tg[i].port], r->g->f, &r->tg[i], h);
+	}
+	for (uint32_t i = 0; twice && i < r->n; i++) { /* an entry replaced may be one recorded */
+		struct held_key k = target_key(r->g->f, r->tg[i].port);
+		struct pkey_held *h = r->ok[i] && !(r->g->stop && *r->g->stop) ? g_hash_table_lookup(mem->held, &k) : NULL;
+		nl[r->tg[i].port] = (struct pk_last){ 0 };
+		if (h)
+			last_record(&nl[r->tg[i].port], r->g->f, &r->tg[i], h);
 	}
 }
 
@@ -567,29 +591,47 @@ static void last_record(struct pk_last *l, const struct fabric *f, const struct 
 	}
 }
 
-uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct pkey_stats *st)
+/* What a pass decides before its first SMP: the targets, which of them the last pass leaves
+ * as they are, the policy's keys per port, the tables' memory. Touches only f (read) and the
+ * P_Key memory, never the transport: it runs beside the SMPs of the LIDs and ports phases
+ * (pkey_prepare_start) as well as in line. */
+struct pkey_prep {
+	struct slice_job job;
+	struct pass *g;
+	const struct part_policy *policy;
+	int active;                /* 0: no SM port or no policy (the memory's records dropped) */
+	int remembering;           /* the job is the pass's end (remember_main), not its plan */
+	GArray *todo;              /* the targets whose inputs changed */
+	struct pk_last *nl;        /* [n_ports] this pass's skip records (mem->last) */
+	uint32_t kept;
+	int layout_same;
+	struct port_pkeys *pk;     /* the policy expanded, by port id */
+	GPtrArray *skipped, *notes; /* its messages, logged by the pass */
+	struct pk_run r;
+};
+
+static void prep_main(void *arg)
 {
+	struct pkey_prep *pr = arg;
+	struct pass *g = pr->g;
+	const struct part_policy *policy = pr->policy;
 	struct fabric *f = g->f;
 	struct pkey_memory *mem = g->pkey_mem;
-	*st = (struct pkey_stats){ 0 };
 	if (f->pub.sm_port == IBSM_NONE || !policy) {
 		last_forget(mem); /* no pass: the next one decides every table again */
-		return 0;
+		return;
 	}
+	pr->active = 1;
 	mem->pass++;
-	slicer_init(&serve, g->t);
 	uint64_t sig = policy_signature(policy, f);
 	int same_policy = mem->last && policy == mem->policy && sig == mem->policy_sig;
 	GArray *ta = pkey_targets(f);
-	if (g->t)
-		transport_step_now(g->t);
 	const struct pkey_target *all = (const struct pkey_target *)(void *)ta->data;
 	/* the targets whose inputs changed; the others keep their table with no work at all */
 	GArray *todo = g_array_new(FALSE, FALSE, sizeof(struct pkey_target));
 	struct pk_last *nl = g_new0(struct pk_last, f->pub.n_ports ? f->pub.n_ports : 1);
 	uint32_t kept = 0;
 	for (uint32_t i = 0; i < ta->len; i++) {
-		serve_between(g, i);
 		struct pkey_target tg = all[i];
 		if (tg.cap > PKEY_MAX_ENTRIES)
 			tg.cap = PKEY_MAX_ENTRIES;
@@ -602,7 +644,7 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 			g_array_append_val(todo, tg);
 		}
 	}
-	int layout_same = !todo->len && kept == mem->last_targets && mem->last && mem->last_n == f->pub.n_ports;
+	pr->layout_same = !todo->len && kept == mem->last_targets && mem->last && mem->last_n == f->pub.n_ports;
 	g_free(mem->last);
 	mem->last = nl;
 	mem->last_n = f->pub.n_ports;
@@ -610,37 +652,118 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	mem->policy = policy;
 	mem->policy_sig = sig;
 	g_array_free(ta, TRUE);
-	struct pk_run r = { .g = g, .tg = (struct pkey_target *)(void *)todo->data, .n = todo->len };
-	struct port_pkeys *pk = NULL;
-	if (r.n) {
-		GPtrArray *skipped = g_ptr_array_new_with_free_func(g_free);
-		GPtrArray *notes = g_ptr_array_new_with_free_func(g_free);
-		pk = part_policy_expand_msgs(policy, &f->pub, f->pub.sm_port, skipped, notes);
-		for (guint i = 0; i < notes->len; i++)
-			LOG_V("PKY-0007", "partitions: %s", (const char *)g_ptr_array_index(notes, i));
-		for (guint i = 0; i < skipped->len; i++)
-			LOG_E("PKY-0006", "partitions: %s", (const char *)g_ptr_array_index(skipped, i));
-		g_ptr_array_free(skipped, TRUE);
-		g_ptr_array_free(notes, TRUE);
-		if (g->t)
-			transport_step_now(g->t);
+	pr->todo = todo;
+	pr->nl = nl;
+	pr->kept = kept;
+	struct pk_run *r = &pr->r;
+	*r = (struct pk_run){ .g = g, .tg = (struct pkey_target *)(void *)todo->data, .n = todo->len };
+	if (r->n) {
+		pr->skipped = g_ptr_array_new_with_free_func(g_free);
+		pr->notes = g_ptr_array_new_with_free_func(g_free);
+		pr->pk = part_policy_expand_msgs(policy, &f->pub, f->pub.sm_port, pr->skipped, pr->notes);
 	}
-	r.held = g_new0(uint16_t *, r.n ? r.n : 1);
-	r.want = g_new0(uint16_t *, r.n ? r.n : 1);
-	r.ok = g_new0(uint8_t, r.n ? r.n : 1);
+	r->held = g_new0(uint16_t *, r->n ? r->n : 1);
+	r->want = g_new0(uint16_t *, r->n ? r->n : 1);
+	r->ok = g_new0(uint8_t, r->n ? r->n : 1);
 	/* 100k tables on a large fabric: one allocation, not two a table (every block is read,
 	 * written and compared up to the table's cap only) */
 	size_t words = 0;
-	for (uint32_t i = 0; i < r.n; i++)
-		words += 2 * (size_t)r.tg[i].cap;
-	r.tables = g_new0(uint16_t, words ? words : 1);
+	for (uint32_t i = 0; i < r->n; i++)
+		words += 2 * (size_t)r->tg[i].cap;
+	r->tables = g_new0(uint16_t, words ? words : 1);
 	words = 0;
-	for (uint32_t i = 0; i < r.n; i++) {
-		r.held[i] = r.tables + words;
-		r.want[i] = r.held[i] + r.tg[i].cap;
-		words += 2 * (size_t)r.tg[i].cap;
-		r.ok[i] = 1;
+	for (uint32_t i = 0; i < r->n; i++) {
+		r->held[i] = r->tables + words;
+		r->want[i] = r->held[i] + r->tg[i].cap;
+		words += 2 * (size_t)r->tg[i].cap;
+		r->ok[i] = 1;
 	}
+}
+
+/* The end of a pass: what every table holds remembered, with the records and the version the
+ * SA's copy goes by. */
+static void remember_main(void *arg)
+{
+	struct pkey_prep *pr = arg;
+	struct pass *g = pr->g;
+	struct pkey_memory *mem = g->pkey_mem;
+	remember_tables(&pr->r, pr->nl); /* with the skip record of what was programmed */
+	if (g->stop && *g->stop)
+		last_forget(mem);
+	/* what pkey_memory_table answers on f is what it answered on the last generation when
+	 * every table was kept and no target came or went */
+	if (!pr->layout_same || !mem->version_f)
+		mem->version = ++versions;
+	mem->version_f = g->f;
+	mem->version_gen = g->f->pub.generation;
+}
+
+void pkey_prepare_start(struct pass *g, const struct part_policy *policy)
+{
+	pkey_prepare_drop(g);
+	struct pkey_prep *pr = g_new0(struct pkey_prep, 1);
+	pr->g = g;
+	pr->policy = policy;
+	g->pkey_prep = pr;
+	slice_job_start(&pr->job, "ibsm-pkey-prep", prep_main, pr);
+}
+
+static void prep_free(struct pkey_prep *pr)
+{
+	pk_run_free(&pr->r);
+	if (pr->todo)
+		g_array_free(pr->todo, TRUE);
+	if (pr->pk)
+		part_pkeys_free(pr->pk, pr->g->f->pub.n_ports);
+	if (pr->skipped)
+		g_ptr_array_free(pr->skipped, TRUE);
+	if (pr->notes)
+		g_ptr_array_free(pr->notes, TRUE);
+	g_free(pr);
+}
+
+void pkey_prepare_drop(struct pass *g)
+{
+	if (!g->pkey_prep)
+		return;
+	slice_job_finish(g->t, &g->pkey_prep->job);
+	prep_free(g->pkey_prep);
+	g->pkey_prep = NULL;
+}
+
+uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct pkey_stats *st)
+{
+	struct fabric *f = g->f;
+	*st = (struct pkey_stats){ 0 };
+	struct pkey_prep *pr = g->pkey_prep;
+	g->pkey_prep = NULL;
+	if (pr && (pr->remembering || pr->policy != policy)) { /* not this pass's plan: made again */
+		slice_job_finish(g->t, &pr->job);
+		prep_free(pr);
+		pr = NULL;
+	}
+	if (pr) {
+		slice_job_finish(g->t, &pr->job); /* the SA served meanwhile */
+	} else {
+		pr = g_new0(struct pkey_prep, 1);
+		pr->g = g;
+		pr->policy = policy;
+		prep_main(pr);
+	}
+	if (!pr->active) {
+		prep_free(pr);
+		return 0;
+	}
+	slicer_init(&serve, g->t);
+	if (g->t)
+		transport_step_now(g->t);
+	for (guint i = 0; pr->notes && i < pr->notes->len; i++)
+		LOG_V("PKY-0007", "partitions: %s", (const char *)g_ptr_array_index(pr->notes, i));
+	for (guint i = 0; pr->skipped && i < pr->skipped->len; i++)
+		LOG_E("PKY-0006", "partitions: %s", (const char *)g_ptr_array_index(pr->skipped, i));
+	struct pk_run r = pr->r;
+	struct port_pkeys *pk = pr->pk;
+	uint32_t kept = pr->kept;
 	read_tables(&r);
 	uint32_t dropped_ports = 0;
 	for (uint32_t i = 0; i < r.n && !(g->stop && *g->stop); i++) {
@@ -662,23 +785,6 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	transport_drain(g->t, g->stop);
 	if (dropped_ports > 10)
 		LOG_E("PKY-0004", "%u ports had P_Keys dropped for lack of room", dropped_ports);
-	remember_tables(&r);
-	/* the skip record of what was programmed: the entry remember_tables left, if any */
-	for (uint32_t i = 0; i < r.n; i++) {
-		serve_between(g, i);
-		struct held_key k = target_key(f, r.tg[i].port);
-		struct pkey_held *h = r.ok[i] && !(g->stop && *g->stop) ? g_hash_table_lookup(mem->held, &k) : NULL;
-		if (h)
-			last_record(&nl[r.tg[i].port], f, &r.tg[i], h);
-	}
-	if (g->stop && *g->stop)
-		last_forget(mem);
-	/* what pkey_memory_table answers on f is what it answered on the last generation when
-	 * every table was kept and no target came or went */
-	if (!layout_same || !mem->version_f)
-		mem->version = ++versions;
-	mem->version_f = f;
-	mem->version_gen = f->pub.generation;
 	st->tables = r.n + kept;
 	st->trusted = r.trusted + kept;
 	st->skipped = kept;
@@ -686,10 +792,17 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	st->blocks_written = r.sets;
 	LOG_V("PKY-0005", "P_Key tables: %u, %u known from earlier sweeps (%u of them unchanged, not "
 	      "looked at), %u blocks read, %u written", st->tables, st->trusted, kept, r.gets, r.sets);
-	pk_run_free(&r);
-	g_array_free(todo, TRUE);
-	if (pk)
-		part_pkeys_free(pk, f->pub.n_ports);
+	pr->r = r;
+	/* what the tables hold is remembered beside the next phases' SMPs (100k entries on a
+	 * large fabric): joined by pkey_prepare_drop(), before anything asks the memory */
+	if (g->t) {
+		pr->remembering = 1;
+		g->pkey_prep = pr;
+		slice_job_start(&pr->job, "ibsm-pkey-memory", remember_main, pr);
+	} else {
+		remember_main(pr);
+		prep_free(pr);
+	}
 	g->sets += st->blocks_written;
 	return st->blocks_written;
 }

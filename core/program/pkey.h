@@ -64,9 +64,20 @@ struct pkey_stats {
 	uint32_t blocks_read, blocks_written;
 };
 
+/* What pkey_program() decides before its first SMP (targets, tables left as they are, the
+ * policy's keys per port), started on a thread of its own now: it runs beside the SMPs sent
+ * until pkey_program(), which takes it (made again there if the policy is another). Touches
+ * f (read only) and g->pkey_mem, which nothing else may touch meanwhile. */
+void pkey_prepare_start(struct pass *g, const struct part_policy *policy);
+/* Waits for a prepared pass, or for the end of one (what pkey_program() left remembering
+ * beside the next phases), serving the fabric meanwhile, and forgets it; none: nothing. The
+ * memory (pkey_memory_*) is whole only after it. */
+void pkey_prepare_drop(struct pass *g);
+
 /* The programming step, with g->pkey_mem: every target's table known (remembered if it can be
  * trusted, else read), the blocks that differ from the policy's layout written, what each
- * holds remembered. Nothing when policy is NULL. Returns the number of blocks written. */
+ * holds remembered (with a transport, by a job joined by pkey_prepare_drop()). Nothing when
+ * policy is NULL. Returns the number of blocks written. */
 uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct pkey_stats *st);
 
 #endif

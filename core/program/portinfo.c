@@ -6,6 +6,7 @@
 #include <infiniband/mad.h>
 #include "base/log.h"
 #include "fabric/dr.h"
+#include "fabric/slice.h"
 #include "program/mkey_write.h"
 #include "program/portinfo.h"
 #include "routing/result.h"
@@ -432,9 +433,12 @@ int portinfo_linked(const struct fabric *f, uint32_t port)
 uint32_t portinfo_step_state(struct pass *g, uint8_t from, uint8_t to, int need_peer)
 {
 	uint32_t n = 0;
+	struct slicer sl; /* answers taken as the loop goes: a peer's state may move on meanwhile */
+	slicer_init(&sl, g->t);
 	for (uint32_t port = 0; port < g->f->pub.n_ports; port++) {
 		if (!portinfo_linked(g->f, port) || g->state[port] != from)
 			continue;
+		slicer_check(&sl);
 		uint32_t peer = g->f->ports[port].peer;
 		if (need_peer && g->state[peer] != from && g->state[peer] != to)
 			continue;

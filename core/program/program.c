@@ -237,6 +237,7 @@ void program_before_routes(struct program_pass *pp)
 		g->smsl_guess = g_malloc(g->f->pub.n_ports ? g->f->pub.n_ports : 1);
 		memset(g->smsl_guess, IBSM_NO_PORT, g->f->pub.n_ports ? g->f->pub.n_ports : 1);
 	}
+	pkey_prepare_start(g, pp->partitions); /* beside the SMPs until the P_Key phase */
 	end_ports(g, pp->pl);
 	{
 		struct fdr10_stats fs; /* FDR10 before the links go ARMED, as OpenSM's link manager */
@@ -261,6 +262,7 @@ void program_pass_free(struct program_pass *pp)
 {
 	if (!pp)
 		return;
+	pkey_prepare_drop(&pp->g);
 	g_free(pp->g.state);
 	g_free(pp->g.smsl_guess);
 	g_free(pp->g.lft_held);

@@ -329,11 +329,16 @@ static struct part_policy *skip_policy(const struct fabric *f, int red)
 	return p;
 }
 
+static int skip_prepared; /* the pass's decisions made beforehand on a job, as a sweep does */
+
 static void skip_pass(struct skip_bed *s, const struct part_policy *pol)
 {
 	struct pass g = { .t = s->b.t, .pkey_mem = s->mem, .stop = &s->b.stop, .f = s->b.f, .o = &s->b.o };
 	s->mark = fsma_nrec(s->b.fk);
+	if (skip_prepared)
+		pkey_prepare_start(&g, pol);
 	pkey_program(&g, pol, &s->st);
+	pkey_prepare_drop(&g); /* what the tables hold, remembered beside the next phases */
 	g_assert_cmpuint(s->st.tables, >, 0);
 }
 
@@ -444,6 +449,16 @@ static void test_skip_unchanged(void)
 	fsma_bed_clear(&s.b);
 }
 
+/* The same passes with their decisions made beforehand (pkey_prepare_start, a job beside the
+ * SMPs of the phases before) and what the tables hold remembered by a job: the same SMPs, the
+ * same skips, the same memory. */
+static void test_skip_unchanged_prepared(void)
+{
+	skip_prepared = 1;
+	test_skip_unchanged();
+	skip_prepared = 0;
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -458,5 +473,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/pkey/enforcement_bits", test_enforcement_bits);
 	g_test_add_func("/pkey/policy_reload", test_policy_reload);
 	g_test_add_func("/pkey/skip_unchanged", test_skip_unchanged);
+	g_test_add_func("/pkey/skip_unchanged_prepared", test_skip_unchanged_prepared);
 	return g_test_run();
 }
