@@ -184,7 +184,10 @@ int options_build_err(int argc, char **argv, struct sm_options *o, int *show_ver
 		cli_extra_clear(&x);
 		return 0;
 	}
-	declared = declared_fn ? declared_fn(o, declared_ctx) : NULL;
+	/* every engine is opened to learn the keys it declares only when they are asked about:
+	 * keys the core does not know, or a template to write (a dozen dlopens at each start) */
+	if (declared_fn && ((o->extra && g_hash_table_size(o->extra)) || x.create_config))
+		declared = declared_fn(o, declared_ctx);
 	report_extra_keys(o, declared);
 	settle(o);
 	if (x.create_config) {

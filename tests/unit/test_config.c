@@ -21,11 +21,14 @@ static char *write_tmp(const char *name, const char *text)
 	return p;
 }
 
+static int declared_calls; /* test_declared calls: the engines opened to learn their keys */
+
 /* What a routing engine found on the search path would declare: one key of its own. */
 static GPtrArray *test_declared(const struct sm_options *o, void *ctx)
 {
 	(void)o;
 	(void)ctx;
+	declared_calls++;
 	GPtrArray *a = g_ptr_array_new_with_free_func(config_declared_free);
 	struct config_declared *k = g_new0(struct config_declared, 1);
 	k->engine = g_strdup("demo");
@@ -591,6 +594,33 @@ static void test_reentrant(void)
 	g_free(f);
 }
 
+/* The engines are opened for the keys they declare only when some key is not the core's (or a
+ * template is written): a start with none opens no plugin it was not asked to run. */
+static void test_declared_lazily(void)
+{
+	struct sm_options o;
+	GError *err = NULL;
+	char *plain = write_tmp("plain.yaml", "lmc: 1\nsm_priority: 3\n");
+	declared_calls = 0;
+	g_assert_cmpint(build(&o, &err, "-F", plain, NULL), ==, 0);
+	g_assert_cmpuint(o.lmc, ==, 1);
+	g_assert_cmpint(declared_calls, ==, 0);
+	options_free(&o);
+	char *engine = write_tmp("engine.yaml", "lmc: 1\ndemo_threads: 3\n");
+	g_assert_cmpint(build(&o, &err, "-F", engine, NULL), ==, 0);
+	g_assert_cmpint(declared_calls, ==, 1);
+	g_assert_false(has_note(&o, IBSM_LOG_WARN, "CFG-0007", "demo_threads"));
+	options_free(&o);
+	char *slip = write_tmp("slip.yaml", "demo_thread: 3\n");
+	g_assert_cmpint(build(&o, &err, "-F", slip, NULL), ==, 0);
+	g_assert_cmpint(declared_calls, ==, 2);
+	g_assert_true(has_note(&o, IBSM_LOG_WARN, "CFG-0007", "did you mean 'demo_threads'"));
+	options_free(&o);
+	g_free(plain);
+	g_free(engine);
+	g_free(slip);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -600,6 +630,7 @@ int main(int argc, char **argv)
 	g_setenv("IBSM_SYSCONFDIR", etcdir, TRUE);
 	g_unsetenv("OSM_TMP_DIR");
 	g_test_add_func("/config/opensm_flags", test_opensm_flags);
+	g_test_add_func("/config/declared_lazily", test_declared_lazily);
 	g_test_add_func("/config/locations", test_locations);
 	g_test_add_func("/config/dropin_doc", test_dropin_doc);
 	g_test_add_func("/config/yaml_loads", test_yaml_loads);
