@@ -218,6 +218,12 @@ struct pkey_memory {
 
 static uint64_t versions;      /* process-wide: a version is never shared by two memories */
 
+/* A new version; the P_Key pass's jobs take them too (pkey_prepare_start). */
+static uint64_t next_version(void)
+{
+	return __atomic_add_fetch(&versions, 1, __ATOMIC_RELAXED);
+}
+
 static guint held_hash(gconstpointer k)
 {
 	const struct held_key *h = k;
@@ -235,7 +241,7 @@ struct pkey_memory *pkey_memory_new(void)
 	struct pkey_memory *m = g_new0(struct pkey_memory, 1);
 	m->held = g_hash_table_new_full(held_hash, held_equal, NULL, g_free); /* the key is in the value */
 	m->memo = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	m->version = ++versions;
+	m->version = next_version();
 	return m;
 }
 
@@ -255,7 +261,7 @@ static void last_forget(struct pkey_memory *m)
 	g_free(m->last);
 	m->last = NULL;
 	m->last_n = m->last_targets = 0;
-	m->version = ++versions;
+	m->version = next_version();
 	m->version_f = NULL;
 }
 
@@ -693,7 +699,7 @@ static void remember_main(void *arg)
 	/* what pkey_memory_table answers on f is what it answered on the last generation when
 	 * every table was kept and no target came or went */
 	if (!pr->layout_same || !mem->version_f)
-		mem->version = ++versions;
+		mem->version = next_version();
 	mem->version_f = g->f;
 	mem->version_gen = g->f->pub.generation;
 }
