@@ -759,10 +759,14 @@ def run_section(tag, a, prepare, markdown_fn):
 
 
 def save_results(tag, text, meta, runs):
-    """bench/results/TAG-<date>.md (text) and .json (meta and runs)."""
+    """bench/results/TAG-<date>.md (text) and .json (meta and runs); a second run the same day
+    gets TAG-<date>-<HHMMSS>, never the first one's files."""
     d = os.path.join(HERE, "results")
     os.makedirs(d, exist_ok=True)
-    stem = os.path.join(d, "%s-%s" % (tag, datetime.date.today().isoformat()))
+    now = datetime.datetime.now()
+    stem = os.path.join(d, "%s-%s" % (tag, now.date().isoformat()))
+    if os.path.exists(stem + ".md") or os.path.exists(stem + ".json"):
+        stem += now.strftime("-%H%M%S")
     with open(stem + ".md", "w") as f:
         f.write(text)
     with open(stem + ".json", "w") as f:
