@@ -25,8 +25,9 @@ struct slicer {
 
 void slicer_init(struct slicer *s, struct transport *t);
 /* Cheap enough for every item of a loop: every few calls looks at the clock, and past
- * SLICE_WORK_US (SLICE_FEED_US with SMPs queued) since the last look takes one transport step (replies handed out, the SA's
- * queue served); returns 1 when it did. Not from within a transport callback or hook. */
+ * SLICE_WORK_US (SLICE_FEED_US with SMPs queued) since the last look takes one transport
+ * step (replies handed out, the SA's queue served); returns 1 when it did. Not from within a
+ * transport callback or hook. */
 int slicer_check(struct slicer *s);
 
 /* fn(arg) on a thread of its own while this thread serves the fabric (transport_poll);

@@ -145,6 +145,8 @@ static void fill_window(struct transport *t);
 
 void transport_submit(struct transport *t, const struct smp_req *r)
 {
+	if (t->quiescing) /* transport_quiesce(): dropped, no callback, as what was queued then */
+		return;
 	if (t->ring_len == t->ring_cap) {
 		/* grow and unwrap */
 		struct smp_req *n = g_new(struct smp_req, (size_t)t->ring_cap * 2);
@@ -160,7 +162,7 @@ void transport_submit(struct transport *t, const struct smp_req *r)
 	/* A free slot sends it now, not at the next step: a phase that queues thousands of SMPs
 	 * keeps the fabric busy from its first one, not from the end of its loop. The clock is
 	 * read for the deadline: the caller may have worked for ms since the last step. */
-	if (t->n_free && t->n_busy < t->limit && !t->quiescing) {
+	if (t->n_free && t->n_busy < t->limit) {
 		t->now_us = g_get_monotonic_time();
 		fill_window(t);
 	}
@@ -296,6 +298,8 @@ static void maybe_grow(struct transport *t)
 
 static void fill_window(struct transport *t)
 {
+	if (t->quiescing) /* transport_quiesce(): nothing is sent any more */
+		return;
 	maybe_grow(t);
 	while (t->n_free && t->ring_len && t->n_busy < t->limit) {
 		uint32_t idx = t->free_stack[--t->n_free];

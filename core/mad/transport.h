@@ -63,7 +63,7 @@ void transport_set_work(struct transport *t, int (*fn)(void *ctx), void *ctx);
  * and timer sources during a long drain. The hook must not submit or drain. */
 void transport_set_tick(struct transport *t, void (*fn)(void *ctx), void *ctx);
 /* Queues a request (copied) and sends it at once if the window has room. Never blocks, never
- * calls back (answers are handed out by the steps). */
+ * calls back (answers are handed out by the steps). After transport_quiesce(): dropped. */
 void transport_submit(struct transport *t, const struct smp_req *r);
 /* Requests queued and not yet sent (the window full). */
 uint32_t transport_queued(const struct transport *t);

@@ -704,12 +704,18 @@ static void remember_main(void *arg)
 	mem->version_gen = g->f->pub.generation;
 }
 
-void pkey_prepare_start(struct pass *g, const struct part_policy *policy)
+static struct pkey_prep *prep_new(struct pass *g, const struct part_policy *policy)
 {
-	pkey_prepare_drop(g);
 	struct pkey_prep *pr = g_new0(struct pkey_prep, 1);
 	pr->g = g;
 	pr->policy = policy;
+	return pr;
+}
+
+void pkey_prepare_start(struct pass *g, const struct part_policy *policy)
+{
+	pkey_prepare_drop(g);
+	struct pkey_prep *pr = prep_new(g, policy);
 	g->pkey_prep = pr;
 	slice_job_start(&pr->job, "ibsm-pkey-prep", prep_main, pr);
 }
@@ -751,9 +757,7 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 	if (pr) {
 		slice_job_finish(g->t, &pr->job); /* the SA served meanwhile */
 	} else {
-		pr = g_new0(struct pkey_prep, 1);
-		pr->g = g;
-		pr->policy = policy;
+		pr = prep_new(g, policy);
 		prep_main(pr);
 	}
 	if (!pr->active) {

@@ -678,6 +678,12 @@ static void test_quiesce(void)
 	g_assert_cmpuint(fk.sends, ==, sent); /* nothing sent again, nothing queued sent */
 	for (uint32_t i = 0; i < 20; i++)
 		g_assert_cmpuint(res.done_count[i], ==, 0);
+	/* what is submitted after it (a module released later) is dropped: not sent, not queued,
+	 * and a drain returns */
+	submit_n(t, &res, 3);
+	g_assert_cmpuint(transport_outstanding(t), ==, 0);
+	g_assert_cmpuint(fk.sends, ==, sent);
+	transport_drain(t, NULL);
 	destroy(&fk);
 }
 
