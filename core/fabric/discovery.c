@@ -511,7 +511,7 @@ struct fabric *discover_fabric(struct transport *t, volatile int *stop, uint32_t
 	if (f) {
 		fabric_set_mkeys(f, transport_mkey(t), prev);
 		struct slicer sl;
-		slicer_init(&sl, t);
+		slicer_init(&sl, t, NULL);
 		fabric_record_neighbors(f, transport_mkey(t), prev, &sl);
 	}
 	return f;

@@ -8,9 +8,10 @@
 #define OFFLOAD_POLL_MS   4   /* longest wait for an offloaded fn once it is done */
 #define OFFLOAD_FAST_US   50000 /* ... after this long; until then 1 ms */
 
-void slicer_init(struct slicer *s, struct transport *t)
+void slicer_init(struct slicer *s, struct transport *t, const volatile int *stop)
 {
 	s->t = t;
+	s->stop = stop;
 	s->since_us = g_get_monotonic_time();
 	s->n = 0;
 	s->steps = 0;
@@ -18,7 +19,17 @@ void slicer_init(struct slicer *s, struct transport *t)
 
 int slicer_check(struct slicer *s)
 {
-	if (!s->t || ++s->n < SLICE_CHECK_EVERY)
+	if (!s->t)
+		return 0;
+	if (transport_queued(s->t) >= SLICE_QUEUE_HIGH) { /* looked at every call: an item may queue many */
+		while (transport_queued(s->t) > SLICE_QUEUE_LOW && !(s->stop && *s->stop))
+			transport_poll(s->t, 1, 0);
+		s->n = 0;
+		s->since_us = g_get_monotonic_time();
+		s->steps++;
+		return 1;
+	}
+	if (++s->n < SLICE_CHECK_EVERY)
 		return 0;
 	s->n = 0;
 	int64_t now = g_get_monotonic_time();

@@ -15,19 +15,27 @@
 /* ... and this long while SMPs the loop queued wait for the window: the answers are taken and
  * the window filled again before the fabric runs dry (64 SMPs are about 0.2 ms of ibsim's). */
 #define SLICE_FEED_US 50
+/* A loop that has queued this many SMPs runs the transport until SLICE_QUEUE_LOW are left
+ * before it queues more: the queue stays small (a few hundred kB, warm in the cache) and
+ * never grows to a phase's 100 000 or more requests (about 180 bytes each, and the ring's
+ * doubling); the low mark keeps the window full meanwhile (64 SMPs in flight). */
+#define SLICE_QUEUE_HIGH 4096
+#define SLICE_QUEUE_LOW  1024
 
 struct slicer {
 	struct transport *t; /* NULL: never steps (offline, unit tests) */
+	const volatile int *stop; /* non-zero: a pacing wait ends at once (SIGTERM); NULL: none */
 	int64_t since_us;    /* the last look at the fabric (or the start) */
 	uint32_t n;
 	uint32_t steps;      /* transport steps taken */
 };
 
-void slicer_init(struct slicer *s, struct transport *t);
+void slicer_init(struct slicer *s, struct transport *t, const volatile int *stop);
 /* Cheap enough for every item of a loop: every few calls looks at the clock, and past
  * SLICE_WORK_US (SLICE_FEED_US with SMPs queued) since the last look takes one transport
- * step (replies handed out, the SA's queue served); returns 1 when it did. Not from within a
- * transport callback or hook. */
+ * step (replies handed out, the SA's queue served); with SLICE_QUEUE_HIGH SMPs queued, runs
+ * the transport until SLICE_QUEUE_LOW are (or *stop). Returns 1 when it stepped. The SMPs go
+ * out in the order queued either way. Not from within a transport callback or hook. */
 int slicer_check(struct slicer *s);
 
 /* fn(arg) on a thread of its own while this thread serves the fabric (transport_poll);

@@ -183,14 +183,6 @@ static void wanted_block(const struct pass *g, uint32_t sw, uint32_t b, uint8_t 
 		want[i] = g->lft[(size_t)sw * g->stride + first + i];
 }
 
-void lft_pace(struct pass *g)
-{
-	if (transport_outstanding(g->t) < LFT_QUEUE_HIGH)
-		return;
-	while (transport_outstanding(g->t) > LFT_QUEUE_LOW && !(g->stop && *g->stop))
-		transport_poll(g->t, 1, 0);
-}
-
 uint32_t lft_write_changed(struct pass *g, uint32_t nblocks)
 {
 	uint32_t sent = 0, ns = g->f->pub.n_switches;
@@ -202,7 +194,7 @@ uint32_t lft_write_changed(struct pass *g, uint32_t nblocks)
 		held[sw] = g_hash_table_lookup(g->lft_mem->held,
 					       &g->f->nodes[g->f->switches[sw].node].guid);
 	struct slicer sl;
-	slicer_init(&sl, g->t);
+	slicer_init(&sl, g->t, g->stop);
 	/* block-major across switches spreads the load over all switches */
 	for (uint32_t b = 0; b < nblocks && !(g->stop && *g->stop); b++) {
 		uint32_t first = b * LFT_BLOCK_SIZE;
@@ -228,7 +220,6 @@ uint32_t lft_write_changed(struct pass *g, uint32_t nblocks)
 			memcpy(r.data, want, LFT_BLOCK_SIZE);
 			transport_submit(g->t, &r);
 			sent++;
-			lft_pace(g);
 		}
 	}
 	return sent;

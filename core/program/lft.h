@@ -22,18 +22,9 @@ void lft_switchinfo(struct pass *g, uint32_t sw);
  * LinearFDBTop: a new or reset switch), or read now. Returns the number of blocks read. */
 uint32_t lft_prepare(struct pass *g, uint32_t sw, uint32_t nblocks);
 /* Queues a Set for every block of every switch that differs from what it holds, block-major
- * across switches, pacing itself (lft_pace) so that the queue stays bounded: the same SMPs in
- * the same order as queueing them all at once. Returns the number queued; stops early when
- * *g->stop becomes non-zero. */
+ * across switches, paced by its slicer (fabric/slice.h: at most SLICE_QUEUE_HIGH queued; a
+ * 40k-host fabric has 3.7M LFT blocks): the same SMPs in the same order as queueing them all
+ * at once. Returns the number queued; stops early when *g->stop becomes non-zero. */
 uint32_t lft_write_changed(struct pass *g, uint32_t nblocks);
-
-/* Requests queued at most before lft_pace() runs the I/O down to LFT_QUEUE_LOW: without it a
- * 40k-host fabric queued its 3.7M LFT blocks at once (~180 bytes each, over 1 GiB with the
- * ring's doubling). */
-#define LFT_QUEUE_HIGH 65536
-#define LFT_QUEUE_LOW  16384
-/* When LFT_QUEUE_HIGH or more requests are outstanding: runs the transport (answers handed
- * out as usual) until at most LFT_QUEUE_LOW are, or *g->stop. */
-void lft_pace(struct pass *g);
 
 #endif

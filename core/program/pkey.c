@@ -764,7 +764,7 @@ uint32_t pkey_program(struct pass *g, const struct part_policy *policy, struct p
 		prep_free(pr);
 		return 0;
 	}
-	slicer_init(&serve, g->t);
+	slicer_init(&serve, g->t, g->stop);
 	if (g->t)
 		transport_step_now(g->t);
 	for (guint i = 0; pr->notes && i < pr->notes->len; i++)

@@ -434,7 +434,7 @@ uint32_t portinfo_step_state(struct pass *g, uint8_t from, uint8_t to, int need_
 {
 	uint32_t n = 0;
 	struct slicer sl; /* answers taken as the loop goes: a peer's state may move on meanwhile */
-	slicer_init(&sl, g->t);
+	slicer_init(&sl, g->t, g->stop);
 	for (uint32_t port = 0; port < g->f->pub.n_ports; port++) {
 		if (!portinfo_linked(g->f, port) || g->state[port] != from)
 			continue;

@@ -122,7 +122,7 @@ static void end_ports(struct pass *g, struct phase_log *pl)
 		n += (uint32_t)portinfo_end_port(g, f->pub.sm_port, sm_lid);
 		drain(g);
 	}
-	slicer_init(&sl, g->t);
+	slicer_init(&sl, g->t, g->stop);
 	for (uint32_t p = 0; p < f->pub.n_ports; p++)
 		if (p != f->pub.sm_port && fabric_is_end_port(f, p) && f->px[p].have_portinfo) {
 			n += (uint32_t)portinfo_end_port(g, p, sm_lid);
@@ -139,7 +139,7 @@ static uint32_t switch_ports(struct pass *g, struct phase_log *pl, uint32_t nblo
 	struct fabric *f = g->f;
 	uint32_t n_sp = 0, n_read = 0, no_si = 0;
 	struct slicer sl;
-	slicer_init(&sl, g->t);
+	slicer_init(&sl, g->t, g->stop);
 	phase_begin(pl, "ports");
 	for (uint32_t s = 0; s < f->pub.n_switches; s++) {
 		const struct ibsm_node *n = &f->nodes[f->switches[s].node];
@@ -153,8 +153,7 @@ static uint32_t switch_ports(struct pass *g, struct phase_log *pl, uint32_t nblo
 		slicer_check(&sl);
 		uint32_t node = f->switches[s].node;
 		if (f->nx[node].have_switchinfo) {
-			n_read += lft_prepare(g, s, nblocks);
-			lft_pace(g); /* a fabric met with tables: its blocks read a share at a time */
+			n_read += lft_prepare(g, s, nblocks); /* paced by the slicer: a share at a time */
 		} else if (no_si++ < NOT_ACTIVE_LOG_MAX)
 			LOG_E("PRG-0003", "switch 0x%016" PRIx64 " (%s): no SwitchInfo, its tables are not "
 			      "programmed", f->nodes[node].guid, f->nodes[node].desc);

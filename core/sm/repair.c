@@ -670,7 +670,7 @@ struct fabric *repair_discover(struct sm *sm, struct repair_stats *st, char *why
 		} else {
 			fabric_set_mkeys(f, transport_mkey(sm->t), prev);
 			struct slicer sl;
-			slicer_init(&sl, sm->t);
+			slicer_init(&sl, sm->t, NULL);
 			fabric_record_neighbors(f, transport_mkey(sm->t), prev, &sl);
 			drop_covered_traps(&rp);
 		}

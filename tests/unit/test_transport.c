@@ -291,7 +291,7 @@ static void test_submit_sends(void)
 	g_assert_cmpuint(completions, ==, 0);
 	g_assert_cmpuint(transport_queued(t), ==, 12);
 	struct slicer sl;
-	slicer_init(&sl, t);
+	slicer_init(&sl, t, NULL);
 	g_usleep(2 * SLICE_FEED_US + 200); /* the fake answers after 100 us */
 	int stepped = 0;
 	for (int i = 0; i < 16; i++)
@@ -304,7 +304,7 @@ static void test_submit_sends(void)
 	check_all_once(&res, 20, 0);
 	/* nothing queued: the slicer waits SLICE_WORK_US before it steps (unless this machine
 	 * slept that long) */
-	slicer_init(&sl, t);
+	slicer_init(&sl, t, NULL);
 	int64_t t0 = g_get_monotonic_time();
 	g_usleep(2 * SLICE_FEED_US + 200);
 	stepped = 0;
@@ -312,6 +312,72 @@ static void test_submit_sends(void)
 		stepped += slicer_check(&sl);
 	if (g_get_monotonic_time() - t0 < SLICE_WORK_US)
 		g_assert_cmpint(stepped, ==, 0);
+	destroy(&fk);
+}
+
+/* A loop that queues more than SLICE_QUEUE_HIGH SMPs is paced by its slicer: the queue never
+ * holds more than that, each pacing leaves at most SLICE_QUEUE_LOW, and the SMPs are answered
+ * once each in the order queued; with *stop set a pacing wait ends at once. */
+static uint32_t paced_next, paced_wrong;
+
+static void on_paced(struct transport *t, const struct smp_req *r, int status, const uint8_t *data,
+		     void *ctx)
+{
+	(void)t; (void)data; (void)ctx;
+	completions++;
+	if (status != 0 || r->mod != paced_next)
+		paced_wrong++;
+	paced_next++;
+}
+
+static void submit_paced(struct transport *t, uint32_t mod)
+{
+	struct smp_req r;
+	memset(&r, 0, sizeof(r));
+	r.method = IB_MAD_METHOD_GET;
+	r.dr = 1;
+	r.hops = 1;
+	r.path[1] = 1;
+	r.attr = IB_ATTR_NODE_INFO;
+	r.mod = mod;
+	r.done = on_paced;
+	transport_submit(t, &r);
+}
+
+static void test_slicer_paces(void)
+{
+	struct fake fk;
+	struct transport *t = make(&fk, 64, 500, 0);
+	paced_next = paced_wrong = 0;
+	struct slicer sl;
+	slicer_init(&sl, t, NULL);
+	uint32_t n = 3 * SLICE_QUEUE_HIGH + 100, queued_max = 0, paced = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		submit_paced(t, i);
+		uint32_t q = transport_queued(t);
+		queued_max = MAX(queued_max, q);
+		slicer_check(&sl);
+		if (q >= SLICE_QUEUE_HIGH) {
+			g_assert_cmpuint(transport_queued(t), <=, SLICE_QUEUE_LOW);
+			paced++;
+		}
+	}
+	g_assert_cmpuint(queued_max, ==, SLICE_QUEUE_HIGH);
+	g_assert_cmpuint(paced, >=, 3);
+	transport_drain(t, NULL);
+	g_assert_cmpuint(paced_next, ==, n);
+	g_assert_cmpuint(paced_wrong, ==, 0);
+	g_assert_cmpuint(fk.in_flight_max, <=, 64);
+	/* stopping (SIGTERM): the slicer does not wait for the queue to go down */
+	volatile int stop = 1;
+	slicer_init(&sl, t, &stop);
+	for (uint32_t i = 0; i < SLICE_QUEUE_HIGH + 100; i++) /* 64 of them go on the wire */
+		submit_paced(t, n + i);
+	g_assert_cmpint(slicer_check(&sl), ==, 1);
+	g_assert_cmpuint(transport_queued(t), >, SLICE_QUEUE_LOW);
+	transport_drain(t, NULL);
+	g_assert_cmpuint(paced_next, ==, n + SLICE_QUEUE_HIGH + 100);
+	g_assert_cmpuint(paced_wrong, ==, 0);
 	destroy(&fk);
 }
 
@@ -846,6 +912,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/transport/plain", test_plain);
 	g_test_add_func("/transport/window", test_window);
 	g_test_add_func("/transport/submit_sends", test_submit_sends);
+	g_test_add_func("/transport/slicer_paces", test_slicer_paces);
 	g_test_add_func("/transport/window2", test_window2);
 	g_test_add_func("/transport/drops_retried", test_drops_retried);
 	g_test_add_func("/transport/give_up", test_give_up);
