@@ -676,7 +676,10 @@ static void prep_main(void *arg)
 	size_t words = 0;
 	for (uint32_t i = 0; i < r->n; i++)
 		words += 2 * (size_t)r->tg[i].cap;
-	r->tables = g_new0(uint16_t, words ? words : 1);
+	/* zeroed by a write, not calloc's fresh pages: on a prepared pass it is this job that
+	 * touches the 10+ MB (page faults, 3000 at 8192 hosts), not the event loop's answers */
+	r->tables = g_new(uint16_t, words ? words : 1);
+	memset(r->tables, 0, (words ? words : 1) * sizeof(uint16_t));
 	words = 0;
 	for (uint32_t i = 0; i < r->n; i++) {
 		r->held[i] = r->tables + words;

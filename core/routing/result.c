@@ -22,19 +22,25 @@ static void part_unref(gpointer data)
 	g_free(p);
 }
 
-struct routing_result *routing_result_new(struct fabric *f)
+struct routing_result *routing_result_new_untabled(struct fabric *f)
 {
 	struct routing_result *r = g_new0(struct routing_result, 1);
 	r->refs = 1;
 	r->f = fabric_ref(f);
 	r->n_switches = f->pub.n_switches;
 	r->stride = f->pub.max_lid + 1;
-	size_t bytes = (size_t)r->n_switches * r->stride;
-	r->lft = g_malloc(bytes ? bytes : 1);
-	memset(r->lft, IBSM_NO_PORT, bytes);
 	r->lid_part = g_malloc(r->stride);
 	memset(r->lid_part, ROUTING_NO_PART, r->stride);
 	r->parts = g_ptr_array_new_with_free_func(part_unref);
+	return r;
+}
+
+struct routing_result *routing_result_new(struct fabric *f)
+{
+	struct routing_result *r = routing_result_new_untabled(f);
+	size_t bytes = (size_t)r->n_switches * r->stride;
+	r->lft = g_malloc(bytes ? bytes : 1);
+	memset(r->lft, IBSM_NO_PORT, bytes);
 	return r;
 }
 

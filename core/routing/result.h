@@ -49,6 +49,8 @@ struct routing_result {
 
 /* Routes for generation f (referenced): tables all IBSM_NO_PORT, no parts. */
 struct routing_result *routing_result_new(struct fabric *f);
+/* The same with no tables (lft NULL): its caller hands it the buffer it routed into. */
+struct routing_result *routing_result_new_untabled(struct fabric *f);
 struct routing_result *routing_result_ref(struct routing_result *r);
 void routing_result_unref(struct routing_result *r);   /* NULL: nothing */
 /* Adds what step returned (both referenced / taken over); returns the part index. */

@@ -28,9 +28,7 @@ struct routing_result *routing_run(struct fallback_list *c, struct fabric *f, GE
 	gint64 t0 = g_get_monotonic_time();
 	/* no tables of its own yet: the winning step's merged rows become r->lft (step_run.h,
 	 * scratch NULL), so a run holds one n_switches x stride buffer, not three */
-	struct routing_result *r = routing_result_new(f);
-	g_free(r->lft);
-	r->lft = NULL;
+	struct routing_result *r = routing_result_new_untabled(f);
 	struct ibsm_routes routes = { .size = sizeof(routes), .stride = r->stride };
 	size_t bytes = (size_t)r->n_switches * r->stride;
 	routes.lft = g_malloc(bytes ? bytes : 1);
