@@ -552,7 +552,8 @@ static void poll_loop(struct transport *t, int timeout_ms, int return_when_idle,
 {
 	int64_t end = g_get_monotonic_time() + (int64_t)timeout_ms * 1000;
 	while (!(flag && *flag)) {
-		int64_t left = (end - g_get_monotonic_time()) / 1000;
+		/* rounded up: a 1 ms poll waits up to 1 ms, not 0 once a microsecond has passed */
+		int64_t left = (end - g_get_monotonic_time() + 999) / 1000;
 		if (left <= 0)
 			break;
 		step(t, left > 100 ? 100 : (int)left);

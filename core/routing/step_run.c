@@ -18,6 +18,10 @@ static int merge_and_verify(struct routing_step *s, struct fabric *f, const stru
 {
 	size_t bytes = (size_t)r->n_switches * r->stride;
 	int refused;
+	/* -R: the walked buffer becomes r->lft as it is (routing_step_try), so the walk's memo
+	 * borrows it and adopts r then; a chain's merged tables are copied into r->lft and its
+	 * joins may be rewritten later: the memo keeps a copy */
+	enum verify_keep keep = scratch ? VERIFY_KEEP_COPY : VERIFY_KEEP_BORROW;
 	if (scratch) {
 		memcpy(scratch, r->lft, bytes);
 		refused = routing_merge(f, scope, routes, scratch, r->stride, NULL, 0);
@@ -29,7 +33,7 @@ static int merge_and_verify(struct routing_step *s, struct fabric *f, const stru
 	r->rejected = refused > 0 ? (uint32_t)refused : 0;
 	struct routing_holes h;
 	gint64 t0 = g_get_monotonic_time();
-	uint64_t holes = routing_verify_since(f, scope, scratch, r->stride, &h, &s->verify_memo);
+	uint64_t holes = routing_verify_keep(f, scope, scratch, r->stride, &h, &s->verify_memo, keep);
 	LOG_V("SRN-0001", "tables of %s walked: %" G_GUINT64_FORMAT " (switch, LID) pairs, %"
 	      G_GUINT64_FORMAT " not delivered, %" G_GUINT64_FORMAT " LIDs as last walked, %.3f s",
 	      s->engine->name, h.walks, holes, h.lids_kept,
@@ -86,6 +90,7 @@ int routing_step_try(struct routing_step *s, struct fabric *f, const struct ibsm
 		uint8_t *blank = r->lft;
 		r->lft = routes->lft;
 		routes->lft = blank;
+		verify_memo_adopt(s->verify_memo, r); /* the buffer it walked, now r's */
 	}
 	uint8_t part = routing_result_add(r, s, result);
 	for (uint32_t lid = 1; lid < r->stride; lid++)

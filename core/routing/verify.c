@@ -8,6 +8,7 @@
 #include <string.h>
 #include <glib.h>
 #include "base/mad_cpu.h"
+#include "routing/result.h"
 #include "routing/verify.h"
 
 enum { UNKNOWN = 0, GOOD, BAD, WALKING };
@@ -370,8 +371,20 @@ struct verify_memo {
 	struct port_key *lid_port;  /* [last + 1] the port of each LID */
 	struct port_key *lid_peer;  /* [last + 1] what was behind it */
 	uint32_t *comp;             /* [n_switches] */
-	uint8_t *lft;               /* [n_switches * stride] */
+	const uint8_t *lft;         /* [n_switches * stride] the tables walked: own, owner's, or borrowed */
+	uint8_t *own;               /* VERIFY_KEEP_COPY: a copy of them, reused by the next */
+	struct routing_result *owner; /* adopted: the result whose (unchanged) tables they are */
+	int borrowed;               /* VERIFY_KEEP_BORROW and not adopted yet: never used */
 };
+
+/* The memo's tables let go of (its copy kept for reuse). */
+static void memo_release_tables(struct verify_memo *m)
+{
+	routing_result_unref(m->owner);
+	m->owner = NULL;
+	m->lft = NULL;
+	m->borrowed = 0;
+}
 
 void verify_memo_free(struct verify_memo *m)
 {
@@ -383,8 +396,17 @@ void verify_memo_free(struct verify_memo *m)
 	g_free(m->lid_port);
 	g_free(m->lid_peer);
 	g_free(m->comp);
-	g_free(m->lft);
+	memo_release_tables(m);
+	g_free(m->own);
 	g_free(m);
+}
+
+void verify_memo_adopt(struct verify_memo *m, struct routing_result *r)
+{
+	if (!m || !m->borrowed || m->lft != r->lft)
+		return; /* not the buffer walked: stays borrowed, never used */
+	m->owner = routing_result_ref(r);
+	m->borrowed = 0;
 }
 
 static int scope_is_all(const struct ibsm_scope *s)
@@ -408,7 +430,7 @@ static uint8_t *dirty_since(const struct verify_memo *m, const struct fabric *f,
 {
 	uint32_t S = f->pub.n_switches;
 	*c_off = *c_sw = NULL;
-	if (!m || m->n_switches != S || m->stride != stride || m->last != last ||
+	if (!m || m->borrowed || !m->lft || m->n_switches != S || m->stride != stride || m->last != last ||
 	    memcmp(m->comp, comp, (size_t)S * sizeof(*comp)))
 		return NULL;
 	for (uint32_t u = 0; u < S; u++) {
@@ -468,7 +490,7 @@ static uint8_t *dirty_since(const struct verify_memo *m, const struct fabric *f,
 
 /* *memo becomes what this walk saw (reusing its buffers), or NULL. */
 static void memo_keep(struct verify_memo **memo, const struct fabric *f, const uint32_t *comp,
-		      const uint8_t *lft, uint32_t stride, uint32_t last)
+		      const uint8_t *lft, uint32_t stride, uint32_t last, enum verify_keep keep)
 {
 	uint32_t S = f->pub.n_switches;
 	struct verify_memo *m = *memo;
@@ -489,7 +511,17 @@ static void memo_keep(struct verify_memo **memo, const struct fabric *f, const u
 	m->lid_peer = g_renew(struct port_key, m->lid_peer, (size_t)last + 1);
 	m->comp = g_renew(uint32_t, m->comp, S ? S : 1);
 	size_t bytes = (size_t)S * stride;
-	m->lft = g_renew(uint8_t, m->lft, bytes ? bytes : 1);
+	memo_release_tables(m); /* the last walk's tables: compared already (dirty_since) */
+	if (keep == VERIFY_KEEP_COPY) {
+		m->own = g_renew(uint8_t, m->own, bytes ? bytes : 1);
+		memcpy(m->own, lft, bytes);
+		m->lft = m->own;
+	} else {
+		g_free(m->own);
+		m->own = NULL;
+		m->lft = lft;
+		m->borrowed = 1;
+	}
 	m->n_switches = S;
 	m->stride = stride;
 	m->last = last;
@@ -508,13 +540,12 @@ static void memo_keep(struct verify_memo **memo, const struct fabric *f, const u
 		m->lid_peer[lid] = peer_key_of(f, p);
 	}
 	memcpy(m->comp, comp, (size_t)S * sizeof(*comp));
-	memcpy(m->lft, lft, bytes);
 	*memo = m;
 }
 
-uint64_t routing_verify_since(const struct fabric *f, const struct ibsm_scope *scope,
-			      const uint8_t *lft, uint32_t stride, struct routing_holes *h,
-			      struct verify_memo **memo)
+uint64_t routing_verify_keep(const struct fabric *f, const struct ibsm_scope *scope,
+			     const uint8_t *lft, uint32_t stride, struct routing_holes *h,
+			     struct verify_memo **memo, enum verify_keep keep)
 {
 	*h = (struct routing_holes){ 0 };
 	uint32_t last = MIN(f->pub.max_lid, stride ? stride - 1 : 0);
@@ -565,7 +596,7 @@ uint64_t routing_verify_since(const struct fabric *f, const struct ibsm_scope *s
 			verify_memo_free(*memo);
 			*memo = NULL;
 		} else {
-			memo_keep(memo, f, v.comp, lft, stride, last);
+			memo_keep(memo, f, v.comp, lft, stride, last, keep);
 		}
 	} else if (memo && *memo) {
 		verify_memo_free(*memo); /* a walk of another scope: the memo no longer says */
@@ -580,6 +611,13 @@ uint64_t routing_verify_since(const struct fabric *f, const struct ibsm_scope *s
 	g_free(v.port_off);
 	g_free(v.nports);
 	return h->holes;
+}
+
+uint64_t routing_verify_since(const struct fabric *f, const struct ibsm_scope *scope,
+			      const uint8_t *lft, uint32_t stride, struct routing_holes *h,
+			      struct verify_memo **memo)
+{
+	return routing_verify_keep(f, scope, lft, stride, h, memo, VERIFY_KEEP_COPY);
 }
 
 uint64_t routing_verify(const struct fabric *f, const struct ibsm_scope *scope, const uint8_t *lft,

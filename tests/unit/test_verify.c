@@ -10,6 +10,7 @@
 #include <gmodule.h>
 #include "fabric/patch.h"
 #include "fabric_fixture.h"
+#include "routing/result.h"
 #include "routing/verify.h"
 
 static const struct ibsm_engine *minhop;
@@ -341,6 +342,41 @@ static void test_since_entries(void)
 	routed_clear(&t);
 }
 
+/* VERIFY_KEEP_BORROW (-R: the walked buffer becomes the result's): a memo not adopted is not
+ * used; adopted, it is used, and it references the result until the next walk replaces it or
+ * it is freed. */
+static void test_since_borrowed(void)
+{
+	struct routed t;
+	route(&t, fx_kary_ntree(4, 3, 1));
+	struct fabric *f = t.f;
+	struct ibsm_scope all = fx_scope_all();
+	struct verify_memo *memo = NULL;
+	struct routing_holes h;
+	struct routing_result *r = routing_result_new_untabled(f);
+	r->lft = g_memdup2(t.lft, (size_t)f->pub.n_switches * t.stride);
+	g_assert_cmpuint(routing_verify_keep(f, &all, r->lft, t.stride, &h, &memo, VERIFY_KEEP_BORROW), ==, 0);
+	g_assert_nonnull(memo);
+	struct routing_result other = { .lft = t.lft }; /* not the buffer walked: not adopted */
+	verify_memo_adopt(memo, &other);
+	g_assert_cmpint(other.refs, ==, 0);
+	g_assert_cmpuint(routing_verify_keep(f, &all, r->lft, t.stride, &h, &memo, VERIFY_KEEP_BORROW), ==, 0);
+	g_assert_cmpuint(h.lids_kept, ==, 0); /* not adopted: walked whole */
+	verify_memo_adopt(memo, r);
+	g_assert_cmpint(r->refs, ==, 2);
+	g_assert_cmpuint(routing_verify_keep(f, &all, t.lft, t.stride, &h, &memo, VERIFY_KEEP_COPY), ==, 0);
+	g_assert_cmpuint(h.walks, ==, 0);
+	g_assert_cmpuint(h.lids_kept, ==, lids_held(f)); /* the adopted tables, compared */
+	g_assert_cmpint(r->refs, ==, 1); /* let go by the walk that replaced them */
+	g_assert_cmpuint(routing_verify_keep(f, &all, r->lft, t.stride, &h, &memo, VERIFY_KEEP_BORROW), ==, 0);
+	verify_memo_adopt(memo, r);
+	g_assert_cmpint(r->refs, ==, 2);
+	verify_memo_free(memo);
+	g_assert_cmpint(r->refs, ==, 1);
+	routing_result_unref(r);
+	routed_clear(&t);
+}
+
 /* A link between the top two levels goes away: the last tables, unchanged, lead into it (a
  * port without a link), found as a whole walk finds them although no entry changed; the
  * tables routed for the new fabric walk clean, the LIDs whose entries and links did not
@@ -633,6 +669,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/verify/scope", test_scope);
 	g_test_add_func("/verify/two-threads", test_two_threads);
 	g_test_add_func("/verify/since-entries", test_since_entries);
+	g_test_add_func("/verify/since-borrowed", test_since_borrowed);
 	g_test_add_func("/verify/since-link", test_since_link);
 	g_test_add_func("/verify/since-two", test_since_two);
 	g_test_add_func("/verify/since-host", test_since_host);
