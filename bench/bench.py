@@ -231,14 +231,21 @@ class Fabric:
 
 class Sim:
     """One ibsim instance with its own socket name, sized for the fabric; no console, or with
-    `console` one on a FIFO (console() writes a command to it: links are taken down so)."""
+    `console` one on a FIFO (console() writes a command to it: links are taken down so).
+    A fabric with more LIDs than ibsim's switches hold by default (LinearFDBCap 30720) gets
+    every switch the whole unicast range (-L 49152), unless args say otherwise."""
 
     count = 0
+    LFT_CAP_DEFAULT = 30720
+    LFT_CAP_ALL = 49152
 
     def __init__(self, fabric, rundir, console=False, args=(), start_limit=300):
         Sim.count += 1
         self.sock = "ibsmbench-%d-%d" % (os.getpid(), Sim.count)
         s = fabric.size
+        args = list(args)
+        if "-L" not in args and s["hosts"] + s["switches"] >= Sim.LFT_CAP_DEFAULT:
+            args += ["-L", str(Sim.LFT_CAP_ALL)]
         cmd = ["ibsim", "-s"] + ([] if console else ["-n"]) + [
             "-N", str(s["nodes"] + 16), "-S", str(s["switches"] + 16), "-P", str(s["ports"] + 64)
         ] + list(args) + [fabric.net]

@@ -56,6 +56,11 @@ static int merge_and_verify(struct routing_step *s, struct fabric *f, const stru
 	return 0;
 }
 
+static void result_release(void *r)
+{
+	routing_result_unref(r);
+}
+
 int routing_step_try(struct routing_step *s, struct fabric *f, const struct ibsm_scope *scope,
 		     struct ibsm_routes *routes, struct routing_result *r, uint8_t *scratch,
 		     char *why, size_t why_len)
@@ -90,7 +95,8 @@ int routing_step_try(struct routing_step *s, struct fabric *f, const struct ibsm
 		uint8_t *blank = r->lft;
 		r->lft = routes->lft;
 		routes->lft = blank;
-		verify_memo_adopt(s->verify_memo, r); /* the buffer it walked, now r's */
+		/* the buffer it walked, now r's */
+		verify_memo_adopt(s->verify_memo, r->lft, routing_result_ref(r), result_release);
 	}
 	uint8_t part = routing_result_add(r, s, result);
 	for (uint32_t lid = 1; lid < r->stride; lid++)

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <glib.h>
 #include "base/mad_cpu.h"
-#include "routing/result.h"
 #include "routing/verify.h"
 
 enum { UNKNOWN = 0, GOOD, BAD, WALKING };
@@ -373,14 +372,16 @@ struct verify_memo {
 	uint32_t *comp;             /* [n_switches] */
 	const uint8_t *lft;         /* [n_switches * stride] the tables walked: own, owner's, or borrowed */
 	uint8_t *own;               /* VERIFY_KEEP_COPY: a copy of them, reused by the next */
-	struct routing_result *owner; /* adopted: the result whose (unchanged) tables they are */
+	void *owner;                /* adopted: whose (unchanged) tables they are (a routing result) */
+	void (*release)(void *owner);
 	int borrowed;               /* VERIFY_KEEP_BORROW and not adopted yet: never used */
 };
 
 /* The memo's tables let go of (its copy kept for reuse). */
 static void memo_release_tables(struct verify_memo *m)
 {
-	routing_result_unref(m->owner);
+	if (m->owner)
+		m->release(m->owner);
 	m->owner = NULL;
 	m->lft = NULL;
 	m->borrowed = 0;
@@ -401,11 +402,15 @@ void verify_memo_free(struct verify_memo *m)
 	g_free(m);
 }
 
-void verify_memo_adopt(struct verify_memo *m, struct routing_result *r)
+void verify_memo_adopt(struct verify_memo *m, const uint8_t *lft, void *owner,
+		       void (*release)(void *owner))
 {
-	if (!m || !m->borrowed || m->lft != r->lft)
-		return; /* not the buffer walked: stays borrowed, never used */
-	m->owner = routing_result_ref(r);
+	if (!m || !m->borrowed || m->lft != lft) {
+		release(owner); /* not the buffer walked: stays borrowed, never used */
+		return;
+	}
+	m->owner = owner;
+	m->release = release;
 	m->borrowed = 0;
 }
 
@@ -494,7 +499,7 @@ static void memo_keep(struct verify_memo **memo, const struct fabric *f, const u
 {
 	uint32_t S = f->pub.n_switches;
 	struct verify_memo *m = *memo;
-	if ((uint64_t)S * stride > VERIFY_MEMO_MAX_BYTES) {
+	if (keep == VERIFY_KEEP_COPY && (uint64_t)S * stride > VERIFY_MEMO_MAX_BYTES) {
 		verify_memo_free(m);
 		*memo = NULL;
 		return;
@@ -548,6 +553,10 @@ uint64_t routing_verify_keep(const struct fabric *f, const struct ibsm_scope *sc
 			     struct verify_memo **memo, enum verify_keep keep)
 {
 	*h = (struct routing_holes){ 0 };
+	/* a memo borrowed by an earlier walk and not adopted (its routing cancelled, or another
+	 * engine's tables won): its buffer may be gone, never to be compared nor adopted */
+	if (memo && *memo && (*memo)->borrowed)
+		memo_release_tables(*memo);
 	uint32_t last = MIN(f->pub.max_lid, stride ? stride - 1 : 0);
 	if (!last)
 		return 0;

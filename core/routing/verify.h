@@ -10,8 +10,6 @@
 #include <ibsm/routing.h>
 #include "fabric/model.h"
 
-struct routing_result;
-
 enum hole_kind { HOLE_NO_ENTRY = 1, HOLE_LOOP, HOLE_DEAD_PORT, HOLE_WRONG_PORT };
 
 struct routing_holes {
@@ -40,21 +38,26 @@ struct verify_memo;
  * as in *memo, with the same switches, ports and components, is delivered as it was then and
  * is not walked again (h->lids_kept). Only a walk over the whole fabric (every bit of the
  * scope unset: -R, not a chain's step) is kept or used. *memo becomes this walk when it
- * found no hole and its tables fit VERIFY_MEMO_MAX_BYTES, else NULL. */
+ * found no hole (a copy of its tables only if they fit VERIFY_MEMO_MAX_BYTES), else NULL. */
 uint64_t routing_verify_since(const struct fabric *f, const struct ibsm_scope *scope,
 			      const uint8_t *lft, uint32_t stride, struct routing_holes *h,
 			      struct verify_memo **memo);
 /* What a kept memo holds of the tables walked: a copy (routing_verify_since), or, for tables
  * that are about to become a result's unchanged (-R: the step's buffer is the result's), the
  * caller's buffer itself until verify_memo_adopt() names that result. A borrowed memo not
- * adopted is never used. At 8192 hosts the copy was 12 MB, at 40k end ports 125 MB. */
+ * adopted is never used. A copy is kept only within VERIFY_MEMO_MAX_BYTES (12 MB at 8192
+ * hosts; 237 MB at 40k end ports, not kept); a borrowed memo costs its keys only, so it is
+ * kept at any size. */
 enum verify_keep { VERIFY_KEEP_COPY, VERIFY_KEEP_BORROW };
 uint64_t routing_verify_keep(const struct fabric *f, const struct ibsm_scope *scope,
 			     const uint8_t *lft, uint32_t stride, struct routing_holes *h,
 			     struct verify_memo **memo, enum verify_keep keep);
-/* r->lft is the buffer the walk borrowed (else nothing): the memo references r from now on,
- * until the next walk replaces it or the memo is freed. NULL m: nothing. */
-void verify_memo_adopt(struct verify_memo *m, struct routing_result *r);
+/* lft is the buffer the walk borrowed, now owner's unchanged (a routing result's tables, owner
+ * a reference to it): the memo keeps owner until the next walk replaces the memo or it is
+ * freed, then calls release(owner). Else (no memo, or not the buffer walked) release(owner)
+ * at once. */
+void verify_memo_adopt(struct verify_memo *m, const uint8_t *lft, void *owner,
+		       void (*release)(void *owner));
 void verify_memo_free(struct verify_memo *m);
 #define VERIFY_MEMO_MAX_BYTES (128u << 20)
 

@@ -342,6 +342,11 @@ static void test_since_entries(void)
 	routed_clear(&t);
 }
 
+static void result_release(void *r)
+{
+	routing_result_unref(r);
+}
+
 /* VERIFY_KEEP_BORROW (-R: the walked buffer becomes the result's): a memo not adopted is not
  * used; adopted, it is used, and it references the result until the next walk replaces it or
  * it is freed. */
@@ -357,19 +362,19 @@ static void test_since_borrowed(void)
 	r->lft = g_memdup2(t.lft, (size_t)f->pub.n_switches * t.stride);
 	g_assert_cmpuint(routing_verify_keep(f, &all, r->lft, t.stride, &h, &memo, VERIFY_KEEP_BORROW), ==, 0);
 	g_assert_nonnull(memo);
-	struct routing_result other = { .lft = t.lft }; /* not the buffer walked: not adopted */
-	verify_memo_adopt(memo, &other);
-	g_assert_cmpint(other.refs, ==, 0);
+	/* not the buffer walked: not adopted, the reference given back at once */
+	verify_memo_adopt(memo, t.lft, routing_result_ref(r), result_release);
+	g_assert_cmpint(r->refs, ==, 1);
 	g_assert_cmpuint(routing_verify_keep(f, &all, r->lft, t.stride, &h, &memo, VERIFY_KEEP_BORROW), ==, 0);
 	g_assert_cmpuint(h.lids_kept, ==, 0); /* not adopted: walked whole */
-	verify_memo_adopt(memo, r);
+	verify_memo_adopt(memo, r->lft, routing_result_ref(r), result_release);
 	g_assert_cmpint(r->refs, ==, 2);
 	g_assert_cmpuint(routing_verify_keep(f, &all, t.lft, t.stride, &h, &memo, VERIFY_KEEP_COPY), ==, 0);
 	g_assert_cmpuint(h.walks, ==, 0);
 	g_assert_cmpuint(h.lids_kept, ==, lids_held(f)); /* the adopted tables, compared */
 	g_assert_cmpint(r->refs, ==, 1); /* let go by the walk that replaced them */
 	g_assert_cmpuint(routing_verify_keep(f, &all, r->lft, t.stride, &h, &memo, VERIFY_KEEP_BORROW), ==, 0);
-	verify_memo_adopt(memo, r);
+	verify_memo_adopt(memo, r->lft, routing_result_ref(r), result_release);
 	g_assert_cmpint(r->refs, ==, 2);
 	verify_memo_free(memo);
 	g_assert_cmpint(r->refs, ==, 1);
