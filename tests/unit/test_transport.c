@@ -330,7 +330,8 @@ static void on_paced(struct transport *t, const struct smp_req *r, int status, c
 	paced_next++;
 }
 
-static void submit_paced(struct transport *t, uint32_t mod)
+/* A NodeInfo Get with modifier mod, answered to done(ctx). */
+static void submit_get(struct transport *t, uint32_t mod, smp_done_fn done, void *ctx)
 {
 	struct smp_req r;
 	memset(&r, 0, sizeof(r));
@@ -340,8 +341,14 @@ static void submit_paced(struct transport *t, uint32_t mod)
 	r.path[1] = 1;
 	r.attr = IB_ATTR_NODE_INFO;
 	r.mod = mod;
-	r.done = on_paced;
+	r.done = done;
+	r.ctx = ctx;
 	transport_submit(t, &r);
+}
+
+static void submit_paced(struct transport *t, uint32_t mod)
+{
+	submit_get(t, mod, on_paced, NULL);
 }
 
 static void test_slicer_paces(void)
@@ -537,17 +544,7 @@ static int late_second(struct fake *fk, uint32_t mod, int attempt)
 
 static void submit_mod(struct transport *t, struct result *res, uint32_t mod)
 {
-	struct smp_req r;
-	memset(&r, 0, sizeof(r));
-	r.method = IB_MAD_METHOD_GET;
-	r.dr = 1;
-	r.hops = 1;
-	r.path[1] = 1;
-	r.attr = IB_ATTR_NODE_INFO;
-	r.mod = mod;
-	r.done = on_done;
-	r.ctx = res;
-	transport_submit(t, &r);
+	submit_get(t, mod, on_done, res);
 }
 
 static void test_deadline_after_answered(void)
