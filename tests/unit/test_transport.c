@@ -296,10 +296,12 @@ static void test_submit_sends(void)
 	int stepped = 0;
 	for (int i = 0; i < 16; i++)
 		stepped += slicer_check(&sl);
-	g_assert_cmpint(stepped, ==, 1);
-	g_assert_cmpuint(completions, ==, 8);
-	g_assert_cmpuint(fk.sends, ==, 16);
-	g_assert_cmpuint(transport_queued(t), ==, 4);
+	/* one step at least (more, and the refilled window answered too, on a slow run): every
+	 * answer taken sent the next queued request at once */
+	g_assert_cmpint(stepped, >=, 1);
+	g_assert_cmpuint(completions, >=, 8);
+	g_assert_cmpuint(fk.sends, ==, MIN(20u, 8 + completions));
+	g_assert_cmpuint(transport_queued(t), ==, 20 - fk.sends);
 	transport_drain(t, NULL);
 	check_all_once(&res, 20, 0);
 	/* nothing queued: the slicer waits SLICE_WORK_US before it steps (unless this machine
@@ -316,8 +318,11 @@ static void test_submit_sends(void)
 }
 
 /* A loop that queues more than SLICE_QUEUE_HIGH SMPs is paced by its slicer: the queue never
- * holds more than that, each pacing leaves at most SLICE_QUEUE_LOW, and the SMPs are answered
- * once each in the order queued; with *stop set a pacing wait ends at once. */
+ * holds more than that and what one item queued, each pacing leaves at most SLICE_QUEUE_LOW,
+ * and the SMPs are answered once each in the order queued; with *stop set a pacing wait ends
+ * at once. Each item queues PACED_BATCH: a step the slicer takes because time went by (a
+ * slow or loaded run) hands out at most 256 answers, so the queue grows whatever the clock. */
+#define PACED_BATCH 512
 static uint32_t paced_next, paced_wrong;
 
 static void on_paced(struct transport *t, const struct smp_req *r, int status, const uint8_t *data,
@@ -358,18 +363,22 @@ static void test_slicer_paces(void)
 	paced_next = paced_wrong = 0;
 	struct slicer sl;
 	slicer_init(&sl, t, NULL);
-	uint32_t n = 3 * SLICE_QUEUE_HIGH + 100, queued_max = 0, paced = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		submit_paced(t, i);
+	uint32_t n = 8 * SLICE_QUEUE_HIGH, queued_max = 0, paced = 0;
+	for (uint32_t i = 0; i < n; i += PACED_BATCH) {
+		for (uint32_t j = i; j < i + PACED_BATCH; j++)
+			submit_paced(t, j);
 		uint32_t q = transport_queued(t);
 		queued_max = MAX(queued_max, q);
 		slicer_check(&sl);
 		if (q >= SLICE_QUEUE_HIGH) {
 			g_assert_cmpuint(transport_queued(t), <=, SLICE_QUEUE_LOW);
 			paced++;
+		} else {
+			g_assert_cmpuint(transport_queued(t), <, SLICE_QUEUE_HIGH);
 		}
 	}
-	g_assert_cmpuint(queued_max, ==, SLICE_QUEUE_HIGH);
+	g_assert_cmpuint(queued_max, >=, SLICE_QUEUE_HIGH);
+	g_assert_cmpuint(queued_max, <, SLICE_QUEUE_HIGH + PACED_BATCH);
 	g_assert_cmpuint(paced, >=, 3);
 	transport_drain(t, NULL);
 	g_assert_cmpuint(paced_next, ==, n);
