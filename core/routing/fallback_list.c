@@ -8,7 +8,6 @@
 #include "routing/fallback_list.h"
 #include "routing/orch.h"
 #include "routing/services.h"
-#include "routing/verify.h"
 
 /* "a, b ,c,no_fallback" -> unique names in order; *no_fallback. */
 static int chain_parse(const char *text, GPtrArray *names, int *no_fallback, GError **err)
@@ -58,17 +57,6 @@ static void skip_engine(struct fallback_list *c, const char *text, const char *n
 	c->n_skipped++;
 }
 
-/* A candidate let go of by the list. Its walk's memo goes first: under -R the memo references
- * the step's last result (routing/verify.h), which references the step through its part, so
- * neither would ever be freed. */
-static void candidate_free(gpointer p)
-{
-	struct routing_step *s = p;
-	verify_memo_free(s->verify_memo);
-	s->verify_memo = NULL;
-	routing_step_unref(s);
-}
-
 struct fallback_list *fallback_list_new(const char *spec, const struct sm_options *o, GError **err)
 {
 	const char *text = spec && *spec ? spec : ROUTING_FALLBACK;
@@ -84,7 +72,7 @@ struct fallback_list *fallback_list_new(const char *spec, const struct sm_option
 	c->no_fallback = no_fallback;
 	c->skipped = g_string_new(NULL);
 	c->skipped_names = g_string_new(NULL);
-	c->candidates = g_ptr_array_new_with_free_func(candidate_free);
+	c->candidates = g_ptr_array_new_with_free_func((GDestroyNotify)routing_step_unref);
 	/* every named engine first; one that does not load is a failed engine, never a failed
 	 * start: logged and skipped, as OpenSM skips an engine it cannot set up */
 	int has_fallback = 0;

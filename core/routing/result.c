@@ -4,6 +4,36 @@
 #include "base/log.h"
 #include "routing/result.h"
 
+/* the count's room before the tables: a multiple of 16 keeps them aligned as g_malloc's */
+#define TABLES_HEADER 64
+
+uint8_t *routing_tables_new(size_t bytes)
+{
+	uint8_t *block = g_malloc(TABLES_HEADER + (bytes ? bytes : 1));
+	*(gint *)block = 1;
+	return block + TABLES_HEADER;
+}
+
+uint8_t *routing_tables_ref(uint8_t *lft)
+{
+	g_atomic_int_inc((gint *)(lft - TABLES_HEADER));
+	return lft;
+}
+
+void routing_tables_unref(void *lft)
+{
+	if (!lft)
+		return;
+	uint8_t *block = (uint8_t *)lft - TABLES_HEADER;
+	if (g_atomic_int_dec_and_test((gint *)block))
+		g_free(block);
+}
+
+int routing_tables_refs(const uint8_t *lft)
+{
+	return g_atomic_int_get((const gint *)(const void *)(lft - TABLES_HEADER));
+}
+
 static struct routing_part *part_ref(struct routing_part *p)
 {
 	g_atomic_int_inc(&p->refs);
@@ -39,7 +69,7 @@ struct routing_result *routing_result_new(struct fabric *f)
 {
 	struct routing_result *r = routing_result_new_untabled(f);
 	size_t bytes = (size_t)r->n_switches * r->stride;
-	r->lft = g_malloc(bytes ? bytes : 1);
+	r->lft = routing_tables_new(bytes);
 	memset(r->lft, IBSM_NO_PORT, bytes);
 	return r;
 }
@@ -59,7 +89,7 @@ void routing_result_unref(struct routing_result *r)
 	if (r->step_dumps)
 		g_ptr_array_free(r->step_dumps, TRUE);
 	g_free(r->lid_part);
-	g_free(r->lft);
+	routing_tables_unref(r->lft);
 	fabric_unref(r->f);
 	g_free(r);
 }

@@ -31,7 +31,7 @@ struct routing_result *routing_run(struct fallback_list *c, struct fabric *f, GE
 	struct routing_result *r = routing_result_new_untabled(f);
 	struct ibsm_routes routes = { .size = sizeof(routes), .stride = r->stride };
 	size_t bytes = (size_t)r->n_switches * r->stride;
-	routes.lft = g_malloc(bytes ? bytes : 1);
+	routes.lft = routing_tables_new(bytes);
 	uint8_t *scratch = NULL;
 	struct ibsm_scope scope = { .size = sizeof(scope), .step = 0 }; /* NULL bits: all */
 	GString *whys = g_string_new(NULL);
@@ -56,7 +56,7 @@ struct routing_result *routing_run(struct fallback_list *c, struct fabric *f, GE
 		g_string_prepend(whys, pre);
 		g_free(pre);
 	}
-	g_free(routes.lft);
+	routing_tables_unref(routes.lft);
 	if (!routed) {
 		if (cancelled(c))
 			g_set_error(err, ENGINE_ERROR, ENGINE_ERROR_CANCELLED, "routing cancelled");

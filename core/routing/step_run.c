@@ -19,7 +19,7 @@ static int merge_and_verify(struct routing_step *s, struct fabric *f, const stru
 	size_t bytes = (size_t)r->n_switches * r->stride;
 	int refused;
 	/* -R: the walked buffer becomes r->lft as it is (routing_step_try), so the walk's memo
-	 * borrows it and adopts r then; a chain's merged tables are copied into r->lft and its
+	 * borrows it and adopts those tables then; a chain's merged tables are copied into r->lft and its
 	 * joins may be rewritten later: the memo keeps a copy */
 	enum verify_keep keep = scratch ? VERIFY_KEEP_COPY : VERIFY_KEEP_BORROW;
 	if (scratch) {
@@ -56,11 +56,6 @@ static int merge_and_verify(struct routing_step *s, struct fabric *f, const stru
 	return 0;
 }
 
-static void result_release(void *r)
-{
-	routing_result_unref(r);
-}
-
 int routing_step_try(struct routing_step *s, struct fabric *f, const struct ibsm_scope *scope,
 		     struct ibsm_routes *routes, struct routing_result *r, uint8_t *scratch,
 		     char *why, size_t why_len)
@@ -95,8 +90,8 @@ int routing_step_try(struct routing_step *s, struct fabric *f, const struct ibsm
 		uint8_t *blank = r->lft;
 		r->lft = routes->lft;
 		routes->lft = blank;
-		/* the buffer it walked, now r's */
-		verify_memo_adopt(s->verify_memo, r->lft, routing_result_ref(r), result_release);
+		/* the buffer it walked, now r's: the memo keeps the tables, not r (which holds s) */
+		verify_memo_adopt(s->verify_memo, r->lft, routing_tables_ref(r->lft), routing_tables_unref);
 	}
 	uint8_t part = routing_result_add(r, s, result);
 	for (uint32_t lid = 1; lid < r->stride; lid++)

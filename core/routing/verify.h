@@ -53,7 +53,8 @@ uint64_t routing_verify_keep(const struct fabric *f, const struct ibsm_scope *sc
 			     const uint8_t *lft, uint32_t stride, struct routing_holes *h,
 			     struct verify_memo **memo, enum verify_keep keep);
 /* lft is the buffer the walk borrowed, now owner's unchanged (a routing result's tables, owner
- * a reference to it): the memo keeps owner until the next walk replaces the memo or it is
+ * a reference to those tables: routing_tables_ref, never the result, which holds the step
+ * that holds this memo): the memo keeps owner until the next walk replaces the memo or it is
  * freed, then calls release(owner). Else (no memo, or not the buffer walked) release(owner)
  * at once. */
 void verify_memo_adopt(struct verify_memo *m, const uint8_t *lft, void *owner,

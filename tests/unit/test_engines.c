@@ -376,10 +376,17 @@ static void test_run_fallback_chain(void)
 	g_assert_nonnull(strstr(log, "ENG-0001 portone: lmc=1 unknown=NULL hops01=1"));
 	g_assert_nonnull(strstr(log, "RTE-0003 routed by portone"));
 	g_free(log);
-	/* the result holds the generation and the engine instance after the chain is gone */
+	/* the result holds the generation and the engine instance after the chain is gone; the
+	 * step's walk memo holds the tables it walked, never the result (which holds the step):
+	 * letting the result go lets the generation go */
+	g_assert_cmpint(r->refs, ==, 1);
+	g_assert_cmpint(routing_tables_refs(r->lft), ==, 2);
+	struct fabric *watch = fabric_ref(f);
 	fabric_unref(f);
 	g_assert_cmpuint(r->f->pub.n_switches, ==, 2);
 	routing_result_unref(r);
+	g_assert_cmpint(watch->refs, ==, 1);
+	fabric_unref(watch);
 }
 
 static void test_run_no_fallback(void)
