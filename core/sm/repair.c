@@ -569,6 +569,17 @@ static void drop_covered_traps(struct repair *rp)
 		rp->sm->trap_pending = 0;
 }
 
+struct copy_job {
+	const struct fabric *prev;
+	struct model_builder *b;
+};
+
+static void copy_main(void *p)
+{
+	struct copy_job *j = p;
+	j->b = patch_builder_from(j->prev);
+}
+
 struct fabric *repair_discover(struct sm *sm, struct repair_stats *st, char *why, size_t why_len)
 {
 	memset(st, 0, sizeof(*st));
@@ -607,9 +618,12 @@ struct fabric *repair_discover(struct sm *sm, struct repair_stats *st, char *why
 	int verified = 0;
 	if (!rp.declined) {
 		first_round(&rp, first);
-		transport_step_now(sm->t); /* on the wire now; what answers before the copy waits */
-		/* tens of ms on a large fabric: the first round is on the wire meanwhile */
-		rp.b = patch_builder_from(prev);
+		/* the copy takes tens of ms on a large fabric (60 ms at 40k end ports): made on a
+		 * thread of its own while the first round is on the wire, its answers kept for the
+		 * copy (rp.deferred) and the SA served meanwhile */
+		struct copy_job cj = { prev, NULL };
+		slice_offload(sm->t, "ibsm-repair-copy", copy_main, &cj);
+		rp.b = cj.b;
 		/* as a round begins (the copy's routes are prev's: none changes) */
 		reached = g_new0(uint8_t, model_count(rp.b));
 		st->routes_fixed += fix_routes(&rp, reached);

@@ -396,9 +396,23 @@ static const uint16_t *pkey_table(const void *ctx, const struct fabric *f, uint3
 	return programmer_pkey_table(ctx, f, port, cap);
 }
 
+struct pkeys_job {
+	const struct programmer *prog;
+	const struct fabric *f;
+	struct sa_pkeys *pk;
+};
+
+static void pkeys_main(void *p)
+{
+	struct pkeys_job *j = p;
+	j->pk = sa_pkeys_new(j->f, pkey_table, j->prog);
+}
+
 /* The SA's copy of the P_Key tables for f: the one it holds when the programmer says every
- * table and every port id is as in the generation it was made from (the copy of 100k tables
- * takes tens of ms), else a new one. */
+ * table and every port id is as in the generation it was made from, else a new one. The copy
+ * takes tens of ms at 100k tables (about 100 ms at 245k, 40k end ports): made on a thread of
+ * its own, the SA served meanwhile from the last generation. The programmer's memory stands
+ * still (the pass and its jobs are over; only a sweep changes it). */
 static struct sa_pkeys *sa_tables(struct sm *sm, const struct fabric *f)
 {
 	static uint64_t version; /* of the copy the SA holds (versions are process-wide) */
@@ -406,7 +420,9 @@ static struct sa_pkeys *sa_tables(struct sm *sm, const struct fabric *f)
 	if (v && v == version && sm->sa_in.pk && !sm->topology_changed)
 		return sa_pkeys_ref(sm->sa_in.pk);
 	version = v;
-	return sa_pkeys_new(f, pkey_table, sm->prog);
+	struct pkeys_job j = { sm->prog, f, NULL };
+	slice_offload(sm->t, "ibsm-sa-pkeys", pkeys_main, &j);
+	return j.pk;
 }
 
 /* Master or standby: 1 when another SM is master (or a better one is discovering). */
