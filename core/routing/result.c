@@ -4,36 +4,6 @@
 #include "base/log.h"
 #include "routing/result.h"
 
-/* the count's room before the tables: a multiple of 16 keeps them aligned as g_malloc's */
-#define TABLES_HEADER 64
-
-uint8_t *routing_tables_new(size_t bytes)
-{
-	uint8_t *block = g_malloc(TABLES_HEADER + (bytes ? bytes : 1));
-	*(gint *)block = 1;
-	return block + TABLES_HEADER;
-}
-
-uint8_t *routing_tables_ref(uint8_t *lft)
-{
-	g_atomic_int_inc((gint *)(lft - TABLES_HEADER));
-	return lft;
-}
-
-void routing_tables_unref(void *lft)
-{
-	if (!lft)
-		return;
-	uint8_t *block = (uint8_t *)lft - TABLES_HEADER;
-	if (g_atomic_int_dec_and_test((gint *)block))
-		g_free(block);
-}
-
-int routing_tables_refs(const uint8_t *lft)
-{
-	return g_atomic_int_get((const gint *)(const void *)(lft - TABLES_HEADER));
-}
-
 static struct routing_part *part_ref(struct routing_part *p)
 {
 	g_atomic_int_inc(&p->refs);

@@ -11,6 +11,7 @@
 #include "fabric/model.h"
 #include "routing/step.h"
 #include "routing/loader.h"
+#include "routing/tables.h"
 
 #define ROUTING_NO_PART 0xFF
 
@@ -46,15 +47,6 @@ struct routing_result {
 				    * they ran, when the routing log flags ask for dumps; else NULL */
 	double seconds;            /* routing time */
 };
-
-/* A result's tables (its lft, and the buffer a run routes into before it becomes one) sit
- * after a reference count of their own, so the walk's memo of a step (routing/verify.h) keeps
- * the tables it walked, not the result: the result holds that step through its parts.
- * routing_tables_new leaves the bytes unset; unref takes a void * to be a release callback. */
-uint8_t *routing_tables_new(size_t bytes);
-uint8_t *routing_tables_ref(uint8_t *lft);
-void routing_tables_unref(void *lft);   /* NULL: nothing */
-int routing_tables_refs(const uint8_t *lft); /* how many hold them (tests) */
 
 /* Routes for generation f (referenced): tables all IBSM_NO_PORT, no parts. */
 struct routing_result *routing_result_new(struct fabric *f);

@@ -7,12 +7,15 @@
 #include "config/keys.h"
 #include "fabric/hops.h"
 #include "routing/services.h"
+#include "routing/tables.h"
 
 struct services {
 	struct ibsm_core pub;
 	char *name;
 	GHashTable *config;  /* key -> value, a snapshot for the step's life */
 	gint cancel;         /* atomic */
+	uint8_t *rows;       /* last_rows(): a reference (routing/tables.h), or NULL */
+	uint32_t rows_switches, rows_stride;
 };
 
 void services_vlog(int level, const char *code, const char *who, const char *fmt, va_list ap)
@@ -77,6 +80,23 @@ static int core_read_file(const struct ibsm_core *c, const char *key, const char
 	return services_read_file(key, path, text, len, why, why_len);
 }
 
+static const uint8_t *core_last_rows(const struct ibsm_core *c, uint32_t *n_switches, uint32_t *stride)
+{
+	const struct services *sv = c->cookie;
+	*n_switches = sv->rows ? sv->rows_switches : 0;
+	*stride = sv->rows ? sv->rows_stride : 0;
+	return sv->rows;
+}
+
+void services_keep_rows(struct ibsm_core *core, uint8_t *rows, uint32_t n_switches, uint32_t stride)
+{
+	struct services *sv = core->cookie;
+	routing_tables_unref(sv->rows);
+	sv->rows = rows;
+	sv->rows_switches = n_switches;
+	sv->rows_stride = stride;
+}
+
 static void put(GHashTable *h, const char *key, const char *value)
 {
 	if (value && !g_hash_table_contains(h, key))
@@ -125,6 +145,7 @@ struct ibsm_core *services_new(const char *engine_name, const struct sm_options 
 	sv->pub.switch_hops = core_switch_hops;
 	sv->pub.cancelled = core_cancelled;
 	sv->pub.read_file = core_read_file;
+	sv->pub.last_rows = core_last_rows;
 	sv->name = g_strdup(engine_name ? engine_name : "?");
 	sv->config = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	config_fill(sv->config, o, step_config, declared);
@@ -136,6 +157,7 @@ void services_free(struct ibsm_core *core)
 	if (!core)
 		return;
 	struct services *sv = core->cookie;
+	routing_tables_unref(sv->rows);
 	g_hash_table_destroy(sv->config);
 	g_free(sv->name);
 	g_free(sv);

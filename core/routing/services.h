@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* services.h - the struct ibsm_core lent to one chain step: log lines carrying the engine's
  * name, every configuration key readable (no whitelist), the switch hop matrix, a
- * cancelled() that SIGTERM or a newer sweep request really sets, and the core's file reader
- * (base/file_read.h), so no plugin's file can block or exhaust the daemon. */
+ * cancelled() that SIGTERM or a newer sweep request really sets, the core's file reader
+ * (base/file_read.h), so no plugin's file can block or exhaust the daemon, and the rows the
+ * engine's last route() left as the core keeps them. */
 #ifndef IBSM_ROUTING_SERVICES_H
 #define IBSM_ROUTING_SERVICES_H
 
@@ -23,6 +24,9 @@ void services_vlog(int level, const char *code, const char *who, const char *fmt
  * with the text cap, the message into why. */
 int services_read_file(const char *key, const char *path, char **text, size_t *len, char *why,
 		       size_t why_len);
+/* What last_rows() (ABI 1.4) hands the engine from now on: rows (a reference it takes over,
+ * routing/tables.h; NULL: none), the last ones let go of. Routing thread, outside route(). */
+void services_keep_rows(struct ibsm_core *core, uint8_t *rows, uint32_t n_switches, uint32_t stride);
 /* Sets or clears what cancelled() reports (any thread). */
 void services_cancel(struct ibsm_core *core, int on);
 

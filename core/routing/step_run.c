@@ -6,6 +6,7 @@
 #include <string.h>
 #include "base/log.h"
 #include "routing/merge.h"
+#include "routing/services.h"
 #include "routing/step_run.h"
 #include "routing/verify.h"
 
@@ -75,12 +76,14 @@ int routing_step_try(struct routing_step *s, struct fabric *f, const struct ibsm
 			  routes->why[0] ? routes->why : "no reason given", why_len);
 		if (result && ops->result_free)
 			ops->result_free(result);
+		services_keep_rows(s->core, NULL, 0, 0); /* last_rows(): not this route()'s */
 		return rc;
 	}
 	rc = merge_and_verify(s, f, scope, routes, r, scratch, why, why_len);
 	if (rc < 0) {
 		if (result && ops->result_free)
 			ops->result_free(result);
+		services_keep_rows(s->core, NULL, 0, 0);
 		return rc;
 	}
 	if (scratch) {
@@ -93,6 +96,13 @@ int routing_step_try(struct routing_step *s, struct fabric *f, const struct ibsm
 		/* the buffer it walked, now r's: the memo keeps the tables, not r (which holds s) */
 		verify_memo_adopt(s->verify_memo, r->lft, routing_tables_ref(r->lft), routing_tables_unref);
 	}
+	/* last_rows() (ABI 1.4): the engine's rows as programmed, when nothing but the merge's
+	 * clearing of what no LID needs touched them (-R, no entry refused); a chain's are merged
+	 * with other steps' */
+	if (!scratch && !r->rejected)
+		services_keep_rows(s->core, routing_tables_ref(r->lft), r->n_switches, r->stride);
+	else
+		services_keep_rows(s->core, NULL, 0, 0);
 	uint8_t part = routing_result_add(r, s, result);
 	for (uint32_t lid = 1; lid < r->stride; lid++)
 		if (ibsm_scope_routes_lid(&f->pub, scope, lid))

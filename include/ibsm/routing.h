@@ -41,8 +41,9 @@
 #include <ibsm/fabric.h>
 
 #define IBSM_ABI_MAJOR 1 /* incompatible change: the loader refuses other majors */
-#define IBSM_ABI_MINOR 3 /* fields appended: older engines still load (1.2: the orchestrator,
+#define IBSM_ABI_MINOR 4 /* fields appended: older engines still load (1.2: the orchestrator,
 			  * ibsm/orchestrator.h; 1.3: the core's file reader, read_file;
+			  * 1.4: the rows of the last route(), last_rows;
 			  * struct ibsm_engine is as in 1.1) */
 
 /* Put before the engine's table so it is exported from a -fvisibility=hidden build. */
@@ -150,6 +151,16 @@ struct ibsm_core {
 	 * file. Any thread, setup() and route() alike. */
 	int (*read_file)(const struct ibsm_core *, const char *key, const char *path, char **text,
 			 size_t *len, char *why, size_t why_len);
+	/* ---- ABI 1.4 (check with IBSM_CORE_HAS) ---- */
+	/* The rows the last route() of this instance left, as the core keeps them: the tables it
+	 * programmed from them, *n_switches rows of *stride bytes in the switch order of the
+	 * fabric that route() got. Entries the core's merge clears are IBSM_NO_PORT there (LID 0,
+	 * LIDs no port holds). NULL when the core keeps none: no route() yet, or the last one
+	 * failed, was refused (holes, entries naming ports a switch lacks) or was merged with other
+	 * steps' rows (a routing chain). Read-only; only inside route(), valid until it returns.
+	 * An engine that copies the rows whose inputs did not change (minhop after a link change)
+	 * reads them here instead of keeping a copy of its own. */
+	const uint8_t *(*last_rows)(const struct ibsm_core *, uint32_t *n_switches, uint32_t *stride);
 };
 
 /* ABI 1.3: non-zero when the struct core points to (of type, core->size bytes) is long enough

@@ -125,7 +125,8 @@ typedef unsigned (*mhc_narrow_fn)(const void *ctx, const struct ibsm_fabric *f, 
  * destinations, its switch's links and the hop rows of its switch and of that switch's
  * neighbours, so a copied row is the row a fill would compute, byte for byte. Used when the
  * fill has no narrowing hook and no ignore file, the fabric has the same nodes and ports, and
- * the rows fit MHC_MEMO_MAX_BYTES (beyond, every fill computes every row). */
+ * the hop matrix (and the rows, when the core does not keep them: ABI 1.4 last_rows) fit
+ * MHC_MEMO_MAX_BYTES (beyond, every fill computes every row). */
 struct mhc_memo;
 #define MHC_MEMO_MAX_BYTES (128u << 20)
 void mhc_memo_free(void *memo);

@@ -51,6 +51,7 @@ struct plan {
 	int port_shifting;            /* OpenSM's port_shifting (mhc_order.c) */
 	uint64_t scatter_seed;        /* OpenSM's scatter_ports: 0 off */
 	const struct mhc_memo *memo;  /* the last fill, when reuse is set */
+	const uint8_t *memo_rows;     /* its rows: the memo's copy or the core's (last_rows) */
 	const uint8_t *reuse;         /* [S] MHC_REUSE_* bits: what of the row is the memo's */
 	uint64_t *row_routed, *row_unreachable; /* [S] each row's counts (for the next memo) */
 	atomic_uint rows_reused, rows_part;
@@ -428,12 +429,12 @@ static void route_row(struct worker *w, uint32_t s)
 	uint8_t copy = pl->reuse ? pl->reuse[s] : 0;
 	uint64_t r, u;
 	if (copy == MHC_REUSE_ROW) {
-		memcpy(row, mhc_memo_row(pl->memo, s, &r, &u), pl->stride);
+		memcpy(row, mhc_memo_row(pl->memo, pl->memo_rows, s, &r, &u), pl->stride);
 		w->routed += r;
 		w->unreachable += u;
 		atomic_fetch_add(&pl->rows_reused, 1);
 	} else if (copy) {
-		fill_row(w, s, row, hrow, mhc_memo_row(pl->memo, s, &r, &u), copy);
+		fill_row(w, s, row, hrow, mhc_memo_row(pl->memo, pl->memo_rows, s, &r, &u), copy);
 		atomic_fetch_add(&pl->rows_part, 1);
 	} else {
 		fill_row(w, s, row, hrow, NULL, 0);
@@ -641,9 +642,21 @@ int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	int memo_ok = opt->memo_owner && !opt->narrow && !opt->exit_ignored && !opt->dest_ignored &&
 		      !opt->order && !opt->weights && !opt->search_rank;
 	uint8_t *reuse = NULL;
+	/* ABI 1.4: the core keeps the rows it programmed (last_rows), so the memo need not */
+	int core_rows = IBSM_CORE_HAS(core, struct ibsm_core, last_rows);
 	if (memo_ok) {
-		reuse = mhc_memo_reuse(opt->memo_owner->memo, f, sc, pl.hops, dests.v, dests.n, out->stride);
-		pl.memo = opt->memo_owner->memo;
+		const struct mhc_memo *m = opt->memo_owner->memo;
+		const uint8_t *memo_rows = mhc_memo_rows(m);
+		if (m && !memo_rows && core_rows) {
+			uint32_t kept_s = 0, kept_stride = 0;
+			memo_rows = core->last_rows(core, &kept_s, &kept_stride);
+			if (kept_s != S || kept_stride != out->stride)
+				memo_rows = NULL; /* not the last fill's (or none kept): every row filled */
+		}
+		if (memo_rows)
+			reuse = mhc_memo_reuse(m, f, sc, pl.hops, dests.v, dests.n, out->stride);
+		pl.memo = m;
+		pl.memo_rows = memo_rows;
 		pl.reuse = reuse;
 		pl.row_routed = calloc(S, sizeof(*pl.row_routed));
 		pl.row_unreachable = calloc(S, sizeof(*pl.row_unreachable));
@@ -662,8 +675,9 @@ int mhc_fill_routes(const struct ibsm_core *core, const struct ibsm_fabric *f,
 	if (memo_ok) {
 		/* the memo is this fill now (or none, if it failed or was cancelled) */
 		if (rc == 0)
-			mhc_memo_save(&opt->memo_owner->memo, f, sc, pl.hops, dests.v, dests.n, out->lft,
-				      out->stride, rows, nrows, pl.row_routed, pl.row_unreachable);
+			mhc_memo_save(&opt->memo_owner->memo, f, sc, pl.hops, dests.v, dests.n,
+				      core_rows ? NULL : out->lft, out->stride, rows, nrows,
+				      pl.row_routed, pl.row_unreachable);
 		else
 			mhc_memo_free(opt->memo_owner->memo), opt->memo_owner->memo = NULL;
 		opt->memo_owner->memo_free = mhc_memo_free;

@@ -139,12 +139,17 @@ uint8_t *mhc_memo_reuse(const struct mhc_memo *m, const struct ibsm_fabric *f,
 	return reuse;
 }
 
-const uint8_t *mhc_memo_row(const struct mhc_memo *m, uint32_t s, uint64_t *routed,
-			    uint64_t *unreachable)
+const uint8_t *mhc_memo_rows(const struct mhc_memo *m)
+{
+	return m ? m->lft : NULL;
+}
+
+const uint8_t *mhc_memo_row(const struct mhc_memo *m, const uint8_t *rows, uint32_t s,
+			    uint64_t *routed, uint64_t *unreachable)
 {
 	*routed = m->routed[s];
 	*unreachable = m->unreachable[s];
-	return m->lft + (size_t)s * m->stride;
+	return rows + (size_t)s * m->stride;
 }
 
 /* p resized to n bytes (at least 1); on failure p is freed and NULL returned. A block of the
@@ -165,7 +170,9 @@ int mhc_memo_save(void **memo, const struct ibsm_fabric *f, const struct ibsm_sc
 {
 	uint32_t S = f->n_switches;
 	struct mhc_memo *m = *memo;
-	if ((uint64_t)S * stride > MHC_MEMO_MAX_BYTES || !S) {
+	/* its largest parts: the hop matrix, and the rows when it copies them */
+	uint64_t bytes = (uint64_t)S * S + (lft ? (uint64_t)S * stride : 0);
+	if (bytes > MHC_MEMO_MAX_BYTES || !S) {
 		mhc_memo_free(m);
 		*memo = NULL;
 		return 0;
@@ -186,11 +193,16 @@ int mhc_memo_save(void **memo, const struct ibsm_fabric *f, const struct ibsm_sc
 	m->in_scope = resize(m->in_scope, S);
 	m->hops = resize(m->hops, (size_t)S * S);
 	m->dests = resize(m->dests, (size_t)ndests * sizeof(*m->dests));
-	m->lft = resize(m->lft, (size_t)S * stride);
+	if (lft) {
+		m->lft = resize(m->lft, (size_t)S * stride);
+	} else { /* the core keeps them (last_rows) */
+		free(m->lft);
+		m->lft = NULL;
+	}
 	m->routed = resize(m->routed, (size_t)S * sizeof(*m->routed));
 	m->unreachable = resize(m->unreachable, (size_t)S * sizeof(*m->unreachable));
 	if (!m->node_guid || !m->peer || !m->adj0 || !m->nadj || !m->adj || !m->in_scope || !m->hops ||
-	    !m->dests || !m->lft || !m->routed || !m->unreachable) {
+	    !m->dests || (lft && !m->lft) || !m->routed || !m->unreachable) {
 		mhc_memo_free(m);
 		return -1;
 	}
@@ -215,7 +227,8 @@ int mhc_memo_save(void **memo, const struct ibsm_fabric *f, const struct ibsm_sc
 	}
 	memcpy(m->hops, hops, (size_t)S * S);
 	memcpy(m->dests, dests, (size_t)ndests * sizeof(*dests));
-	memcpy(m->lft, lft, (size_t)S * stride);
+	if (lft)
+		memcpy(m->lft, lft, (size_t)S * stride);
 	for (uint32_t i = 0; i < nrows; i++) {
 		m->in_scope[rows[i]] = 1;
 		m->routed[rows[i]] = routed[rows[i]];

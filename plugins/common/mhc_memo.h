@@ -22,12 +22,17 @@
 uint8_t *mhc_memo_reuse(const struct mhc_memo *m, const struct ibsm_fabric *f,
 			const struct ibsm_scope *sc, const uint8_t *hops,
 			const struct engine_dest *dests, uint32_t ndests, uint32_t stride);
-/* Row s of m (stride bytes) and the counts it had. */
-const uint8_t *mhc_memo_row(const struct mhc_memo *m, uint32_t s, uint64_t *routed,
-			    uint64_t *unreachable);
+/* m's own copy of the last fill's rows, or NULL when the core keeps them (ABI 1.4 last_rows:
+ * the fill asks the core for them) or m is NULL. */
+const uint8_t *mhc_memo_rows(const struct mhc_memo *m);
+/* Row s of ROWS (m's own copy or the core's, m->stride bytes a row) and the counts it had. */
+const uint8_t *mhc_memo_row(const struct mhc_memo *m, const uint8_t *rows, uint32_t s,
+			    uint64_t *routed, uint64_t *unreachable);
 /* *memo (freed first) becomes this fill: rows[0 .. nrows) were filled, routed[s] and
- * unreachable[s] their counts. Nothing is kept beyond MHC_MEMO_MAX_BYTES. 0, or -1 without
- * memory (no memo then). */
+ * unreachable[s] their counts. lft: the rows filled, copied into the memo; NULL when the core
+ * keeps them (last_rows), so the memo holds what decides each row only. Nothing is kept when
+ * the hop matrix and the rows copied pass MHC_MEMO_MAX_BYTES. 0, or -1 without memory (no memo
+ * then). */
 int mhc_memo_save(void **memo, const struct ibsm_fabric *f, const struct ibsm_scope *sc,
 		  const uint8_t *hops, const struct engine_dest *dests, uint32_t ndests,
 		  const uint8_t *lft, uint32_t stride, const uint32_t *rows, uint32_t nrows,

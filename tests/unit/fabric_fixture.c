@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "fabric_fixture.h"
+#include "fabric/patch.h"
 #include "routing/services.h"
 
 /* ---- building ---------------------------------------------------------------------------- */
@@ -355,6 +356,37 @@ static int fx_read_file(const struct ibsm_core *core, const char *key, const cha
 {
 	fx_of(core)->read_calls++;
 	return services_read_file(key, path, text, len, why, why_len);
+}
+
+static const uint8_t *fx_last_rows(const struct ibsm_core *core, uint32_t *S, uint32_t *stride)
+{
+	struct fx_core *c = fx_of(core);
+	c->rows_calls++;
+	*S = c->rows ? c->rows_s : 0;
+	*stride = c->rows ? c->rows_stride : 0;
+	return c->rows;
+}
+
+void fx_core_keep_rows(struct fx_core *c, const uint8_t *rows, uint32_t S, uint32_t stride)
+{
+	c->core.last_rows = fx_last_rows;
+	c->rows = rows;
+	c->rows_s = S;
+	c->rows_stride = stride;
+}
+
+struct fabric *fx_first_link_gone(const struct fabric *f, uint32_t sw_id, uint8_t lmc)
+{
+	const struct ibsm_switch *sw = &f->switches[sw_id];
+	g_assert_cmpuint(sw->nadj, >, 0);
+	struct model_builder *b = patch_builder_from(f);
+	patch_unlink(b, sw->node, f->adj[sw->adj0].port);
+	GError *err = NULL;
+	struct fabric *f2 = model_freeze(b, 2, &err);
+	g_assert_no_error(err);
+	model_builder_free(b);
+	fx_assign_lids(f2, lmc);
+	return f2;
 }
 
 void fx_core_init(struct fx_core *c)

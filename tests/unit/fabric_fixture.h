@@ -55,6 +55,9 @@ struct fabric *fx_ring(unsigned n_switches, unsigned hosts_per_switch, uint8_t l
 struct fabric *fx_torus2d(unsigned x, unsigned y, unsigned hosts_per_switch, uint8_t lmc);
 struct fabric *fx_xgft(unsigned h, const unsigned *m, const unsigned *w, uint8_t lmc);
 struct fabric *fx_kary_ntree(unsigned k, unsigned n, uint8_t lmc);
+/* f as the next generation (2) sees it with switch sw_id's first link gone (a repair's link
+ * down), its LIDs assigned again with lmc. */
+struct fabric *fx_first_link_gone(const struct fabric *f, uint32_t sw_id, uint8_t lmc);
 
 /* Id lookups on a frozen fabric. */
 uint32_t fx_switch_port(const struct ibsm_fabric *f, uint32_t sw, uint8_t num); /* port id */
@@ -79,11 +82,16 @@ struct fx_core {
 	unsigned cancel_calls, hops_calls, read_calls;
 	GHashTable *asked;       /* keys config() was asked for (a set) */
 	GMutex asked_lock;       /* config() may be called from an engine's threads */
+	const uint8_t *rows;     /* last_rows() (once fx_core_keep_rows set it): not owned */
+	uint32_t rows_s, rows_stride, rows_calls;
 };
 
 void fx_core_init(struct fx_core *c);
 void fx_core_clear(struct fx_core *c);
 void fx_core_set(struct fx_core *c, const char *key, const char *value);
+/* Lends the engine the ABI 1.4 last_rows() service from now on, answering rows (S rows of
+ * stride bytes; NULL: none kept), as the core answers with what it programmed. */
+void fx_core_keep_rows(struct fx_core *c, const uint8_t *rows, uint32_t S, uint32_t stride);
 /* Number of log lines containing needle (and, if level >= 0, of that level). */
 unsigned fx_core_logged(const struct fx_core *c, int level, const char *needle);
 /* The keys c was asked for that e->config_keys does not declare, as "a, b" (g_free), or

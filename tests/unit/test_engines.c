@@ -115,8 +115,8 @@ static void expect_refusal(const char *name, int code, const char *const *needle
 #define ABI_STR2(a, b) "ABI " #a "." #b
 #define ABI_STR(a, b) ABI_STR2(a, b)
 #define ABI_NOW ABI_STR(IBSM_ABI_MAJOR, IBSM_ABI_MINOR)
-#define ABI_NEXT "ABI 1.4" /* newminor.so: IBSM_ABI_MINOR + 1 */
-_Static_assert(IBSM_ABI_MAJOR == 1 && IBSM_ABI_MINOR == 3, "ABI_NEXT is IBSM_ABI_MINOR + 1");
+#define ABI_NEXT "ABI 1.5" /* newminor.so: IBSM_ABI_MINOR + 1 */
+_Static_assert(IBSM_ABI_MAJOR == 1 && IBSM_ABI_MINOR == 4, "ABI_NEXT is IBSM_ABI_MINOR + 1");
 
 static void test_abi_major(void)
 {
@@ -377,16 +377,73 @@ static void test_run_fallback_chain(void)
 	g_assert_nonnull(strstr(log, "RTE-0003 routed by portone"));
 	g_free(log);
 	/* the result holds the generation and the engine instance after the chain is gone; the
-	 * step's walk memo holds the tables it walked, never the result (which holds the step):
-	 * letting the result go lets the generation go */
+	 * step's walk memo and its services (last_rows) hold the tables, never the result (which
+	 * holds the step): letting the result go lets the generation go */
 	g_assert_cmpint(r->refs, ==, 1);
-	g_assert_cmpint(routing_tables_refs(r->lft), ==, 2);
+	g_assert_cmpint(routing_tables_refs(r->lft), ==, 3);
 	struct fabric *watch = fabric_ref(f);
 	fabric_unref(f);
 	g_assert_cmpuint(r->f->pub.n_switches, ==, 2);
 	routing_result_unref(r);
 	g_assert_cmpint(watch->refs, ==, 1);
 	fabric_unref(watch);
+}
+
+/* Rows copied by minhop on a fat tree with one link between the top two levels gone, as
+ * its verbose line says them, "(N rows as the last fill left them" (-1: no such line). */
+static long rows_copied(const char *log, int nth)
+{
+	const char *at = log;
+	for (int i = 0; i <= nth; i++) {
+		at = strstr(at, "rows as the last fill left them");
+		if (!at)
+			return -1;
+		at++;
+	}
+	const char *open = at - 1;
+	while (open > log && *open != '(')
+		open--;
+	return strtol(open + 1, NULL, 10);
+}
+
+/* -R minhop through the core: the run after a link went away is lent the rows the last run
+ * left (ABI 1.4 last_rows: the tables programmed, which the core keeps with their own
+ * reference, not a copy in the engine's memo) and copies those whose inputs did not change;
+ * its tables equal, byte for byte, a fresh list's on the same fabric. */
+static void test_run_last_rows(void)
+{
+	struct fabric *f1 = fx_kary_ntree(4, 3, 0);
+	struct fabric *f2 = fx_first_link_gone(f1, f1->pub.n_switches - 1, 0); /* a top switch's */
+	GError *err = NULL;
+	struct sm_options o;
+	options_for_test(&o);
+	o.lmc = 0;
+	log_to_file();
+	log_set_level(IBSM_LOG_VERBOSE);
+	struct fallback_list *c = fallback_list_new("minhop", &o, &err);
+	g_assert_no_error(err);
+	struct routing_result *r1 = routing_run(c, f1, &err);
+	g_assert_no_error(err);
+	struct routing_result *r2 = routing_run(c, f2, &err);
+	g_assert_no_error(err);
+	/* the step lends r2's tables now: one reference more than r2's own */
+	g_assert_cmpint(routing_tables_refs(r2->lft), >=, 2);
+	fallback_list_free(c);
+	struct routing_result *fresh = run_chain("minhop", &o, f2, &err);
+	g_assert_no_error(err);
+	char *log = log_text();
+	g_assert_cmpint(rows_copied(log, 0), ==, 0);  /* the first run: nothing to copy */
+	g_assert_cmpint(rows_copied(log, 1), >, 0);   /* after the link: most rows copied */
+	g_assert_cmpint(rows_copied(log, 2), ==, 0);  /* the fresh list */
+	g_assert_cmpuint(r2->stride, ==, fresh->stride);
+	g_assert_cmpmem(r2->lft, (size_t)r2->n_switches * r2->stride, fresh->lft,
+			(size_t)fresh->n_switches * fresh->stride);
+	g_free(log);
+	routing_result_unref(r1);
+	routing_result_unref(r2);
+	routing_result_unref(fresh);
+	fabric_unref(f1);
+	fabric_unref(f2);
 }
 
 static void test_run_no_fallback(void)
@@ -1128,6 +1185,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/engines/load/env-path", test_env_path);
 	g_test_add_func("/engines/load/chain-check", test_chain_check);
 	g_test_add_func("/engines/load/orchestrator", test_orchestrator_load);
+	g_test_add_func("/engines/run/last-rows", test_run_last_rows);
 	g_test_add_func("/engines/run/fallback-chain", test_run_fallback_chain);
 	g_test_add_func("/engines/run/no-fallback", test_run_no_fallback);
 	g_test_add_func("/engines/run/unknown-skipped", test_run_unknown_skipped);

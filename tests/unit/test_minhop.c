@@ -509,51 +509,58 @@ static int has_ca(const struct fabric *f, uint32_t s)
  * switches without CAs, the CA entries; it gives, byte for byte, the tables a fresh instance
  * computes; so does a third on the first fabric again. LEAF: the link is a leaf switch's
  * (hops toward its CAs change: those rows are filled again), else one between the top two
- * levels (no CA there: every row the change touches keeps its CA entries). */
-static void memo_case(int leaf)
+ * levels (no CA there: every row the change touches keeps its CA entries). CORE_ROWS: the
+ * core lends last_rows() (ABI 1.4) with the rows the last route() left, and the memo keeps no
+ * copy of its own; CORE_ROWS 2: it lends the service but keeps no rows, so nothing is copied. */
+static void memo_case(int leaf, int core_rows)
 {
 	struct fabric *f1 = fx_kary_ntree(4, 3, 1);
-	struct model_builder *b = patch_builder_from(f1);
 	uint32_t sw_id = f1->pub.n_switches - 1; /* the last switch: top level */
 	if (leaf)
 		for (sw_id = 0; !has_ca(f1, sw_id); sw_id++)
 			;
-	uint32_t node = f1->switches[sw_id].node;
 	const struct ibsm_switch *sw = &f1->switches[sw_id];
-	g_assert_cmpuint(sw->nadj, >, 0);
 	g_assert_cmpint(has_ca(f1, sw_id), ==, leaf);
 	g_assert_cmpint(has_ca(f1, f1->adj[sw->adj0].peer_sw), ==, 0);
-	patch_unlink(b, node, f1->adj[sw->adj0].port);
-	GError *err = NULL;
-	struct fabric *f2 = model_freeze(b, 2, &err);
-	g_assert_no_error(err);
-	model_builder_free(b);
-	fx_assign_lids(f2, 1);
+	struct fabric *f2 = fx_first_link_gone(f1, sw_id, 1);
 	struct fx_core c;
 	struct fx_run r, fresh;
 	struct ibsm_scope all = fx_scope_all();
 	fx_core_init(&c);
+	if (core_rows) /* the service lent from the first route() on, as an ABI 1.4 core does */
+		fx_core_keep_rows(&c, NULL, 0, 0);
 	g_assert_cmpint(fx_route(minhop, &c, &f1->pub, NULL, &r), ==, 0);
-	size_t n = (size_t)f2->pub.n_switches * r.routes.stride;
+	uint32_t S = f2->pub.n_switches;
+	size_t n = (size_t)S * r.routes.stride;
 	const struct fabric *order[2] = { f2, f1 };
+	uint8_t *last = g_memdup2(r.routes.lft, n); /* what the last route() of r.inst left */
 	for (int i = 0; i < 2; i++) {
 		const struct fabric *f = order[i];
 		struct ibsm_routes again = r.routes;
 		again.lft = g_malloc(n + 1);
 		memset(again.lft, IBSM_NO_PORT, n + 1);
+		if (core_rows)
+			fx_core_keep_rows(&c, core_rows == 1 ? last : NULL, S, r.routes.stride);
 		void *res = NULL;
 		g_assert_cmpint(minhop->route(r.inst, &f->pub, &all, &again, &res), ==, 0);
 		minhop->result_free(res);
+		memcpy(last, again.lft, n);
+		fx_core_keep_rows(&c, NULL, 0, 0); /* the fresh instances below get none */
 		g_assert_cmpint(fx_route(minhop, &c, &f->pub, NULL, &fresh), ==, 0);
 		g_assert_cmpuint(fresh.routes.stride, ==, again.stride);
 		g_assert_cmpmem(again.lft, n, fresh.routes.lft, n);
 		fx_run_clear(&fresh);
 		g_free(again.lft);
 	}
-	/* fills: f1, f2 (memo), f2 fresh, f1 (memo), f1 fresh; the memo ones copied rows */
+	g_free(last);
+	/* fills: f1, f2 (memo), f2 fresh, f1 (memo), f1 fresh; the memo ones copied rows (not
+	 * without rows to copy from) */
 	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, "rows as the last fill left them"), ==, 5);
-	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, "(0 rows as the last fill left them"), ==, 3);
-	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, ", 0 in part)"), ==, 3);
+	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, "(0 rows as the last fill left them"), ==,
+			 core_rows == 2 ? 5 : 3);
+	g_assert_cmpuint(fx_core_logged(&c, IBSM_LOG_VERBOSE, ", 0 in part)"), ==, core_rows == 2 ? 5 : 3);
+	if (core_rows)
+		g_assert_cmpuint(c.rows_calls, >=, 2);
 	fx_run_clear(&r);
 	fx_core_clear(&c);
 	fabric_unref(f1);
@@ -562,12 +569,23 @@ static void memo_case(int leaf)
 
 static void test_memo_equals_fresh(void)
 {
-	memo_case(0);
+	memo_case(0, 0);
 }
 
 static void test_memo_leaf_link(void)
 {
-	memo_case(1);
+	memo_case(1, 0);
+}
+
+static void test_memo_core_rows(void)
+{
+	memo_case(0, 1);
+	memo_case(1, 1);
+}
+
+static void test_memo_core_none(void)
+{
+	memo_case(1, 2);
 }
 
 static void test_cancel_and_bad_stride(void)
@@ -675,6 +693,8 @@ int main(int argc, char **argv)
 		g_test_add_func("/minhop/cancel-and-bad-stride", test_cancel_and_bad_stride);
 		g_test_add_func("/minhop/memo-equals-fresh", test_memo_equals_fresh);
 		g_test_add_func("/minhop/memo-leaf-link", test_memo_leaf_link);
+		g_test_add_func("/minhop/memo-core-rows", test_memo_core_rows);
+		g_test_add_func("/minhop/memo-core-none", test_memo_core_none);
 	}
 	if (halfbit)
 		g_test_add_func("/halfbit/scope", test_halfbit);
