@@ -399,7 +399,6 @@ static void test_since_link(void)
 	route(&t, fx_kary_ntree(4, 3, 1));
 	struct fabric *f1 = t.f;
 	uint32_t top = f1->pub.n_switches - 1;
-	const struct ibsm_switch *sw = &f1->switches[top];
 	struct fabric *f2 = fx_first_link_gone(f1, top, 1);
 	route(&t2, f2);
 	g_assert_cmpuint(t2.stride, ==, t.stride);
