@@ -92,7 +92,7 @@ void services_keep_rows(struct ibsm_core *core, uint8_t *rows, uint32_t n_switch
 {
 	struct services *sv = core->cookie;
 	routing_tables_unref(sv->rows);
-	sv->rows = rows;
+	sv->rows = rows ? routing_tables_ref(rows) : NULL;
 	sv->rows_switches = n_switches;
 	sv->rows_stride = stride;
 }

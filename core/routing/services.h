@@ -24,8 +24,8 @@ void services_vlog(int level, const char *code, const char *who, const char *fmt
  * with the text cap, the message into why. */
 int services_read_file(const char *key, const char *path, char **text, size_t *len, char *why,
 		       size_t why_len);
-/* What last_rows() (ABI 1.4) hands the engine from now on: rows (a reference it takes over,
- * routing/tables.h; NULL: none), the last ones let go of. Routing thread, outside route(). */
+/* What last_rows() (ABI 1.4) hands the engine from now on: rows (tables of routing/tables.h,
+ * referenced; NULL: none), the last ones let go of. Routing thread, outside route(). */
 void services_keep_rows(struct ibsm_core *core, uint8_t *rows, uint32_t n_switches, uint32_t stride);
 /* Sets or clears what cancelled() reports (any thread). */
 void services_cancel(struct ibsm_core *core, int on);

@@ -20,8 +20,8 @@ static int merge_and_verify(struct routing_step *s, struct fabric *f, const stru
 	size_t bytes = (size_t)r->n_switches * r->stride;
 	int refused;
 	/* -R: the walked buffer becomes r->lft as it is (routing_step_try), so the walk's memo
-	 * borrows it and adopts those tables then; a chain's merged tables are copied into r->lft and its
-	 * joins may be rewritten later: the memo keeps a copy */
+	 * borrows it and adopts those tables then (a reference to them); a chain's merged tables
+	 * are copied into r->lft and its joins may be rewritten later: the memo keeps a copy */
 	enum verify_keep keep = scratch ? VERIFY_KEEP_COPY : VERIFY_KEEP_BORROW;
 	if (scratch) {
 		memcpy(scratch, r->lft, bytes);
@@ -94,13 +94,13 @@ int routing_step_try(struct routing_step *s, struct fabric *f, const struct ibsm
 		r->lft = routes->lft;
 		routes->lft = blank;
 		/* the buffer it walked, now r's: the memo keeps the tables, not r (which holds s) */
-		verify_memo_adopt(s->verify_memo, r->lft, routing_tables_ref(r->lft), routing_tables_unref);
+		verify_memo_adopt(s->verify_memo, r->lft);
 	}
 	/* last_rows() (ABI 1.4): the engine's rows as programmed, when nothing but the merge's
 	 * clearing of what no LID needs touched them (-R, no entry refused); a chain's are merged
 	 * with other steps' */
 	if (!scratch && !r->rejected)
-		services_keep_rows(s->core, routing_tables_ref(r->lft), r->n_switches, r->stride);
+		services_keep_rows(s->core, r->lft, r->n_switches, r->stride);
 	else
 		services_keep_rows(s->core, NULL, 0, 0);
 	uint8_t part = routing_result_add(r, s, result);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <glib.h>
 #include "base/mad_cpu.h"
+#include "routing/tables.h"
 #include "routing/verify.h"
 
 enum { UNKNOWN = 0, GOOD, BAD, WALKING };
@@ -370,19 +371,18 @@ struct verify_memo {
 	struct port_key *lid_port;  /* [last + 1] the port of each LID */
 	struct port_key *lid_peer;  /* [last + 1] what was behind it */
 	uint32_t *comp;             /* [n_switches] */
-	const uint8_t *lft;         /* [n_switches * stride] the tables walked: own, owner's, or borrowed */
+	const uint8_t *lft;         /* [n_switches * stride] the tables walked: own, adopted, or borrowed */
 	uint8_t *own;               /* VERIFY_KEEP_COPY: a copy of them, reused by the next */
-	void *owner;                /* adopted: whose (unchanged) tables they are (a routing result) */
-	void (*release)(void *owner);
+	int adopted;                /* lft is a reference (routing/tables.h) to a result's tables */
 	int borrowed;               /* VERIFY_KEEP_BORROW and not adopted yet: never used */
 };
 
 /* The memo's tables let go of (its copy kept for reuse). */
 static void memo_release_tables(struct verify_memo *m)
 {
-	if (m->owner)
-		m->release(m->owner);
-	m->owner = NULL;
+	if (m->adopted)
+		routing_tables_unref((void *)m->lft);
+	m->adopted = 0;
 	m->lft = NULL;
 	m->borrowed = 0;
 }
@@ -402,15 +402,12 @@ void verify_memo_free(struct verify_memo *m)
 	g_free(m);
 }
 
-void verify_memo_adopt(struct verify_memo *m, const uint8_t *lft, void *owner,
-		       void (*release)(void *owner))
+void verify_memo_adopt(struct verify_memo *m, uint8_t *lft)
 {
-	if (!m || !m->borrowed || m->lft != lft) {
-		release(owner); /* not the buffer walked: stays borrowed, never used */
-		return;
-	}
-	m->owner = owner;
-	m->release = release;
+	if (!m || !m->borrowed || m->lft != lft)
+		return; /* not the buffer walked: stays borrowed, never used */
+	routing_tables_ref(lft);
+	m->adopted = 1;
 	m->borrowed = 0;
 }
 

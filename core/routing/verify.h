@@ -52,13 +52,11 @@ enum verify_keep { VERIFY_KEEP_COPY, VERIFY_KEEP_BORROW };
 uint64_t routing_verify_keep(const struct fabric *f, const struct ibsm_scope *scope,
 			     const uint8_t *lft, uint32_t stride, struct routing_holes *h,
 			     struct verify_memo **memo, enum verify_keep keep);
-/* lft is the buffer the walk borrowed, now owner's unchanged (a routing result's tables, owner
- * a reference to those tables: routing_tables_ref, never the result, which holds the step
- * that holds this memo): the memo keeps owner until the next walk replaces the memo or it is
- * freed, then calls release(owner). Else (no memo, or not the buffer walked) release(owner)
- * at once. */
-void verify_memo_adopt(struct verify_memo *m, const uint8_t *lft, void *owner,
-		       void (*release)(void *owner));
+/* lft is the buffer the walk borrowed, now a routing result's tables unchanged (one of
+ * routing/tables.h): the memo takes a reference to them, never to the result (which holds the
+ * step that holds this memo), until the next walk replaces it or it is freed. Else (no memo,
+ * or not the buffer walked) nothing. */
+void verify_memo_adopt(struct verify_memo *m, uint8_t *lft);
 void verify_memo_free(struct verify_memo *m);
 #define VERIFY_MEMO_MAX_BYTES (128u << 20)
 
